@@ -1,0 +1,320 @@
+"""A real HTTP server on 127.0.0.1 that speaks the providers' SSE as ../shared/api documents it.
+
+Tests, benchmarks and hand tries (`python -m tests.fakeprovider --port 8765`) all use it.
+Replies come from a queue that tests script (`server.script(...)`); with an empty queue, the
+model name picks a scenario (`fault/stall`, `fault/drop`, …; see `scenario_for`), and any other
+model gets a friendly echo reply.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import contextlib
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+CREATED = 1750464000
+
+
+def chunk(
+    content: str | None = None,
+    *,
+    model: str = "deepseek-ai/DeepSeek-V3-0324",
+    finish_reason: str | None = None,
+    role: str | None = None,
+    flavour: str = "chutes",
+    **delta_extra: Any,
+) -> dict[str, Any]:
+    """One `chat.completion.chunk`, shaped like the AsyncAPI files' examples."""
+    delta: dict[str, Any] = {}
+    if role is not None:
+        delta["role"] = role
+    if content is not None:
+        delta["content"] = content
+    delta.update(delta_extra)
+    choice: dict[str, Any] = {"index": 0, "delta": delta}
+    if flavour == "chutes":
+        choice["logprobs"] = None
+    choice["finish_reason"] = finish_reason
+    return {
+        "id": "chatcmpl-abc123",
+        "object": "chat.completion.chunk",
+        "created": CREATED,
+        "model": model,
+        "choices": [choice],
+    }
+
+
+def usage_chunk(prompt: int = 12, completion: int = 34, model: str = "m") -> dict[str, Any]:
+    """Chutes ends every stream with a usage chunk whose choices is []."""
+    return {
+        "id": "chatcmpl-abc123", "object": "chat.completion.chunk", "created": CREATED,
+        "model": model, "choices": [],
+        "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                  "total_tokens": prompt + completion},
+    }
+
+
+def sse(data: dict[str, Any] | str) -> bytes:
+    text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+    return f"data: {text}\n\n".encode()
+
+
+DONE = b"data: [DONE]\n\n"
+
+
+def stream_of(
+    pieces: Iterable[str],
+    *,
+    model: str = "deepseek-ai/DeepSeek-V3-0324",
+    flavour: str = "chutes",
+    finish_reason: str | None = "stop",
+    usage: bool = True,
+    done: bool = True,
+) -> list[bytes]:
+    """The SSE frames of a complete reply made of `pieces`."""
+    frames = [sse(chunk("", role="assistant", model=model, flavour=flavour))]
+    frames += [sse(chunk(piece, model=model, flavour=flavour)) for piece in pieces]
+    if finish_reason is not None:
+        frames.append(sse(chunk(model=model, finish_reason=finish_reason, flavour=flavour)))
+    if usage and flavour == "chutes":
+        frames.append(sse(usage_chunk(model=model)))
+    if done:
+        frames.append(DONE)
+    return frames
+
+
+@dataclass
+class Reply:
+    """What the server does with one POST /chat/completions."""
+
+    frames: Sequence[bytes] = ()
+    status: int = 200
+    content_type: str = "text/event-stream"
+    headers: dict[str, str] = field(default_factory=dict)
+    body: bytes = b""  # for non-streaming answers (errors, JSON)
+    delay: float = 0.0  # seconds between frames
+    first_byte_delay: float = 0.0  # before the response headers
+    stall_after: int | None = None  # after this many frames: send nothing more, hold on
+    drop_after: int | None = None  # after this many frames: cut the connection
+    stall_seconds: float = 30.0
+
+    @staticmethod
+    def error(status: int, body: dict[str, Any] | str, **headers: str) -> Reply:
+        is_json = not isinstance(body, str)
+        raw = json.dumps(body) if is_json else body
+        return Reply(status=status, body=str(raw).encode(), headers=headers,
+                     content_type="application/json" if is_json else "text/html")
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+def echo_reply(request: dict[str, Any], flavour: str) -> Reply:
+    messages = request.get("messages") or [{}]
+    last = str(messages[-1].get("content", ""))
+    model = str(request.get("model", "m"))
+    text = f"Hello! You said: {last}"
+    pieces = [word + " " for word in text.split(" ")]
+    pieces[-1] = pieces[-1].rstrip()
+    return Reply(stream_of(pieces, model=model, flavour=flavour), delay=0.01)
+
+
+def scenario_for(model: str, request: dict[str, Any], flavour: str) -> Reply:
+    """Faults chosen by model name, for subprocess tests and trying the app by hand."""
+    words = [f"word{i} " for i in range(20)]
+    scenarios: dict[str, Reply] = {
+        "fault/stall": Reply(stream_of(words, model=model), stall_after=6),
+        "fault/drop": Reply(stream_of(words, model=model), drop_after=6),
+        "fault/no-done": Reply(stream_of(words, model=model, finish_reason=None, done=False)),
+        "fault/401": Reply.error(401, {"detail": "Invalid token."}),
+        "fault/402": Reply.error(402, {"detail": {"message": "Quota exceeded."}}),
+        "fault/404": Reply.error(404, {"detail": "model not found"}),
+        "fault/429": Reply.error(429, {"detail": "Infrastructure is at capacity."},
+                                 **{"Retry-After": "0"}),
+        "fault/500": Reply.error(500, {"error": {"message": "internal error"}}),
+        "fault/502": Reply.error(502, "<html><body><h1>502 Bad Gateway</h1></body></html>"),
+        "fault/json": Reply(status=200, content_type="application/json",
+                            body=json.dumps({"id": "x", "choices": []}).encode()),
+        "fault/garbage": Reply([*stream_of(words[:5], model=model, done=False, usage=False,
+                                           finish_reason=None), b"data: {not json\n\n"]),
+        "slow/long": Reply(stream_of([f"token{i} " for i in range(400)], model=model),
+                           delay=0.02),
+    }
+    return scenarios.get(model) or echo_reply(request, flavour)
+
+
+MODELS_LIST = {
+    "object": "list",
+    "data": [
+        {"id": "deepseek-ai/DeepSeek-V3-0324", "object": "model", "context_length": 163840,
+         "pricing": {"prompt": 0.27, "completion": 1.1}},
+        {"id": "deepseek-ai/DeepSeek-R1", "object": "model", "context_length": "163840"},
+        {"id": "Qwen/Qwen3-235B-A22B", "object": "model"},
+    ],
+}
+
+
+class FakeProvider:
+    """Start with `with FakeProvider() as server:`; `server.url` is the base URL."""
+
+    def __init__(self, flavour: str = "chutes", port: int = 0, prefix: str = "/v1") -> None:
+        self.flavour = flavour
+        self.prefix = prefix
+        self.requests: list[Recorded] = []
+        self._queue: collections.deque[Reply] = collections.deque()
+        self._lock = threading.Lock()
+        self.open_connections = 0
+        self._stop = threading.Event()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), self._handler_class())
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}{self.prefix}"
+
+    def script(self, *replies: Reply) -> None:
+        with self._lock:
+            self._queue.extend(replies)
+
+    def next_reply(self, request: dict[str, Any]) -> Reply:
+        with self._lock:
+            if self._queue:
+                return self._queue.popleft()
+        return scenario_for(str(request.get("model", "")), request, self.flavour)
+
+    def wait_for_idle(self, timeout: float = 5.0) -> bool:
+        """True once no response is being written (used to assert nothing leaked)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.open_connections == 0:
+                return True
+            time.sleep(0.01)
+        return False
+
+    def __enter__(self) -> FakeProvider:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def _record(self, body: Any) -> None:
+                server.requests.append(Recorded(
+                    self.command, self.path, {k.lower(): v for k, v in self.headers.items()},
+                    body,
+                ))
+
+            def do_GET(self) -> None:
+                self._record(None)
+                if self.path == f"{server.prefix}/models" and server.flavour == "chutes":
+                    self._send_body(200, "application/json", json.dumps(MODELS_LIST).encode())
+                else:
+                    self._send_body(404, "application/json",
+                                    json.dumps({"detail": "Not Found"}).encode())
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", "0"))
+                raw = self.rfile.read(length)
+                try:
+                    request = json.loads(raw)
+                except ValueError:
+                    request = {}
+                self._record(request)
+                if self.path != f"{server.prefix}/chat/completions":
+                    self._send_body(404, "application/json", b'{"detail": "Not Found"}')
+                    return
+                reply = server.next_reply(request)
+                with server._lock:
+                    server.open_connections += 1
+                try:
+                    self._serve(reply)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+                finally:
+                    with server._lock:
+                        server.open_connections -= 1
+
+            def _send_body(self, status: int, content_type: str, body: bytes,
+                           headers: dict[str, str] | None = None) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(body)))
+                for key, value in (headers or {}).items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(body)
+                self.wfile.flush()
+
+            def _serve(self, reply: Reply) -> None:
+                if reply.first_byte_delay:
+                    time.sleep(reply.first_byte_delay)
+                if reply.status != 200 or reply.content_type != "text/event-stream":
+                    self._send_body(reply.status, reply.content_type, reply.body, reply.headers)
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+                self.send_header("Cache-Control", "no-cache")
+                self.send_header("Transfer-Encoding", "chunked")
+                for key, value in reply.headers.items():
+                    self.send_header(key, value)
+                self.end_headers()
+                for index, frame in enumerate(reply.frames):
+                    if reply.stall_after is not None and index == reply.stall_after:
+                        server._stop.wait(reply.stall_seconds)
+                        self.close_connection = True
+                        return
+                    if reply.drop_after is not None and index == reply.drop_after:
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                        self.close_connection = True
+                        return
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(frame), frame))
+                    self.wfile.flush()
+                    if reply.delay:
+                        time.sleep(reply.delay)
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+
+        return Handler
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Loopback fake of the Chutes/SUTRA SSE API.")
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--flavour", choices=["chutes", "sutra"], default="chutes")
+    args = parser.parse_args()
+    with FakeProvider(args.flavour, args.port) as server:
+        print(f"serving {args.flavour} at {server.url}", flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            threading.Event().wait()
+
+
+if __name__ == "__main__":
+    main()

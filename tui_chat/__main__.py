@@ -1,0 +1,3 @@
+from tui_chat.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,206 @@
+"""The composition root: parse arguments, load settings, build services, run a command or app."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from tui_chat import __version__
+from tui_chat.core import paths
+from tui_chat.core.client import ProviderClient
+from tui_chat.core.config import Settings, load_settings
+from tui_chat.core.errors import ExitCode, TuiChatError, UsageError
+from tui_chat.core.events import ContentDelta, FinishReason, ReasoningDelta, RetryScheduled
+from tui_chat.core.models import ChatMessage, Parameters, Role
+from tui_chat.core.providers import Provider
+from tui_chat.core.text import sanitize
+
+PROG = "tui-chat"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="A fast, keyboard-first terminal chat client for Chutes, SUTRA and any "
+        "OpenAI-compatible provider. With no command, starts the full-screen app.",
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    parser.add_argument("-p", "--provider",
+                        help="provider to use (chutes, sutra, or one from config)")
+    parser.add_argument("-m", "--model", help="model to use")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    ask = commands.add_parser("ask", help="stream one reply to stdout",
+                              description="Stream one reply to stdout, for scripts and pipes.")
+    ask.add_argument("prompt", nargs="?", help="the prompt; '-' or omitted reads stdin when piped")
+    ask.add_argument("-p", "--provider", dest="ask_provider", help="provider to use")
+    ask.add_argument("-m", "--model", dest="ask_model", help="model to use")
+    ask.add_argument("-s", "--system", help="system prompt")
+    ask.add_argument("--temperature", type=float, help="sampling temperature, 0 to 2")
+    ask.add_argument("--max-tokens", type=int, help="largest number of tokens in the reply")
+    ask.add_argument("--timeout", type=float,
+                     help="seconds without data before a stalled stream is abandoned")
+    ask.add_argument("--show-reasoning", action="store_true",
+                     help="write the model's reasoning to stderr")
+    ask.add_argument("--no-save", action="store_true", help="do not save the exchange")
+
+    models = commands.add_parser("models", help="list the models of one or every provider",
+                                 description="List model ids, one per line.")
+    models.add_argument("-p", "--provider", dest="models_provider",
+                        help="only this provider (default: all, grouped)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        settings = load_settings(paths.config_file())
+        if args.command == "ask":
+            return asyncio.run(run_ask(args, settings))
+        if args.command == "models":
+            return asyncio.run(run_models(args, settings))
+        return run_app(args, settings)
+    except TuiChatError as error:
+        print(f"{PROG}: {sanitize(error.message)}", file=sys.stderr)
+        return int(error.exit_code)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted.", file=sys.stderr)
+        return 130
+
+
+def run_app(args: argparse.Namespace, settings: Settings) -> int:
+    from tui_chat.ui.app import run  # Textual is imported only when the app runs
+
+    return run(settings, provider=args.provider, model=args.model)
+
+
+def choose_model(settings: Settings, provider: Provider, requested: str | None) -> str:
+    if requested:
+        return requested
+    if settings.default_model and provider.name == settings.default_provider:
+        return settings.default_model
+    model = provider.default_model
+    if model is None:
+        raise UsageError(
+            f"No model given for {provider.display_name}: pass -m MODEL or set default_model "
+            f"under [providers.{provider.name}] in config.toml."
+        )
+    return model
+
+
+def read_prompt(prompt: str | None, stdin: TextIO) -> str:
+    if prompt is None or prompt == "-":
+        if prompt is None and stdin.isatty():
+            raise UsageError("No prompt: pass it as an argument, or pipe it in and use '-'.")
+        prompt = stdin.read()
+    if not prompt.strip():
+        raise UsageError("The prompt is empty: pass some text to ask.")
+    return prompt
+
+
+def build_client(settings: Settings, provider: Provider, timeout: float | None = None
+                 ) -> ProviderClient:
+    timeouts = settings.timeouts
+    if timeout is not None:
+        if timeout <= 0:
+            raise UsageError("--timeout must be a positive number of seconds.")
+        timeouts = timeouts.model_copy(update={"read": timeout})
+    return ProviderClient(provider, settings.require_key(provider), timeouts=timeouts,
+                          max_retries=settings.max_retries)
+
+
+async def run_ask(args: argparse.Namespace, settings: Settings) -> int:
+    provider = settings.resolve_provider(args.ask_provider or args.provider
+                                         or settings.default_provider)
+    model = choose_model(settings, provider, args.ask_model or args.model)
+    prompt = read_prompt(args.prompt, sys.stdin)
+    try:
+        parameters = settings.parameters.model_copy(update={
+            k: v for k, v in {"temperature": args.temperature,
+                              "max_tokens": args.max_tokens}.items() if v is not None
+        })
+        parameters = Parameters.model_validate(parameters.model_dump())
+    except ValueError as error:
+        raise UsageError(f"Invalid parameter: {error.errors()[0]['msg']}.") from None  # type: ignore[attr-defined]
+    system = args.system if args.system is not None else settings.system_prompt
+    messages = ([ChatMessage(role=Role.SYSTEM, content=system)] if system else []) + [
+        ChatMessage(role=Role.USER, content=prompt)
+    ]
+    async with build_client(settings, provider, args.timeout) as client:
+        return await stream_to(client, model, messages, parameters, args.show_reasoning)
+
+
+async def stream_to(client: ProviderClient, model: str, messages: list[ChatMessage],
+                    parameters: Parameters, show_reasoning: bool) -> int:
+    out, err = sys.stdout, sys.stderr
+    # Model text goes to a terminal only after control characters are dropped; into a pipe or
+    # file it goes byte for byte, so scripts get exactly what the model wrote.
+    clean = sanitize if out.isatty() else _identity
+    wrote_any = False
+    ends_with_newline = True
+    try:
+        async for event in client.stream_chat(model, messages, parameters):
+            if isinstance(event, ContentDelta):
+                out.write(clean(event.text))
+                out.flush()
+                wrote_any = True
+                ends_with_newline = event.text.endswith("\n")
+            elif isinstance(event, ReasoningDelta) and show_reasoning:
+                err.write(sanitize(event.text))
+                err.flush()
+            elif isinstance(event, RetryScheduled):
+                print(f"{PROG}: {event.reason}; retrying in {event.delay:.0f} s.", file=err)
+            elif isinstance(event, FinishReason) and event.reason == "length":
+                _warn_length(err)
+    except TuiChatError as error:
+        if wrote_any and not ends_with_newline:
+            out.write("\n")
+            out.flush()
+        print(f"{PROG}: {sanitize(error.message)}", file=err)
+        return int(error.exit_code)
+    if wrote_any and not ends_with_newline and out.isatty():
+        out.write("\n")
+    out.flush()
+    return int(ExitCode.OK)
+
+
+def _warn_length(err: TextIO) -> None:
+    print(f"\n{PROG}: the reply stopped at the max-tokens limit; raise --max-tokens for more.",
+          file=err)
+
+
+def _identity(text: str) -> str:
+    return text
+
+
+async def run_models(args: argparse.Namespace, settings: Settings) -> int:
+    names = [args.models_provider] if args.models_provider else settings.provider_names()
+    grouped = len(names) > 1
+    for index, name in enumerate(names):
+        provider = settings.resolve_provider(name)
+        ids, note = await list_model_ids(settings, provider)
+        if note:
+            print(f"{PROG}: {note}", file=sys.stderr)
+        if grouped:
+            print(("\n" if index else "") + f"# {provider.display_name} ({provider.name})")
+        for model_id in ids:
+            print(sanitize(model_id))
+    return int(ExitCode.OK)
+
+
+async def list_model_ids(settings: Settings, provider: Provider) -> tuple[list[str], str | None]:
+    """The provider's models from /models, or its known list with a note saying why."""
+    known = list(provider.spec.models)
+    if not provider.spec.has_models_endpoint:
+        return known, None
+    key = provider.api_key.get_secret_value() if provider.api_key else None
+    async with ProviderClient(provider, key, timeouts=settings.timeouts, max_retries=0) as client:
+        try:
+            return [info.id for info in await client.list_models()], None
+        except TuiChatError as error:
+            return known, (f"could not list {provider.display_name}'s models "
+                           f"({sanitize(error.message).rstrip('.')}); showing the known ones.")

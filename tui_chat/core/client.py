@@ -1,0 +1,465 @@
+"""The streaming client for OpenAI-compatible providers: POST /chat/completions, stream: true.
+
+One `ProviderClient` per provider keeps one `httpx.AsyncClient` (a keep-alive pool). Retries
+happen only before the first event is yielded, so text is never duplicated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import httpx
+from pydantic import ValidationError
+
+from tui_chat import __version__
+from tui_chat.core.chunks import (
+    CHUNK_ADAPTER,
+    ChatCompletionChunk,
+    message_from_json,
+    provider_message,
+)
+from tui_chat.core.config import Timeouts
+from tui_chat.core.errors import (
+    AuthenticationError,
+    ConnectionFailedError,
+    InvalidRequestError,
+    ModelNotFoundError,
+    ProtocolError,
+    ProviderError,
+    QuotaError,
+    RateLimitError,
+    ServerError,
+    StreamInterruptedError,
+    StreamTimeoutError,
+)
+from tui_chat.core.events import (
+    ContentDelta,
+    FinishReason,
+    ReasoningDelta,
+    RetryScheduled,
+    StreamDone,
+    StreamEvent,
+    ToolCallDelta,
+    UsageReported,
+)
+from tui_chat.core.models import ChatMessage, ModelInfo, Parameters
+from tui_chat.core.providers import Provider
+from tui_chat.core.reasoning import ReasoningSplitter
+from tui_chat.core.sse import SSEEvent, SSEParser, StrayLine
+
+Sleep = Callable[[float], Awaitable[None]]
+_MAX_ERROR_BODY = 64 * 1024
+_MAX_RETRY_AFTER = 120.0
+
+
+class ProviderClient:
+    """Talks to one provider. Use as an async context manager, or call `aclose()`."""
+
+    def __init__(
+        self,
+        provider: Provider,
+        api_key: str | None,
+        *,
+        timeouts: Timeouts | None = None,
+        max_retries: int = 3,
+        backoff_base: float = 1.0,
+        sleep: Sleep = asyncio.sleep,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.provider = provider
+        self._api_key = api_key
+        self.timeouts = timeouts or Timeouts()
+        self.max_retries = max_retries
+        self.backoff_base = backoff_base
+        self._sleep = sleep
+        headers = {"User-Agent": f"tui-chat/{__version__}", **provider.spec.headers}
+        self._http = httpx.AsyncClient(
+            base_url=provider.base_url.rstrip("/") + "/",
+            headers=headers,
+            timeout=httpx.Timeout(
+                connect=self.timeouts.connect,
+                read=self.timeouts.first_byte,
+                write=self.timeouts.connect,
+                pool=self.timeouts.connect,
+            ),
+            transport=transport,
+            # A key is only ever sent to its own provider: never follow a redirect elsewhere.
+            follow_redirects=False,
+            trust_env=False,
+        )
+
+    async def __aenter__(self) -> ProviderClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    def _auth_headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
+
+    def build_payload(
+        self,
+        model: str,
+        messages: Sequence[ChatMessage],
+        parameters: Parameters | None = None,
+    ) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "model": model,
+            "messages": [{"role": m.role.value, "content": m.content} for m in messages],
+            "stream": True,
+        }
+        if parameters is not None:
+            payload.update(parameters.to_request())
+        if self.provider.spec.supports_stream_options:
+            payload["stream_options"] = {"include_usage": True}
+        return payload
+
+    async def stream_chat(
+        self,
+        model: str,
+        messages: Sequence[ChatMessage],
+        parameters: Parameters | None = None,
+    ) -> AsyncIterator[StreamEvent]:
+        """Yield typed events until the reply is complete; raise a ProviderError otherwise.
+
+        Closing the iterator (or cancelling the task consuming it) closes the response at once.
+        """
+        payload = self.build_payload(model, messages, parameters)
+        attempt = 0
+        while True:
+            outcome = await self._try_open(payload, model)
+            if isinstance(outcome, httpx.Response):
+                break
+            if not outcome.retryable or attempt >= self.max_retries:
+                raise outcome
+            attempt += 1
+            delay = self._backoff(attempt, outcome.retry_after)
+            yield RetryScheduled(attempt, delay, outcome.message.rstrip("."))
+            await self._sleep(delay)
+        try:
+            async for event in self._events(outcome):
+                yield event
+        finally:
+            await outcome.aclose()
+
+    async def _try_open(
+        self, payload: dict[str, Any], model: str
+    ) -> httpx.Response | ProviderError:
+        """Send the request once: a 200 event stream, or the error it failed with."""
+        headers = {**self._auth_headers(), "Accept": "text/event-stream"}
+        try:
+            request = self._http.build_request(
+                "POST", "chat/completions", json=payload, headers=headers
+            )
+            response = await self._http.send(request, stream=True)
+        except httpx.TimeoutException as error:
+            return self._timeout_error(error)
+        except httpx.HTTPError as error:
+            return ConnectionFailedError(
+                f"Could not connect to {self._name} at {self.provider.base_url} "
+                f"({_describe(error)}); check your network or the base URL."
+            )
+        if response.status_code == 200:
+            await self._reject_non_stream(response)
+            return response
+        return await self._status_error(response, model)
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(retry_after, _MAX_RETRY_AFTER)
+        ceiling: float = min(self.backoff_base * 2.0 ** (attempt - 1), 30.0)
+        return ceiling * (0.5 + random.random() / 2)  # jitter: [ceiling/2, ceiling)
+
+    async def _reject_non_stream(self, response: httpx.Response) -> None:
+        content_type = response.headers.get("content-type", "")
+        if "json" not in content_type:
+            return
+        body = await _read_bounded(response)
+        await response.aclose()
+        message = provider_message(body)
+        if message:
+            raise ServerError(self._with_detail(f"{self._name} returned an error", message)
+                              + " Try again shortly.")
+        raise ProtocolError(
+            f"{self._name} answered with a JSON body instead of an event stream; "
+            "the provider may not support streaming for this model. Try another model."
+        )
+
+    async def _events(self, response: httpx.Response) -> AsyncIterator[StreamEvent]:
+        parser = SSEParser()
+        splitter = ReasoningSplitter()
+        finished = False
+        gap = self.timeouts.read
+        loop = asyncio.get_running_loop()
+        try:
+            async with asyncio.timeout(gap) as deadline:
+                async for data in response.aiter_bytes():
+                    deadline.reschedule(loop.time() + gap)
+                    for item in parser.feed(data):
+                        if isinstance(item, StrayLine):
+                            self._raise_stray(item.text)
+                            continue
+                        if item.data == "[DONE]":
+                            for event in _flush(splitter):
+                                yield event
+                            yield StreamDone()
+                            return
+                        for event in self._chunk_events(item, splitter):
+                            if isinstance(event, FinishReason):
+                                finished = True
+                            yield event
+                for item in parser.close():
+                    if isinstance(item, StrayLine):
+                        self._raise_stray(item.text)
+        except TimeoutError:
+            raise StreamTimeoutError(
+                f"{self._name} stopped sending for {gap:g} seconds, so the reply was cut off; "
+                "what arrived is kept. Try again, or raise the timeout with --timeout."
+            ) from None
+        except httpx.TimeoutException as error:
+            raise self._timeout_error(error) from None
+        except httpx.HTTPError as error:
+            raise StreamInterruptedError(
+                f"The connection to {self._name} broke during the reply ({_describe(error)}); "
+                "what arrived is kept. Try again or regenerate."
+            ) from None
+        for event in _flush(splitter):
+            yield event
+        if not finished:
+            raise StreamInterruptedError(
+                f"The reply from {self._name} ended before it was complete; what arrived is "
+                "kept. Try again or regenerate."
+            )
+        yield StreamDone()
+
+    def _chunk_events(self, item: SSEEvent, splitter: ReasoningSplitter) -> list[StreamEvent]:
+        try:
+            chunk = CHUNK_ADAPTER.validate_json(item.data)
+        except ValidationError:
+            raise ProtocolError(
+                f"{self._name} sent an event that is not a valid chunk "
+                f"({_preview(item.data)}); what arrived before it is kept. Try again."
+            ) from None
+        if chunk.error is not None or chunk.object == "error":
+            raise self._stream_error(chunk)
+        events: list[StreamEvent] = []
+        for choice in chunk.choices[:1]:
+            delta = choice.delta
+            reasoning = delta.reasoning_content or delta.reasoning
+            if reasoning:
+                events.append(ReasoningDelta(reasoning))
+            if delta.content:
+                for is_reasoning, text in splitter.feed(delta.content):
+                    events.append(ReasoningDelta(text) if is_reasoning else ContentDelta(text))
+            for call in delta.tool_calls or ():
+                function = call.function
+                events.append(ToolCallDelta(
+                    call.index, call.id,
+                    function.name if function else None,
+                    function.arguments if function else None,
+                ))
+            if choice.finish_reason:
+                events.extend(_flush(splitter))
+                events.append(FinishReason(choice.finish_reason))
+        if chunk.usage is not None:
+            events.append(UsageReported(chunk.usage))
+        return events
+
+    def _stream_error(self, chunk: ChatCompletionChunk) -> ProviderError:
+        extra = chunk.model_extra or {}
+        source = chunk.error if chunk.error is not None else extra
+        message = message_from_json(source) or "no details"
+        code = source.get("code") if isinstance(source, dict) else None
+        status = code if isinstance(code, int) else None
+        return _classify(self._name, status, self._scrub(message), during_stream=True)
+
+    def _raise_stray(self, text: str) -> None:
+        message = provider_message(text)
+        if message is None:
+            raise ProtocolError(
+                f"{self._name} sent a line that is not part of an event stream "
+                f"({_preview(text)}); what arrived before it is kept. Try again."
+            )
+        raise _classify(self._name, None, self._scrub(message), during_stream=True)
+
+    async def _status_error(self, response: httpx.Response, model: str) -> ProviderError:
+        try:
+            body = await _read_bounded(response)
+        except httpx.HTTPError:
+            body = ""
+        finally:
+            await response.aclose()
+        message = provider_message(body)
+        error = _classify(
+            self._name, response.status_code, self._scrub(message) if message else None,
+            model=model, key_env=self.provider.spec.api_key_env,
+        )
+        error.retry_after = _retry_after(response.headers.get("retry-after"))
+        return error
+
+    def _timeout_error(self, error: httpx.TimeoutException) -> ProviderError:
+        if isinstance(error, httpx.ConnectTimeout | httpx.PoolTimeout):
+            return ConnectionFailedError(
+                f"Timed out connecting to {self._name} at {self.provider.base_url}; "
+                "check your network or the base URL."
+            )
+        return StreamTimeoutError(
+            f"{self._name} did not answer within {self.timeouts.first_byte:g} seconds; "
+            "the model may be starting. Try again in a minute."
+        )
+
+    def _scrub(self, text: str) -> str:
+        """Provider messages sometimes echo the key back: never show it."""
+        if self._api_key and self._api_key in text:
+            text = text.replace(self._api_key, "[key hidden]")
+        return text
+
+    @property
+    def _name(self) -> str:
+        return self.provider.display_name
+
+    def _with_detail(self, head: str, detail: str | None) -> str:
+        return _with_detail(head, detail)
+
+    async def list_models(self) -> list[ModelInfo]:
+        """GET /models; raises ProviderError when the endpoint fails or is absent."""
+        try:
+            response = await self._http.get("models", headers=self._auth_headers())
+        except httpx.HTTPError as error:
+            raise ConnectionFailedError(
+                f"Could not list {self._name}'s models ({_describe(error)})."
+            ) from None
+        if response.status_code != 200:
+            raise _classify(self._name, response.status_code,
+                            provider_message(response.text), model=None)
+        try:
+            data = response.json()
+        except ValueError:
+            raise ProtocolError(f"{self._name}'s model list is not JSON.") from None
+        entries = data.get("data") if isinstance(data, dict) else data
+        if not isinstance(entries, list):
+            raise ProtocolError(f"{self._name}'s model list has no 'data' array.")
+        return [info for entry in entries if (info := _model_info(self.provider.name, entry))]
+
+
+def _flush(splitter: ReasoningSplitter) -> list[StreamEvent]:
+    return [ReasoningDelta(t) if r else ContentDelta(t) for r, t in splitter.flush()]
+
+
+def _model_info(provider: str, entry: object) -> ModelInfo | None:
+    if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
+        return None
+    context = entry.get("context_length") or entry.get("max_model_len")
+    try:
+        context_length = int(context) if context is not None else None
+    except (TypeError, ValueError):
+        context_length = None
+    return ModelInfo(
+        id=entry["id"], provider=provider,
+        context_length=context_length, price=_price(entry.get("pricing") or entry.get("price")),
+    )
+
+
+def _price(pricing: object) -> str | None:
+    if isinstance(pricing, dict):
+        prompt, completion = pricing.get("prompt"), pricing.get("completion")
+        if prompt is not None and completion is not None:
+            return f"in {prompt} / out {completion}"
+    if isinstance(pricing, str | int | float):
+        return str(pricing)
+    return None
+
+
+def _classify(
+    name: str,
+    status: int | None,
+    detail: str | None,
+    *,
+    model: str | None = None,
+    key_env: str | None = None,
+    during_stream: bool = False,
+) -> ProviderError:
+    kept = " What arrived before it is kept." if during_stream else ""
+    if status in (401, 403):
+        where = f"{key_env} or the key in Settings" if key_env else "the key in Settings"
+        return AuthenticationError(
+            _with_detail(f"{name} rejected the API key ({status})", detail)
+            + f" Check {where}.", status=status)
+    if status == 402:
+        return QuotaError(_with_detail(f"{name} says the account has no quota or credit left "
+                                       "(402)", detail)
+                          + " Top up the account or switch provider.", status=status)
+    if status == 404:
+        what = f"the model '{model}'" if model else "that endpoint"
+        return ModelNotFoundError(_with_detail(f"{name} does not know {what} (404)", detail)
+                                  + f" List models with: tui-chat models -p {name.lower()}.",
+                                  status=status)
+    if status in (400, 422):
+        return InvalidRequestError(_with_detail(f"{name} rejected the request ({status})", detail)
+                                   + " Check the model and its parameters.", status=status)
+    if status == 429:
+        return RateLimitError(_with_detail(f"{name} is rate limiting or at capacity (429)", detail)
+                              + " Wait a moment and try again." + kept, status=status)
+    if status == 503:
+        return ServerError(_with_detail(f"{name} has no instance of the model ready (503)", detail)
+                           + " It may be starting: try again in a minute." + kept, status=status)
+    if status is not None and status >= 500:
+        return ServerError(_with_detail(f"{name} had a server error ({status})", detail)
+                           + " Try again shortly." + kept, status=status)
+    if status is None:
+        return ServerError(_with_detail(f"{name} reported an error during the reply", detail)
+                           + kept + " Try again or regenerate.")
+    return ProviderError(_with_detail(f"{name} answered with HTTP {status}", detail)
+                         + " Try again.", status=status)
+
+
+def _with_detail(head: str, detail: str | None) -> str:
+    if not detail:
+        return head + "."
+    detail = re.sub(r"\s+", " ", detail).strip()
+    if len(detail) > 300:
+        detail = detail[:297] + "…"
+    return f"{head}: {detail.rstrip('.')}."
+
+
+def _retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError):
+        return None
+
+
+async def _read_bounded(response: httpx.Response) -> str:
+    chunks: list[bytes] = []
+    size = 0
+    async for piece in response.aiter_bytes():
+        chunks.append(piece)
+        size += len(piece)
+        if size >= _MAX_ERROR_BODY:
+            break
+    return b"".join(chunks)[:_MAX_ERROR_BODY].decode("utf-8", errors="replace")
+
+
+def _describe(error: Exception) -> str:
+    text = str(error).strip()
+    return text or type(error).__name__
+
+
+def _preview(text: str) -> str:
+    text = re.sub(r"\s+", " ", text)
+    return repr(text[:60] + ("…" if len(text) > 60 else ""))

@@ -1,0 +1,205 @@
+"""config.toml: load, validate, resolve providers, and save atomically with mode 0600.
+
+Precedence for a provider's key: its environment variable, then `api_key` in the file.
+Precedence for a built-in base URL: CHUTES_BASE_URL / SUTRA_BASE_URL, then the file, then built-in.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import tomllib
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+
+from tui_chat.core.errors import ConfigError, MissingKeyError, UnknownProviderError
+from tui_chat.core.models import Parameters
+from tui_chat.core.providers import BUILTIN_PROVIDERS, Provider, ProviderSpec
+
+
+class ProviderConfig(BaseModel):
+    """A provider's section, `[providers.NAME]`: overrides a built-in or declares a new one."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    api_key: SecretStr | None = None
+    """The key, when it is not in the provider's environment variable."""
+    base_url: str | None = None
+    """OpenAI-compatible base URL, ending before /chat/completions."""
+    display_name: str | None = None
+    api_key_env: str | None = None
+    """Environment variable that holds the key (new providers)."""
+    headers: dict[str, str] | None = None
+    models: list[str] | None = None
+    """Known models, used when the provider has no /models endpoint."""
+    default_model: str | None = None
+    supports_stream_options: bool | None = None
+    has_models_endpoint: bool | None = None
+
+    @field_validator("api_key", mode="before")
+    @classmethod
+    def _strip_key(cls, value: object) -> object:
+        # A key pasted with a trailing newline or spaces is still the key.
+        return value.strip() or None if isinstance(value, str) else value
+
+    @field_validator("base_url")
+    @classmethod
+    def _check_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value.rstrip("/") if value else value
+
+
+class Timeouts(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    connect: float = Field(default=10.0, gt=0)
+    """Seconds to open a connection."""
+    first_byte: float = Field(default=600.0, gt=0)
+    """Seconds to wait for the response to start: Chutes holds it back while a model cold-starts."""
+    read: float = Field(default=60.0, gt=0)
+    """Largest gap, in seconds, between two events of a stream before it counts as stalled."""
+
+
+class Settings(BaseModel):
+    """Everything in config.toml. Every field is optional in the file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    default_provider: str = "chutes"
+    default_model: str | None = None
+    system_prompt: str | None = None
+    theme: str = "tui-chat-dusk"
+    parameters: Parameters = Field(default_factory=Parameters)
+    timeouts: Timeouts = Field(default_factory=Timeouts)
+    max_retries: int = Field(default=3, ge=0, le=10)
+    providers: dict[str, ProviderConfig] = Field(default_factory=dict)
+
+    def provider_names(self) -> list[str]:
+        return list(dict.fromkeys([*BUILTIN_PROVIDERS, *self.providers]))
+
+    def resolve_provider(self, name: str, env: Mapping[str, str] | None = None) -> Provider:
+        """The provider `name` with overrides applied. Raises UnknownProviderError."""
+        env = os.environ if env is None else env
+        spec = _merged_spec(name, self.providers.get(name))
+        base_url = spec.base_url
+        if spec.base_url_env and env.get(spec.base_url_env, "").strip():
+            base_url = env[spec.base_url_env].strip().rstrip("/")
+        key, source = _find_key(spec, self.providers.get(name), env)
+        return Provider(spec=spec, base_url=base_url, api_key=key, key_source=source)
+
+    def require_key(self, provider: Provider) -> str:
+        if provider.api_key is None:
+            hint = f"set {provider.spec.api_key_env} or " if provider.spec.api_key_env else ""
+            raise MissingKeyError(
+                f"No API key for {provider.display_name}: {hint}add api_key under "
+                f"[providers.{provider.name}] in config.toml."
+            )
+        return provider.api_key.get_secret_value()
+
+
+def _merged_spec(name: str, override: ProviderConfig | None) -> ProviderSpec:
+    base = BUILTIN_PROVIDERS.get(name)
+    if base is None:
+        if override is None or override.base_url is None:
+            known = ", ".join(BUILTIN_PROVIDERS)
+            raise UnknownProviderError(
+                f"Unknown provider '{name}': use one of {known}, or declare it with a base_url "
+                f"under [providers.{name}] in config.toml."
+            )
+        base = ProviderSpec(name=name, display_name=name, base_url=override.base_url)
+    if override is None:
+        return base
+    changes: dict[str, Any] = {
+        key: value
+        for key, value in override.model_dump(exclude={"api_key"}, exclude_none=True).items()
+    }
+    if "models" in changes:
+        changes["models"] = tuple(changes["models"])
+    return base.model_copy(update=changes)
+
+
+def _find_key(
+    spec: ProviderSpec, override: ProviderConfig | None, env: Mapping[str, str]
+) -> tuple[SecretStr | None, str | None]:
+    if spec.api_key_env:
+        value = env.get(spec.api_key_env, "").strip()
+        if value:
+            return SecretStr(value), "environment"
+    if override is not None and override.api_key is not None:
+        return override.api_key, "config"
+    return None, None
+
+
+def load_settings(path: Path) -> Settings:
+    """Read and validate `path`; a missing file is the defaults. Raises ConfigError."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return Settings()
+    except OSError as error:
+        raise ConfigError(
+            f"Cannot read the config file {path}: {error.strerror}; fix its permissions."
+        ) from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise ConfigError(
+            f"The config file {path} is not valid TOML ({error}); fix it or move it away."
+        ) from None
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        key = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        problem = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
+        raise ConfigError(
+            f"The config file {path} has a problem at '{key}': {problem}; fix it or remove it."
+        ) from None
+
+
+def settings_to_toml(settings: Settings) -> str:
+    data = settings.model_dump(mode="json", exclude_none=True, exclude_defaults=True)
+    for name, section in settings.providers.items():
+        if section.api_key is not None:
+            data.setdefault("providers", {}).setdefault(name, {})["api_key"] = (
+                section.api_key.get_secret_value()
+            )
+    return tomli_w.dumps(data)
+
+
+def save_settings(settings: Settings, path: Path) -> None:
+    """Write atomically (temp file + rename), mode 0600: the file may hold keys."""
+    write_private_file(path, settings_to_toml(settings))
+
+
+def write_private_file(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.fchmod(fd, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp_name, path)
+    except BaseException:
+        Path(temp_name).unlink(missing_ok=True)
+        raise
+
+
+def move_aside(path: Path) -> Path:
+    """Rename a file we cannot use to NAME.broken-TIMESTAMP beside it; never delete it."""
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.name}.broken-{stamp}")
+    counter = 1
+    while target.exists():
+        target = path.with_name(f"{path.name}.broken-{stamp}-{counter}")
+        counter += 1
+    path.rename(target)
+    return target

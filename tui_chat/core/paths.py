@@ -1,0 +1,33 @@
+"""Where tui-chat keeps its files. platformdirs honours XDG_CONFIG_HOME / XDG_DATA_HOME."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "tui-chat"
+
+
+def config_dir() -> Path:
+    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+
+
+def data_dir() -> Path:
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def config_file() -> Path:
+    """TUI_CHAT_CONFIG points at another config file (handy for tests and profiles)."""
+    override = os.environ.get("TUI_CHAT_CONFIG")
+    return Path(override) if override else config_dir() / "config.toml"
+
+
+def store_file() -> Path:
+    override = os.environ.get("TUI_CHAT_DB")
+    return Path(override) if override else data_dir() / "conversations.sqlite3"
+
+
+def user_themes_dir() -> Path:
+    return config_dir() / "themes"

@@ -1,0 +1,85 @@
+"""Providers are data: a record per OpenAI-compatible endpoint, built-in or from config.toml."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+
+
+class ProviderSpec(BaseModel):
+    """What tui-chat knows about a provider before any key or override is applied."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    display_name: str
+    base_url: str
+    api_key_env: str | None = None
+    base_url_env: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    models: tuple[str, ...] = ()
+    default_model: str | None = None
+    # Quirks: is `stream_options: {include_usage: true}` accepted? Is there GET /models?
+    supports_stream_options: bool = True
+    has_models_endpoint: bool = True
+
+
+CHUTES = ProviderSpec(
+    name="chutes",
+    display_name="Chutes",
+    base_url="https://llm.chutes.ai/v1",
+    api_key_env="CHUTES_API_KEY",
+    base_url_env="CHUTES_BASE_URL",
+    models=(
+        "deepseek-ai/DeepSeek-V3-0324",
+        "deepseek-ai/DeepSeek-R1",
+        "Qwen/Qwen3-235B-A22B",
+        "chutesai/Mistral-Small-3.1-24B-Instruct-2503",
+    ),
+    default_model="deepseek-ai/DeepSeek-V3-0324",
+    # Chutes always ends a stream with a usage chunk; asking again is harmless but unnecessary.
+    supports_stream_options=False,
+)
+
+SUTRA = ProviderSpec(
+    name="sutra",
+    display_name="SUTRA",
+    base_url="https://api.two.ai/v2",
+    api_key_env="SUTRA_API_KEY",
+    base_url_env="SUTRA_BASE_URL",
+    models=("sutra-v2", "sutra-r0"),
+    default_model="sutra-v2",
+    supports_stream_options=False,
+    has_models_endpoint=False,
+)
+
+BUILTIN_PROVIDERS: dict[str, ProviderSpec] = {p.name: p for p in (CHUTES, SUTRA)}
+
+
+class Provider(BaseModel):
+    """A provider ready to use: spec, effective base URL, and its key (never printed)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    spec: ProviderSpec
+    base_url: str
+    api_key: SecretStr | None = None
+    key_source: str | None = None  # "environment" | "config" | None
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def display_name(self) -> str:
+        return self.spec.display_name
+
+    @property
+    def default_model(self) -> str | None:
+        return self.spec.default_model or (self.spec.models[0] if self.spec.models else None)
+
+
+def mask_key(key: str | None) -> str:
+    """A key as it may be shown: its first 4 characters at most, never its tail."""
+    if not key:
+        return "(not set)"
+    return f"{key[:4]}…" if len(key) > 12 else "…"

@@ -1,0 +1,26 @@
+"""Make untrusted text (model output, provider errors, imported files) safe for a terminal."""
+
+from __future__ import annotations
+
+import re
+
+# C0 controls except TAB and LF, DEL, C1 controls, and the bidi overrides/isolates that can make
+# text read differently from what it is ("Trojan Source"). ZWJ/ZWNJ stay: emoji sequences and
+# Indic scripts need them.
+_UNSAFE = [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F, *range(0x80, 0xA0),
+           *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+_TABLE = dict.fromkeys(_UNSAFE)
+_CR_LF = re.compile(r"\r\n?")
+
+
+def sanitize(text: str) -> str:
+    """Drop control characters that a terminal would act on; CR and CRLF become LF."""
+    if "\r" in text:
+        text = _CR_LF.sub("\n", text)
+    return text.translate(_TABLE)
+
+
+def one_line(text: str, limit: int = 80) -> str:
+    """Collapse whitespace into a single trimmed line of at most `limit` characters."""
+    line = " ".join(sanitize(text).split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"

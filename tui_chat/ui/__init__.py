@@ -1,0 +1,1 @@
+"""The Textual app: a thin layer over tui_chat.core."""
