@@ -1,0 +1,37 @@
+"""Shared fixtures. Every test runs with its own config and data dirs and no real keys."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.fakeprovider import FakeProvider
+
+_PROVIDER_ENV = ("CHUTES_API_KEY", "SUTRA_API_KEY", "CHUTES_BASE_URL", "SUTRA_BASE_URL",
+                 "TUI_CHAT_CONFIG", "TUI_CHAT_DB", "TEXTUAL_THEME")
+
+
+@pytest.fixture(autouse=True)
+def isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Keep the developer's own config, data and keys out of every test."""
+    for name in _PROVIDER_ENV:
+        monkeypatch.delenv(name, raising=False)
+    home = tmp_path / "home"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
+    return home
+
+
+@pytest.fixture
+def chutes_server() -> Iterator[FakeProvider]:
+    with FakeProvider("chutes") as server:
+        yield server
+
+
+@pytest.fixture
+def sutra_server() -> Iterator[FakeProvider]:
+    with FakeProvider("sutra", prefix="/v2") as server:
+        yield server
