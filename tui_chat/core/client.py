@@ -143,10 +143,10 @@ class ProviderClient:
                 raise outcome
             attempt += 1
             delay = self._backoff(attempt, outcome.retry_after)
-            yield RetryScheduled(attempt, delay, outcome.message.rstrip("."))
+            yield RetryScheduled(attempt, delay, outcome.summary)
             await self._sleep(delay)
         try:
-            async for event in self._events(outcome):
+            async for event in self.parse_stream(outcome.aiter_bytes()):
                 yield event
         finally:
             await outcome.aclose()
@@ -187,14 +187,15 @@ class ProviderClient:
         await response.aclose()
         message = provider_message(body)
         if message:
-            raise ServerError(self._with_detail(f"{self._name} returned an error", message)
+            raise ServerError(_with_detail(f"{self._name} returned an error", message)
                               + " Try again shortly.")
         raise ProtocolError(
             f"{self._name} answered with a JSON body instead of an event stream; "
             "the provider may not support streaming for this model. Try another model."
         )
 
-    async def _events(self, response: httpx.Response) -> AsyncIterator[StreamEvent]:
+    async def parse_stream(self, body: AsyncIterator[bytes]) -> AsyncIterator[StreamEvent]:
+        """Turn the bytes of an event-stream body, however split, into typed events."""
         parser = SSEParser()
         splitter = ReasoningSplitter()
         finished = False
@@ -202,7 +203,7 @@ class ProviderClient:
         loop = asyncio.get_running_loop()
         try:
             async with asyncio.timeout(gap) as deadline:
-                async for data in response.aiter_bytes():
+                async for data in body:
                     deadline.reschedule(loop.time() + gap)
                     for item in parser.feed(data):
                         if isinstance(item, StrayLine):
@@ -327,9 +328,6 @@ class ProviderClient:
     def _name(self) -> str:
         return self.provider.display_name
 
-    def _with_detail(self, head: str, detail: str | None) -> str:
-        return _with_detail(head, detail)
-
     async def list_models(self) -> list[ModelInfo]:
         """GET /models; raises ProviderError when the endpoint fails or is absent."""
         try:
@@ -388,38 +386,40 @@ def _classify(
     key_env: str | None = None,
     during_stream: bool = False,
 ) -> ProviderError:
+    """The typed error for an HTTP status (None: an error reported inside the stream)."""
     kept = " What arrived before it is kept." if during_stream else ""
+    cls: type[ProviderError]
     if status in (401, 403):
         where = f"{key_env} or the key in Settings" if key_env else "the key in Settings"
-        return AuthenticationError(
-            _with_detail(f"{name} rejected the API key ({status})", detail)
-            + f" Check {where}.", status=status)
-    if status == 402:
-        return QuotaError(_with_detail(f"{name} says the account has no quota or credit left "
-                                       "(402)", detail)
-                          + " Top up the account or switch provider.", status=status)
-    if status == 404:
+        cls, head, advice = AuthenticationError, f"{name} rejected the API key ({status})", \
+            f"Check {where}."
+    elif status == 402:
+        cls, head, advice = QuotaError, f"{name} says the account has no credit left (402)", \
+            "Top up the account or switch provider."
+    elif status == 404:
         what = f"the model '{model}'" if model else "that endpoint"
-        return ModelNotFoundError(_with_detail(f"{name} does not know {what} (404)", detail)
-                                  + f" List models with: tui-chat models -p {name.lower()}.",
-                                  status=status)
-    if status in (400, 422):
-        return InvalidRequestError(_with_detail(f"{name} rejected the request ({status})", detail)
-                                   + " Check the model and its parameters.", status=status)
-    if status == 429:
-        return RateLimitError(_with_detail(f"{name} is rate limiting or at capacity (429)", detail)
-                              + " Wait a moment and try again." + kept, status=status)
-    if status == 503:
-        return ServerError(_with_detail(f"{name} has no instance of the model ready (503)", detail)
-                           + " It may be starting: try again in a minute." + kept, status=status)
-    if status is not None and status >= 500:
-        return ServerError(_with_detail(f"{name} had a server error ({status})", detail)
-                           + " Try again shortly." + kept, status=status)
-    if status is None:
-        return ServerError(_with_detail(f"{name} reported an error during the reply", detail)
-                           + kept + " Try again or regenerate.")
-    return ProviderError(_with_detail(f"{name} answered with HTTP {status}", detail)
-                         + " Try again.", status=status)
+        cls, head, advice = ModelNotFoundError, f"{name} does not know {what} (404)", \
+            f"List models with: tui-chat models -p {name.lower()}."
+    elif status in (400, 422):
+        cls, head, advice = InvalidRequestError, f"{name} rejected the request ({status})", \
+            "Check the model and its parameters."
+    elif status == 429:
+        cls, head, advice = RateLimitError, f"{name} is rate limiting or at capacity (429)", \
+            "Wait a moment and try again." + kept
+    elif status == 503:
+        cls, head, advice = ServerError, f"{name} has no instance of the model ready (503)", \
+            "It may be starting: try again in a minute." + kept
+    elif status is not None and status >= 500:
+        cls, head, advice = ServerError, f"{name} had a server error ({status})", \
+            "Try again shortly." + kept
+    elif status is None:
+        cls, head, advice = ServerError, f"{name} reported an error during the reply", \
+            "Try again or regenerate." + kept
+    else:
+        cls, head, advice = ProviderError, f"{name} answered with HTTP {status}", "Try again."
+    error = cls(f"{_with_detail(head, detail)} {advice}", status=status)
+    error.summary = head
+    return error
 
 
 def _with_detail(head: str, detail: str | None) -> str:

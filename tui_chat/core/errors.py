@@ -50,6 +50,8 @@ class ProviderError(TuiChatError):
         super().__init__(message)
         self.status = status
         self.retry_after = retry_after
+        # A few words for progress lines ("Chutes is rate limiting (429)"), without advice.
+        self.summary = message.split(";")[0].rstrip(".")
 
 
 class AuthenticationError(ProviderError):
