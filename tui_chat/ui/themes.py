@@ -1,0 +1,158 @@
+"""Theme files: TOML mapped onto `textual.theme.Theme`, shipped ones and the user's own.
+
+`load_themes()` never raises for a bad file: it returns the themes it could read and one
+sentence per problem, so the app can show ONE notification and fall back to DEFAULT_THEME.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from textual.app import App
+from textual.color import Color, ColorParseError
+from textual.theme import BUILTIN_THEMES, Theme
+
+import tui_chat
+from tui_chat.core import paths
+from tui_chat.core.config import Settings
+from tui_chat.core.text import one_line
+
+DEFAULT_THEME: str = Settings.model_fields["theme"].default
+"""The theme used when the configured one is unknown or broken ("tui-chat-dusk")."""
+
+_MAX_THEME_BYTES = 64 * 1024
+
+
+class ThemeFile(BaseModel):
+    """One theme file. Colours are anything Textual parses: "#RRGGBB", "rgb(…)", names."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    """The name shown in Settings and the command palette; the file name when omitted."""
+    primary: str
+    secondary: str | None = None
+    warning: str | None = None
+    error: str | None = None
+    success: str | None = None
+    accent: str | None = None
+    foreground: str | None = None
+    background: str | None = None
+    surface: str | None = None
+    panel: str | None = None
+    boost: str | None = None
+    dark: bool = True
+    luminosity_spread: float = Field(default=0.15, ge=0, le=1)
+    text_alpha: float = Field(default=0.95, ge=0, le=1)
+    variables: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("primary", "secondary", "warning", "error", "success", "accent",
+                     "foreground", "background", "surface", "panel", "boost")
+    @classmethod
+    def _check_colour(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                Color.parse(value)
+            except ColorParseError:
+                raise ValueError(f"'{one_line(value, 40)}' is not a colour") from None
+        return value
+
+    def to_theme(self) -> Theme:
+        return Theme(**self.model_dump())
+
+
+def shipped_themes_dir() -> Path:
+    """`tui_chat/themes` inside a wheel; the repository's `themes/` in a source checkout."""
+    package = Path(tui_chat.__file__).resolve().parent
+    inside = package / "themes"
+    return inside if inside.is_dir() else package.parent / "themes"
+
+
+def theme_dirs() -> list[Path]:
+    """Shipped themes first, then the user's: a user file may replace a shipped theme."""
+    return [shipped_themes_dir(), paths.user_themes_dir()]
+
+
+def load_theme_file(path: Path) -> Theme:
+    """Read and validate one file. Raises ValueError with one sentence naming the file."""
+    try:
+        if path.stat().st_size > _MAX_THEME_BYTES:
+            raise ValueError(f"the theme file {path} is larger than 64 KiB")
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ValueError(f"cannot read the theme file {path} ({error.strerror})") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise ValueError(f"the theme file {path} is not valid TOML ({error})") from None
+    data.setdefault("name", path.stem)
+    try:
+        theme = ThemeFile.model_validate(data).to_theme()
+        theme.to_color_system()  # fails early on anything Textual cannot use
+    except ValidationError as error:
+        first = error.errors()[0]
+        key = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        problem = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
+        raise ValueError(f"the theme file {path} has a problem at '{key}': {problem}") from None
+    except Exception as error:  # Textual's own checks, whatever they raise
+        raise ValueError(f"the theme file {path} cannot be used ({error})") from None
+    return theme
+
+
+def load_themes(dirs: Iterable[Path] | None = None) -> tuple[list[Theme], list[str]]:
+    """Every `*.toml` theme in `dirs` (default: `theme_dirs()`), and one sentence per problem."""
+    themes: dict[str, Theme] = {}
+    problems: list[str] = []
+    for directory in theme_dirs() if dirs is None else dirs:
+        if not directory.is_dir():
+            continue
+        for path in sorted(directory.glob("*.toml")):
+            try:
+                theme = load_theme_file(path)
+            except ValueError as error:
+                problems.append(one_line(str(error), 300))
+                continue
+            themes[theme.name] = theme
+    return list(themes.values()), problems
+
+
+def problems_message(problems: Sequence[str], fallback: str = DEFAULT_THEME) -> str:
+    """One notification for every broken theme file (show it with markup=False)."""
+    if not problems:
+        return ""
+    count = "A theme file" if len(problems) == 1 else f"{len(problems)} theme files"
+    lines = "\n".join(f"• {problem}" for problem in problems)
+    return (f"{count} could not be loaded; fix or remove it, tui-chat uses '{fallback}' "
+            f"where needed:\n{lines}")
+
+
+def available_theme_names(themes: Iterable[Theme]) -> list[str]:
+    """tui-chat's own themes first (sorted), then Textual's built-ins (sorted)."""
+    own = sorted({theme.name for theme in themes} - set(BUILTIN_THEMES))
+    return own + sorted(name for name in BUILTIN_THEMES if name != "textual-ansi")
+
+
+def choose_theme(wanted: str, known: Iterable[str]) -> tuple[str, str | None]:
+    """The theme to use for `wanted`, and a sentence when it had to fall back."""
+    names = set(known)
+    if wanted in names:
+        return wanted, None
+    fallback = DEFAULT_THEME if DEFAULT_THEME in names else "textual-dark"
+    return fallback, (f"The theme '{one_line(wanted, 40)}' is not installed; using "
+                      f"'{fallback}'. Pick another in Settings.")
+
+
+def install_themes(app: App[object], wanted: str,
+                   dirs: Iterable[Path] | None = None) -> str | None:
+    """Register every readable theme, switch `app` to `wanted` (or the fallback).
+
+    Returns the ONE message to notify (with markup=False), or None when all went well.
+    """
+    themes, problems = load_themes(dirs)
+    for theme in themes:
+        app.register_theme(theme)
+    name, note = choose_theme(wanted, app.available_themes)
+    app.theme = name
+    parts = [part for part in (problems_message(problems), note) if part]
+    return "\n".join(parts) or None
