@@ -1,0 +1,177 @@
+"""The help screen (F1): every key binding of the app and the screen below, from the bindings.
+
+Nothing here is hand-written except the prompt keys that are not bindings (Enter sends,
+Ctrl+J inserts a newline: TextArea swallows Enter, so the prompt handles both in `_on_key`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.dom import DOMNode
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Static
+
+from tui_chat.core.text import one_line
+
+PROMPT_KEYS: tuple[tuple[str, str], ...] = (
+    ("enter", "Send the prompt"),
+    ("ctrl+j", "Insert a new line in the prompt"),
+    ("up", "Recall the previous prompt (when the prompt is empty)"),
+)
+"""Keys the prompt handles itself rather than through bindings."""
+
+
+@dataclass(frozen=True)
+class KeyHelp:
+    """One row of the help: a group, the keys as displayed, what they do."""
+
+    group: str
+    keys: str
+    description: str
+
+
+def node_bindings(node_type: type[DOMNode]) -> list[Binding]:
+    """The bindings a class has, merged through its bases as Textual merges them."""
+    merged: dict[str, Binding] = {}
+    for base in reversed(node_type.__mro__):
+        if not (isinstance(base, type) and issubclass(base, DOMNode)):
+            continue
+        if not base.__dict__.get("_inherit_bindings", True):
+            merged.clear()
+        declared: Iterable[BindingType] = base.__dict__.get("BINDINGS", [])
+        for binding in Binding.make_bindings(declared):
+            merged[binding.key] = binding
+    return list(merged.values())
+
+
+def _group_title(node: DOMNode) -> str:
+    if isinstance(node, App):
+        return "App"
+    title = getattr(node, "BINDING_GROUP_TITLE", None)
+    return str(title) if title else type(node).__name__
+
+
+def collect_key_help(app: App[object], screen: Screen[object] | None,
+                     extra: Sequence[tuple[str, str]] = PROMPT_KEYS,
+                     extra_group: str = "Prompt") -> list[KeyHelp]:
+    """Rows for every described binding of `app`, `screen` and tui-chat's widgets on it."""
+    nodes: list[DOMNode] = [app]
+    if screen is not None:
+        nodes.append(screen)
+        seen: set[type[DOMNode]] = {type(screen)}
+        for widget in screen.walk_children():
+            kind = type(widget)
+            if kind not in seen and kind.__module__.startswith("tui_chat."):
+                seen.add(kind)
+                nodes.append(widget)
+    rows: list[KeyHelp] = []
+    for node in nodes:
+        rows.extend(_rows_for(app, node))
+    if extra:
+        rows.extend(KeyHelp(extra_group, _display(app, key), text) for key, text in extra)
+    return rows
+
+
+def _rows_for(app: App[object], node: DOMNode) -> list[KeyHelp]:
+    bindings = node_bindings(type(node))
+    if isinstance(node, App) and node.ENABLE_COMMAND_PALETTE and not any(
+        b.action in ("command_palette", "app.command_palette") for b in bindings
+    ):
+        bindings.append(Binding(node.COMMAND_PALETTE_BINDING, "command_palette",
+                                "Command palette", key_display=node.COMMAND_PALETTE_DISPLAY))
+    by_action: dict[tuple[str, str], list[str]] = {}
+    for binding in bindings:
+        if binding.description and not binding.system:
+            keys = by_action.setdefault((binding.action, binding.description), [])
+            shown = app.get_key_display(binding)
+            if shown not in keys:
+                keys.append(shown)
+    group = _group_title(node)
+    return [KeyHelp(group, " / ".join(keys), description)
+            for (_, description), keys in by_action.items()]
+
+
+def _display(app: App[object], key: str) -> str:
+    return app.get_key_display(Binding(key, "", ""))
+
+
+def key_table(rows: Sequence[KeyHelp]) -> Table:
+    table = Table(box=None, expand=True, show_header=False, padding=(0, 1))
+    table.add_column("keys", style="bold", no_wrap=True, ratio=1)
+    table.add_column("description", ratio=3)
+    group = None
+    for row in rows:
+        if row.group != group:
+            if group is not None:
+                table.add_row("", "")
+            group = row.group
+            table.add_row(Text(one_line(group), style="bold underline"), "")
+        table.add_row(Text(row.keys), Text(one_line(row.description, 200)))
+    return table
+
+
+class HelpScreen(ModalScreen[None]):
+    """Every key, generated from the bindings of the app and of `screen`.
+
+    `screen` defaults to the screen below this one when it is pushed.
+    """
+
+    DEFAULT_CSS = """
+    HelpScreen {
+        align: center middle;
+    }
+    HelpScreen > Vertical {
+        width: 84;
+        max-width: 95%;
+        height: 90%;
+        border: thick $primary 70%;
+        border-title-align: center;
+        background: $surface;
+        padding: 0 1;
+    }
+    HelpScreen VerticalScroll {
+        height: 1fr;
+    }
+    HelpScreen .hint {
+        color: $text-muted;
+        height: 1;
+    }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,f1,q", "close", "Close help", id="help.close"),
+    ]
+
+    def __init__(self, screen: Screen[object] | None = None,
+                 extra: Sequence[tuple[str, str]] = PROMPT_KEYS) -> None:
+        super().__init__()
+        self._target = screen
+        self._extra = extra
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as box:
+            box.border_title = "Keys"
+            with VerticalScroll(id="help-keys"):
+                yield Static(id="help-table")
+            yield Static("Ctrl+P opens the command palette with every action. Esc closes.",
+                         classes="hint", markup=False)
+
+    def on_mount(self) -> None:
+        target = self._target
+        if target is None:
+            stack = self.app.screen_stack
+            below = [screen for screen in stack if screen is not self]
+            target = below[-1] if below else None
+        rows = collect_key_help(self.app, target, self._extra)
+        self.query_one("#help-table", Static).update(key_table(rows))
+        self.query_one("#help-keys", VerticalScroll).focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
