@@ -56,6 +56,7 @@ from tui_chat.core.sse import SSEEvent, SSEParser, StrayLine
 Sleep = Callable[[float], Awaitable[None]]
 _MAX_ERROR_BODY = 64 * 1024
 _MAX_RETRY_AFTER = 120.0
+_DRAIN_SECONDS = 0.25
 
 
 class ProviderClient:
@@ -145,9 +146,11 @@ class ProviderClient:
             delay = self._backoff(attempt, outcome.retry_after)
             yield RetryScheduled(attempt, delay, outcome.summary)
             await self._sleep(delay)
+        body = outcome.aiter_bytes()
         try:
-            async for event in self.parse_stream(outcome.aiter_bytes()):
+            async for event in self.parse_stream(body):
                 yield event
+            await _drain(body)
         finally:
             await outcome.aclose()
 
@@ -347,6 +350,20 @@ class ProviderClient:
         if not isinstance(entries, list):
             raise ProtocolError(f"{self._name}'s model list has no 'data' array.")
         return [info for entry in entries if (info := _model_info(self.provider.name, entry))]
+
+
+async def _drain(body: AsyncIterator[bytes]) -> None:
+    """Read what follows `[DONE]` (usually just the end of the chunked body), briefly and
+    boundedly, so the connection goes back to the keep-alive pool instead of being closed."""
+    received = 0
+    try:
+        async with asyncio.timeout(_DRAIN_SECONDS):
+            async for piece in body:
+                received += len(piece)
+                if received > _MAX_ERROR_BODY:
+                    return
+    except (TimeoutError, httpx.HTTPError):
+        return
 
 
 def _flush(splitter: ReasoningSplitter) -> list[StreamEvent]:
