@@ -103,3 +103,31 @@ class ModelInfo(BaseModel):
     provider: str
     context_length: int | None = None
     price: str | None = None
+
+
+class ConversationSummary(BaseModel):
+    """One row of the conversation list: no message bodies."""
+
+    id: str
+    title: str
+    created: datetime
+    updated: datetime
+    provider: str | None = None
+    model: str | None = None
+    message_count: int = 0
+    pinned: bool = False
+    archived: bool = False
+
+
+class SearchHit(BaseModel):
+    """A message that matched a search. `snippet` is plain one-line text, already sanitized;
+    `spans` are (start, end) character offsets of the matches within `snippet`, so a UI can
+    highlight them without ever parsing markup."""
+
+    conversation_id: str
+    message_id: str
+    title: str
+    role: Role
+    created: datetime
+    snippet: str
+    spans: list[tuple[int, int]] = Field(default_factory=list)

@@ -1,0 +1,324 @@
+"""A chat session: one conversation, driven one exchange at a time, saved while it streams.
+
+Usage (the UI and `tui-chat ask` do exactly this)::
+
+    session = ChatSession.start(store, system_prompt=...)      # saved on the first send
+    session = ChatSession.resume(store, conversation_id)
+    async for event in session.send(prompt, client=client, model=model):
+        match event:
+            case UserMessageSaved(message): ...      # the prompt is on disk
+            case ReplyStarted(message): ...          # an empty assistant message, streaming
+            case ContentDelta(text) | ReasoningDelta(text): ...   # raw stream events
+            case RetryScheduled(): ...
+            case ReplyFinished(message): ...         # complete and saved
+            case ReplyFailed(message, error): ...    # saved as error/interrupted; no exception
+
+`send`, `regenerate` and `edit_and_resend` are async generators of SessionEvent. The partial
+reply is flushed to the store at least every `flush_interval` seconds (by the injected clock)
+while deltas arrive, and at its end. A provider failure ends the iteration with ReplyFailed
+(status "interrupted" if any text arrived, else "error"; `message.error` holds the sentence).
+Cancelling the consuming task, or closing the iterator, saves the reply as interrupted and
+re-raises. Any other exception saves it as error and propagates.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+
+from tui_chat.core.client import ProviderClient
+from tui_chat.core.errors import TuiChatError, UsageError
+from tui_chat.core.events import (
+    ContentDelta,
+    FinishReason,
+    ReasoningDelta,
+    StreamEvent,
+    UsageReported,
+)
+from tui_chat.core.models import (
+    ChatMessage,
+    Conversation,
+    Message,
+    MessageStatus,
+    Parameters,
+    Role,
+    utc_now,
+)
+from tui_chat.core.store import Store
+from tui_chat.core.text import one_line
+
+Clock = Callable[[], float]
+TITLE_LIMIT = 80
+CANCELLED_NOTE = "The reply was stopped before it finished; the text received so far is kept."
+
+
+@dataclass(frozen=True, slots=True)
+class UserMessageSaved:
+    """The user's message is in the store (the conversation too, if it was new)."""
+
+    message: Message
+
+
+@dataclass(frozen=True, slots=True)
+class MessagesRemoved:
+    """Messages deleted by regenerate or edit-and-resend, oldest first."""
+
+    message_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyStarted:
+    """An empty assistant message (status streaming) is saved; deltas follow."""
+
+    message: Message
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyFinished:
+    """The reply is complete and saved."""
+
+    message: Message
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyFailed:
+    """The reply failed; `message` is saved as it stands (interrupted or error)."""
+
+    message: Message
+    error: TuiChatError
+
+
+SessionEvent = (UserMessageSaved | MessagesRemoved | ReplyStarted | ReplyFinished | ReplyFailed
+                | StreamEvent)
+
+
+def make_title(prompt: str) -> str:
+    """A conversation title from its first prompt: the first non-blank line, one line, trimmed,
+    control characters dropped, at most TITLE_LIMIT characters."""
+    for line in prompt.splitlines():
+        title = one_line(line, TITLE_LIMIT)
+        if title:
+            return title
+    return "New conversation"
+
+
+class ChatSession:
+    """One conversation and its store. Not safe for two exchanges at once."""
+
+    def __init__(self, store: Store, conversation: Conversation, *, saved: bool = True,
+                 clock: Clock = time.monotonic, flush_interval: float = 1.0) -> None:
+        self.store = store
+        self.conversation = conversation
+        self._saved = saved
+        self._clock = clock
+        self.flush_interval = flush_interval
+
+    @classmethod
+    def start(cls, store: Store, *, system_prompt: str | None = None,
+              parameters: Parameters | None = None, clock: Clock = time.monotonic,
+              flush_interval: float = 1.0) -> ChatSession:
+        """A new conversation, written to the store only when the first message is sent."""
+        conversation = Conversation(system_prompt=system_prompt or None,
+                                    parameters=parameters or Parameters())
+        return cls(store, conversation, saved=False, clock=clock, flush_interval=flush_interval)
+
+    @classmethod
+    def resume(cls, store: Store, conversation_id: str, *, clock: Clock = time.monotonic,
+               flush_interval: float = 1.0) -> ChatSession:
+        """The stored conversation with this id (NotFoundError if none)."""
+        return cls(store, store.get_conversation(conversation_id), clock=clock,
+                   flush_interval=flush_interval)
+
+    @property
+    def is_saved(self) -> bool:
+        return self._saved
+
+    def messages(self) -> list[Message]:
+        """Every stored message of the conversation, oldest first."""
+        return self.store.get_messages(self.conversation.id) if self._saved else []
+
+    def history(self) -> list[ChatMessage]:
+        """What is sent to the model: the system prompt, then every user message and every
+        assistant reply with text (complete or interrupted); failed empty replies and replies
+        still streaming elsewhere are left out."""
+        sent: list[ChatMessage] = []
+        if self.conversation.system_prompt:
+            sent.append(ChatMessage(role=Role.SYSTEM, content=self.conversation.system_prompt))
+        for message in self.messages():
+            if message.status == MessageStatus.STREAMING or not message.content:
+                continue
+            if message.role == Role.ASSISTANT and message.status == MessageStatus.ERROR:
+                continue
+            sent.append(ChatMessage(role=message.role, content=message.content))
+        return sent
+
+    def set_system_prompt(self, text: str | None) -> None:
+        self.conversation.system_prompt = text or None
+        if self._saved:
+            self.store.update_conversation(self.conversation)
+
+    async def send(self, prompt: str, *, client: ProviderClient, model: str,
+                   parameters: Parameters | None = None) -> AsyncIterator[SessionEvent]:
+        """Save `prompt` as a user message, then stream and save the reply."""
+        yield UserMessageSaved(self._add_user_message(prompt))
+        async for event in self._reply(client, model, parameters):
+            yield event
+
+    async def regenerate(self, *, client: ProviderClient, model: str,
+                         parameters: Parameters | None = None) -> AsyncIterator[SessionEvent]:
+        """Drop the last reply (if the conversation ends with one) and stream a new one,
+        possibly from another provider or model."""
+        messages = self.messages()
+        if not any(m.role == Role.USER for m in messages):
+            raise UsageError("There is nothing to regenerate yet: send a message first.")
+        if messages[-1].role == Role.ASSISTANT:
+            removed = self.store.delete_messages_from(self.conversation.id, messages[-1].id)
+            yield MessagesRemoved(tuple(removed))
+        async for event in self._reply(client, model, parameters):
+            yield event
+
+    async def edit_and_resend(self, message_id: str, new_text: str, *, client: ProviderClient,
+                              model: str, parameters: Parameters | None = None
+                              ) -> AsyncIterator[SessionEvent]:
+        """Replace user message `message_id` and everything after it by `new_text` and a new
+        reply."""
+        original = self.store.get_message(message_id)
+        if original.conversation_id != self.conversation.id or original.role != Role.USER:
+            raise UsageError("Only your own messages in this conversation can be edited.")
+        removed = self.store.delete_messages_from(self.conversation.id, message_id)
+        yield MessagesRemoved(tuple(removed))
+        async for event in self.send(new_text, client=client, model=model,
+                                     parameters=parameters):
+            yield event
+
+    # -- internals -----------------------------------------------------------------------
+
+    def _add_user_message(self, prompt: str) -> Message:
+        if not prompt.strip():
+            raise UsageError("The message is empty: type some text to send.")
+        if not self._saved:
+            self.conversation.title = make_title(prompt)
+            self.conversation.created = self.conversation.updated = utc_now()
+            self.store.create_conversation(self.conversation)
+            self._saved = True
+        message = Message(conversation_id=self.conversation.id, role=Role.USER, content=prompt)
+        self.store.add_message(message)
+        self.conversation.updated = message.created
+        return message
+
+    async def _reply(self, client: ProviderClient, model: str,
+                     parameters: Parameters | None) -> AsyncIterator[SessionEvent]:
+        if parameters is not None and parameters != self.conversation.parameters:
+            self.conversation.parameters = parameters
+            self.store.update_conversation(self.conversation)
+        history = self.history()
+        reply = Message(conversation_id=self.conversation.id, role=Role.ASSISTANT,
+                        provider=client.provider.name, model=model,
+                        status=MessageStatus.STREAMING)
+        self.store.add_message(reply)
+        self.conversation.provider, self.conversation.model = reply.provider, model
+        self.conversation.updated = utc_now()
+        yield ReplyStarted(reply.model_copy())
+        fold = _Fold(reply, self._clock)
+        try:
+            stream = client.stream_chat(model, history, parameters or self.conversation.parameters)
+            try:
+                async for event in stream:
+                    fold.apply(event)
+                    if fold.since_flush() >= self.flush_interval:
+                        self._flush(fold)
+                    yield event
+            finally:
+                # Close the response now, not when the garbage collector gets to it.
+                aclose = getattr(stream, "aclose", None)
+                if aclose is not None:
+                    await aclose()
+        except TuiChatError as error:
+            yield ReplyFailed(self._flush(fold.fail(error.message)), error)
+            return
+        except BaseException as error:
+            # Cancellation, a closed iterator, or a bug: keep what arrived, then re-raise.
+            stopped = isinstance(error, GeneratorExit | KeyboardInterrupt) or _cancelled(error)
+            self._flush(fold.stop(CANCELLED_NOTE if stopped else f"Internal error: {error!r}",
+                                  MessageStatus.INTERRUPTED if stopped else MessageStatus.ERROR))
+            raise
+        yield ReplyFinished(self._flush(fold.finish()))
+
+    def _flush(self, fold: _Fold) -> Message:
+        message = fold.snapshot()
+        self.store.update_message(message)
+        fold.flushed()
+        return message
+
+
+def _cancelled(error: BaseException) -> bool:
+    return isinstance(error, asyncio.CancelledError)
+
+
+class _Fold:
+    """Folds stream events into the assistant message; joins text only when flushing."""
+
+    def __init__(self, message: Message, clock: Clock) -> None:
+        self.message = message
+        self._clock = clock
+        self._content: list[str] = []
+        self._reasoning: list[str] = []
+        self._deltas = 0
+        self._started = clock()
+        self._first_token: float | None = None
+        self._last_flush = self._started
+
+    def apply(self, event: StreamEvent) -> None:
+        if isinstance(event, ContentDelta | ReasoningDelta):
+            (self._content if isinstance(event, ContentDelta) else self._reasoning).append(
+                event.text)
+            self._deltas += 1
+            if self._first_token is None:
+                self._first_token = self._clock()
+                self.message.time_to_first_token = self._first_token - self._started
+        elif isinstance(event, FinishReason):
+            self.message.finish_reason = event.reason
+        elif isinstance(event, UsageReported):
+            self.message.usage = event.usage
+
+    def since_flush(self) -> float:
+        return self._clock() - self._last_flush
+
+    def flushed(self) -> None:
+        self._last_flush = self._clock()
+
+    def snapshot(self) -> Message:
+        if len(self._content) > 1:
+            self._content = ["".join(self._content)]
+        if len(self._reasoning) > 1:
+            self._reasoning = ["".join(self._reasoning)]
+        self.message.content = self._content[0] if self._content else ""
+        self.message.reasoning = self._reasoning[0] if self._reasoning else ""
+        return self.message.model_copy()
+
+    def finish(self) -> _Fold:
+        self._measure()
+        self.message.status = MessageStatus.COMPLETE
+        return self
+
+    def fail(self, sentence: str) -> _Fold:
+        received = self._deltas > 0
+        return self.stop(sentence,
+                         MessageStatus.INTERRUPTED if received else MessageStatus.ERROR)
+
+    def stop(self, sentence: str, status: MessageStatus) -> _Fold:
+        self._measure()
+        self.message.status = status
+        self.message.error = sentence
+        return self
+
+    def _measure(self) -> None:
+        if self._first_token is None:
+            return
+        usage = self.message.usage
+        tokens = usage.completion_tokens if usage and usage.completion_tokens else self._deltas
+        elapsed = self._clock() - self._first_token
+        if elapsed > 0 and tokens > 0:
+            self.message.tokens_per_second = tokens / elapsed

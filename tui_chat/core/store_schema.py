@@ -1,0 +1,190 @@
+"""The store's SQL schema, its forward migrations, and row <-> model conversion.
+
+Schema history (`PRAGMA user_version`):
+- 1: conversations and messages.
+- 2: full-text search (FTS5, trigram tokenizer) kept in sync by triggers, and the streaming
+  lease columns (writer pid/host, heartbeat) that let the next start tell a reply cut off by a
+  crash from one another process is still writing.
+
+Messages are ordered by `seq` (an integer primary key, insertion order); `id` is the stable
+public id. Timestamps are ISO 8601 text in UTC with microseconds, so they sort as text and
+round-trip exactly. A message is indexed for search once it is no longer streaming: a flush
+of a streaming reply updates one row and touches no index but the primary key.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import UTC, datetime
+
+from tui_chat.core.models import (
+    Conversation,
+    ConversationSummary,
+    Message,
+    MessageStatus,
+    Parameters,
+    Role,
+    Usage,
+)
+
+SCHEMA_VERSION = 2
+
+SCHEMA_V1 = """
+CREATE TABLE conversations (
+    id TEXT PRIMARY KEY,
+    title TEXT NOT NULL,
+    created TEXT NOT NULL,
+    updated TEXT NOT NULL,
+    provider TEXT,
+    model TEXT,
+    system_prompt TEXT,
+    parameters TEXT NOT NULL DEFAULT '{}',
+    pinned INTEGER NOT NULL DEFAULT 0,
+    archived INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX conversations_updated ON conversations(updated);
+CREATE TABLE messages (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    role TEXT NOT NULL,
+    content TEXT NOT NULL DEFAULT '',
+    reasoning TEXT NOT NULL DEFAULT '',
+    provider TEXT,
+    model TEXT,
+    status TEXT NOT NULL,
+    error TEXT,
+    finish_reason TEXT,
+    usage TEXT,
+    time_to_first_token REAL,
+    tokens_per_second REAL,
+    created TEXT NOT NULL
+);
+CREATE INDEX messages_conversation ON messages(conversation_id, seq);
+"""
+
+MIGRATE_V1_TO_V2 = """
+ALTER TABLE messages ADD COLUMN writer_pid INTEGER;
+ALTER TABLE messages ADD COLUMN writer_host TEXT;
+ALTER TABLE messages ADD COLUMN heartbeat REAL;
+CREATE INDEX messages_streaming ON messages(status) WHERE status = 'streaming';
+CREATE VIRTUAL TABLE messages_fts USING fts5(
+    content, content='messages', content_rowid='seq', tokenize='trigram'
+);
+CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages WHEN new.status != 'streaming'
+BEGIN
+    INSERT INTO messages_fts(rowid, content) VALUES (new.seq, new.content);
+END;
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages WHEN old.status != 'streaming'
+BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.seq, old.content);
+END;
+CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, status ON messages
+WHEN old.status != 'streaming' OR new.status != 'streaming'
+BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, content)
+        SELECT 'delete', old.seq, old.content WHERE old.status != 'streaming';
+    INSERT INTO messages_fts(rowid, content)
+        SELECT new.seq, new.content WHERE new.status != 'streaming';
+END;
+INSERT INTO messages_fts(rowid, content) SELECT seq, content FROM messages
+    WHERE status != 'streaming';
+"""
+
+# MIGRATIONS[n] takes a database at version n to version n + 1.
+MIGRATIONS: dict[int, str] = {0: SCHEMA_V1, 1: MIGRATE_V1_TO_V2}
+OUR_TABLES = frozenset({"conversations", "messages"})
+
+
+def migrate(conn: sqlite3.Connection, version: int) -> None:
+    """Bring the schema from `version` to SCHEMA_VERSION, one step per transaction."""
+    while version < SCHEMA_VERSION:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            # Another process may have migrated while we waited for the lock.
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version < SCHEMA_VERSION:
+                for statement in _statements(MIGRATIONS[version]):
+                    conn.execute(statement)
+                version += 1
+                conn.execute(f"PRAGMA user_version = {version}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+
+def _statements(script: str) -> list[str]:
+    """Split a script into statements, keeping trigger bodies whole."""
+    statements: list[str] = []
+    current = ""
+    for line in script.strip().splitlines():
+        current += line + "\n"
+        if sqlite3.complete_statement(current):
+            statements.append(current.strip())
+            current = ""
+    return statements
+
+
+def to_text(moment: datetime) -> str:
+    """A datetime as sortable UTC text; a naive one is taken to be UTC already."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def from_text(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+CONVERSATION_COLUMNS = ("id, title, created, updated, provider, model, system_prompt, "
+                        "parameters, pinned, archived")
+MESSAGE_COLUMNS = ("id, conversation_id, role, content, reasoning, provider, model, status, "
+                   "error, finish_reason, usage, time_to_first_token, tokens_per_second, created")
+
+
+def conversation_row(c: Conversation) -> tuple[object, ...]:
+    return (c.id, c.title, to_text(c.created), to_text(c.updated), c.provider, c.model,
+            c.system_prompt, c.parameters.model_dump_json(exclude_none=True), int(c.pinned),
+            int(c.archived))
+
+
+def conversation_from(row: sqlite3.Row) -> Conversation:
+    return Conversation(
+        id=row["id"], title=row["title"], created=from_text(row["created"]),
+        updated=from_text(row["updated"]), provider=row["provider"], model=row["model"],
+        system_prompt=row["system_prompt"],
+        parameters=Parameters.model_validate(json.loads(row["parameters"] or "{}")),
+        pinned=bool(row["pinned"]), archived=bool(row["archived"]),
+    )
+
+
+def summary_from(row: sqlite3.Row) -> ConversationSummary:
+    return ConversationSummary(
+        id=row["id"], title=row["title"], created=from_text(row["created"]),
+        updated=from_text(row["updated"]), provider=row["provider"], model=row["model"],
+        message_count=row["message_count"], pinned=bool(row["pinned"]),
+        archived=bool(row["archived"]),
+    )
+
+
+def message_row(m: Message) -> tuple[object, ...]:
+    usage = m.usage.model_dump_json() if m.usage is not None else None
+    return (m.id, m.conversation_id, m.role.value, m.content, m.reasoning, m.provider, m.model,
+            m.status.value, m.error, m.finish_reason, usage, m.time_to_first_token,
+            m.tokens_per_second, to_text(m.created))
+
+
+def message_from(row: sqlite3.Row) -> Message:
+    usage = row["usage"]
+    return Message(
+        id=row["id"], conversation_id=row["conversation_id"], role=Role(row["role"]),
+        content=row["content"], reasoning=row["reasoning"], provider=row["provider"],
+        model=row["model"], status=MessageStatus(row["status"]), error=row["error"],
+        finish_reason=row["finish_reason"],
+        usage=Usage.model_validate_json(usage) if usage else None,
+        time_to_first_token=row["time_to_first_token"],
+        tokens_per_second=row["tokens_per_second"], created=from_text(row["created"]),
+    )
+

@@ -1,0 +1,83 @@
+"""Full-text search over stored messages: query planning and plain-text snippets.
+
+The FTS5 index uses the trigram tokenizer: it matches any substring of three characters or
+more, in any script (Hindi and Tamil keep their combining vowel signs, Chinese needs no word
+breaks) and a prefix such as "stream" finds "streaming". The unicode61 tokenizer was rejected:
+it splits Devanagari and Tamil words at their vowel signs and treats a run of Chinese as one
+word. Terms of one or two characters cannot use a trigram index; they are matched with LIKE.
+All terms must match (AND). Results are newest first.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass
+
+from tui_chat.core.models import Role, SearchHit
+from tui_chat.core.store_schema import from_text
+from tui_chat.core.text import sanitize
+
+SNIPPET_BEFORE = 40
+SNIPPET_LENGTH = 160
+
+
+@dataclass(frozen=True)
+class SearchPlan:
+    terms: tuple[str, ...]
+    match: str | None  # an FTS5 MATCH expression for the terms of three characters or more
+    like: tuple[str, ...]  # LIKE patterns for the shorter terms
+
+
+def plan(query: str) -> SearchPlan:
+    terms = tuple(dict.fromkeys(sanitize(query).split()))
+    long_terms = [t for t in terms if len(t) >= 3]
+    match = " AND ".join('"' + t.replace('"', '""') + '"' for t in long_terms) or None
+    like = tuple("%" + _escape_like(t) + "%" for t in terms if len(t) < 3)
+    return SearchPlan(terms, match, like)
+
+
+def _escape_like(term: str) -> str:
+    return term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+_SELECT = ("SELECT m.id, m.conversation_id, m.role, m.content, m.created, c.title "
+           "FROM messages m JOIN conversations c ON c.id = m.conversation_id ")
+
+
+def run(conn: sqlite3.Connection, query: str, limit: int) -> list[SearchHit]:
+    search = plan(query)
+    if not search.terms:
+        return []
+    likes = " ".join("AND m.content LIKE ? ESCAPE '\\'" for _ in search.like)
+    if search.match is not None:
+        sql = (_SELECT + "JOIN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?) f "
+               f"ON f.rowid = m.seq WHERE 1 {likes} ORDER BY m.seq DESC LIMIT ?")
+        params: tuple[object, ...] = (search.match, *search.like, limit)
+    else:
+        sql = (_SELECT + f"WHERE m.status != 'streaming' {likes} ORDER BY m.seq DESC LIMIT ?")
+        params = (*search.like, limit)
+    rows = conn.execute(sql, params).fetchall()
+    pattern = _pattern(search.terms)
+    return [
+        SearchHit(conversation_id=row["conversation_id"], message_id=row["id"],
+                  title=row["title"], role=Role(row["role"]), created=from_text(row["created"]),
+                  **_snippet(row["content"], pattern))
+        for row in rows
+    ]
+
+
+def _pattern(terms: tuple[str, ...]) -> re.Pattern[str]:
+    ordered = sorted(terms, key=len, reverse=True)
+    return re.compile("|".join(re.escape(t) for t in ordered), re.IGNORECASE)
+
+
+def _snippet(content: str, pattern: re.Pattern[str]) -> dict[str, object]:
+    """A one-line window of `content` around its first match, with the match spans in it."""
+    first = pattern.search(content)
+    start = max(0, first.start() - SNIPPET_BEFORE) if first else 0
+    end = min(len(content), start + SNIPPET_LENGTH)
+    window = " ".join(sanitize(content[start:end]).split())
+    text = ("…" if start > 0 else "") + window + ("…" if end < len(content) else "")
+    spans = [(m.start(), m.end()) for m in pattern.finditer(text)]
+    return {"snippet": text, "spans": spans}
