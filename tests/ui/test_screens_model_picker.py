@@ -1,0 +1,145 @@
+"""The model picker against the loopback providers: groups, filter, fallback, recent, choice."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from textual.app import App
+
+from tests.fakeprovider import FakeProvider
+from tui_chat.core.config import ProviderConfig, Settings
+from tui_chat.core.model_catalog import ModelCatalog
+from tui_chat.core.models import ModelInfo
+from tui_chat.core.providers import Provider
+from tui_chat.ui.screens.model_picker import ModelChoice, ModelPickerScreen
+
+
+def settings_for(chutes: FakeProvider, sutra: FakeProvider) -> Settings:
+    # SUTRA has no /models: claim it has one so the picker must fall back after a 404.
+    return Settings(providers={
+        "chutes": ProviderConfig(base_url=chutes.url),
+        "sutra": ProviderConfig(base_url=sutra.url, has_models_endpoint=True),
+    })
+
+
+class Host(App[None]):
+    def __init__(self) -> None:
+        super().__init__()
+        self.results: list[Any] = []
+
+
+async def open_picker(app: Host, pilot: Any, screen: ModelPickerScreen) -> ModelPickerScreen:
+    app.push_screen(screen, app.results.append)
+    await pilot.pause()
+    for _ in range(100):  # the background refresh of both providers
+        if not screen._refreshing:
+            break
+        await asyncio.sleep(0.02)
+    await pilot.pause()
+    return screen
+
+
+def labels(screen: ModelPickerScreen) -> list[str]:
+    return [str(option.prompt).strip() for option in screen.option_list.options]
+
+
+async def test_groups_live_models_and_falls_back_when_models_fails(
+        chutes_server: FakeProvider, sutra_server: FakeProvider) -> None:
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_picker(app, pilot, ModelPickerScreen(
+            settings_for(chutes_server, sutra_server)))
+        shown = labels(screen)
+        assert shown[0].startswith("Chutes  (chutes)")
+        assert "deepseek-ai/DeepSeek-V3-0324   163,840 ctx · in 0.27 / out 1.1" in shown
+        assert "Qwen/Qwen3-235B-A22B" in shown
+        sutra_at = next(i for i, text in enumerate(shown) if text.startswith("SUTRA"))
+        assert "known list" in shown[sutra_at]
+        assert shown[sutra_at + 1:] == ["sutra-v2", "sutra-r0"]
+        status = str(screen.query_one("#status").render())
+        assert "Could not list SUTRA's models" in status
+        assert "showing the known ones" in status
+        assert any(r.path == "/v1/models" for r in chutes_server.requests)
+        assert any(r.path == "/v2/models" for r in sutra_server.requests)
+
+
+async def test_type_to_filter_and_enter_returns_the_choice(
+        chutes_server: FakeProvider, sutra_server: FakeProvider) -> None:
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_picker(app, pilot, ModelPickerScreen(
+            settings_for(chutes_server, sutra_server)))
+        await pilot.press(*"deepseek r1")
+        await pilot.pause()
+        assert labels(screen) == ["Chutes  (chutes)  no key",
+                                  "deepseek-ai/DeepSeek-R1   163,840 ctx"]
+        await pilot.press("enter")
+        await pilot.pause()
+    assert app.results == [ModelChoice("chutes", "deepseek-ai/DeepSeek-R1")]
+
+
+async def test_no_match_says_so_and_escape_returns_none(
+        chutes_server: FakeProvider, sutra_server: FakeProvider) -> None:
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_picker(app, pilot, ModelPickerScreen(
+            settings_for(chutes_server, sutra_server)))
+        await pilot.press(*"zzz-nothing")
+        await pilot.pause()
+        assert labels(screen) == []
+        assert "No model matches the filter." in str(screen.query_one("#status").render())
+        await pilot.press("enter")  # nothing to choose: stays open
+        assert app.screen is screen
+        await pilot.press("escape")
+        await pilot.pause()
+    assert app.results == [None]
+
+
+async def test_recent_first_and_arrow_keys_move_from_the_filter(
+        chutes_server: FakeProvider, sutra_server: FakeProvider) -> None:
+    app = Host()
+    recent = [ModelChoice("sutra", "sutra-r0"), ModelChoice("chutes", "Qwen/Qwen3-235B-A22B")]
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_picker(app, pilot, ModelPickerScreen(
+            settings_for(chutes_server, sutra_server), recent=recent))
+        shown = labels(screen)
+        assert shown[:3] == ["Recently used", "sutra-r0", "Qwen/Qwen3-235B-A22B"]
+        assert screen.highlighted_choice() == recent[0]
+        await pilot.press("down", "enter")
+        await pilot.pause()
+    assert app.results == [recent[1]]
+
+
+async def test_current_model_is_marked_and_highlighted() -> None:
+    app = Host()
+    current = ModelChoice("chutes", "deepseek-ai/DeepSeek-R1")
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = ModelPickerScreen(Settings(), current=current, refresh=False)
+        app.push_screen(screen, app.results.append)
+        await pilot.pause()
+        assert screen.highlighted_choice() == current
+        assert "● deepseek-ai/DeepSeek-R1" in labels(screen)
+        await pilot.press("escape")
+        await pilot.pause()
+    assert app.results == [None]
+
+
+async def test_untrusted_model_ids_are_shown_literally_without_controls() -> None:
+    nasty = "[bold red]x[/] \x1b]52;c;ZXZpbA==\x07[@click=app.quit]y[/] x[/]"
+
+    async def fetch(provider: Provider) -> list[ModelInfo]:
+        return [ModelInfo(id=nasty, provider=provider.name, price="[i]free[/]\x1b[2J")]
+
+    app = Host()
+    catalog = ModelCatalog(Settings(), fetch=fetch)
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = await open_picker(app, pilot, ModelPickerScreen(Settings(), catalog=catalog))
+        shown = labels(screen)
+        line = next(text for text in shown if "[bold red]" in text)
+        assert line == "[bold red]x[/] ]52;c;ZXZpbA==[@click=app.quit]y[/] x[/]   [i]free[/][2J"
+        assert "\x1b" not in "".join(shown)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.is_running
+    assert app.results == [ModelChoice("chutes", nasty)]

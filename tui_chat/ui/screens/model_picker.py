@@ -1,0 +1,261 @@
+"""The model picker: every provider's models, grouped, filtered as you type; recent ones first.
+
+Lists come from a `ModelCatalog` (memory, disk cache, known list) at once and are refreshed in
+the background. Model ids are untrusted: sanitized and drawn as `rich.text.Text`, never markup.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from tui_chat.core.config import Settings
+from tui_chat.core.model_catalog import ModelCatalog, ProviderModels
+from tui_chat.core.models import ModelInfo
+from tui_chat.core.text import one_line
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """What the picker returns: a provider name and one of its model ids."""
+
+    provider: str
+    model: str
+
+
+@dataclass(frozen=True)
+class _Row:
+    choice: ModelChoice
+    info: ModelInfo | None
+
+
+def describe(info: ModelInfo | None) -> str:
+    """Context length and/or price, when the provider gave them."""
+    if info is None:
+        return ""
+    parts = []
+    if info.context_length:
+        parts.append(f"{info.context_length:,} ctx")
+    if info.price:
+        parts.append(one_line(info.price, 40))
+    return " · ".join(parts)
+
+
+def matches(text: str, terms: Sequence[str]) -> list[tuple[int, int]] | None:
+    """Spans of every term in `text` (case-insensitive), or None when one is missing."""
+    folded = text.casefold()
+    spans: list[tuple[int, int]] = []
+    for term in terms:
+        at = folded.find(term)
+        if at < 0:
+            return None
+        spans.append((at, at + len(term)))
+    return spans
+
+
+def model_prompt(model: str, details: str, spans: Iterable[tuple[int, int]],
+                 current: bool) -> Text:
+    label = Text(one_line(model, 120), no_wrap=True, overflow="ellipsis")
+    for start, end in spans:
+        label.stylize("bold reverse", start, end)
+    prompt = Text("● " if current else "  ", style="bold")
+    prompt.append_text(label)
+    if details:
+        prompt.append(f"   {details}", style="dim")
+    return prompt
+
+
+class ModelPickerScreen(ModalScreen[ModelChoice | None]):
+    """Pick a model; dismisses with a `ModelChoice`, or None on Esc."""
+
+    CSS_PATH = Path(__file__).with_suffix(".tcss")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="picker.cancel"),
+        Binding("down", "cursor(1)", "Next model", show=False, id="picker.down"),
+        Binding("up", "cursor(-1)", "Previous model", show=False, id="picker.up"),
+        Binding("pagedown", "page(1)", "Page down", show=False, id="picker.pagedown"),
+        Binding("pageup", "page(-1)", "Page up", show=False, id="picker.pageup"),
+        Binding("ctrl+r", "refresh", "Refresh lists", id="picker.refresh"),
+    ]
+
+    class ListsRefreshed(Message):
+        """A provider's list came back from the background refresh."""
+
+        def __init__(self, models: ProviderModels) -> None:
+            super().__init__()
+            self.models = models
+
+    def __init__(self, settings: Settings, *, catalog: ModelCatalog | None = None,
+                 recent: Sequence[ModelChoice] = (), current: ModelChoice | None = None,
+                 refresh: bool = True, recent_limit: int = 5) -> None:
+        super().__init__()
+        self.catalog = catalog or ModelCatalog(settings)
+        self.recent = list(dict.fromkeys(recent))[:recent_limit]
+        self.current = current
+        self._refresh_on_mount = refresh
+        providers = self.catalog.providers()
+        self._lists: dict[str, ProviderModels] = {p.name: self.catalog.cached(p)
+                                                  for p in providers}
+        self._providers = providers
+        self._rows: dict[str, _Row] = {}
+        self._refreshing: set[str] = set()
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="picker") as box:
+            box.border_title = "Pick a model"
+            yield Input(placeholder="Type to filter models…", id="filter")
+            yield OptionList(id="models", markup=False)
+            yield Static("", id="status", markup=False)
+
+    def on_mount(self) -> None:
+        self.query_one("#filter", Input).focus()
+        self._rebuild(keep=self.current)
+        if self._refresh_on_mount:
+            self.action_refresh()
+
+    @property
+    def option_list(self) -> OptionList:
+        return self.query_one("#models", OptionList)
+
+    def _terms(self) -> list[str]:
+        return self.query_one("#filter", Input).value.casefold().split()
+
+    def _rebuild(self, keep: ModelChoice | None = None, *, same_option: bool = True) -> None:
+        listing = self.option_list
+        highlighted = listing.highlighted_option if same_option else None
+        keep_id = highlighted.id if highlighted is not None else None
+        terms = self._terms()
+        options: list[Option | None] = []
+        self._rows = {}
+        recent = [self._row_for(choice) for choice in self.recent]
+        options += self._section("recent", Text("Recently used", style="bold"), recent, terms)
+        for provider in self._providers:
+            entry = self._lists[provider.name]
+            rows = [_Row(ModelChoice(provider.name, m.id), m) for m in entry.models]
+            options += self._section(f"p-{provider.name}", self._header(entry), rows, terms)
+        listing.set_options(options)
+        self._highlight(keep, keep_id)
+        self._show_status()
+
+    def _section(self, key: str, title: Text, rows: Sequence[_Row],
+                 terms: Sequence[str]) -> list[Option | None]:
+        shown: list[Option | None] = []
+        for index, row in enumerate(rows):
+            spans = matches(row.choice.model, terms) if terms else []
+            if spans is None:
+                continue
+            option_id = f"{key}:{index}"
+            self._rows[option_id] = row
+            prompt = model_prompt(row.choice.model, describe(row.info), spans,
+                                  row.choice == self.current)
+            shown.append(Option(prompt, id=option_id))
+        if not shown:
+            return []
+        return [Option(title, id=f"{key}:header", disabled=True), *shown]
+
+    def _header(self, entry: ProviderModels) -> Text:
+        title = Text(one_line(entry.display_name, 40), style="bold")
+        title.append(f"  ({one_line(entry.provider, 40)})", style="dim")
+        if entry.provider in self._refreshing:
+            title.append("  refreshing…", style="italic dim")
+        elif entry.source != "live":
+            title.append(f"  {entry.source} list", style="italic dim")
+        if not entry.has_key:
+            title.append("  no key", style="italic dim")
+        return title
+
+    def _row_for(self, choice: ModelChoice) -> _Row:
+        entry = self._lists.get(choice.provider)
+        info = next((m for m in entry.models if m.id == choice.model), None) if entry else None
+        return _Row(choice, info)
+
+    def _highlight(self, keep: ModelChoice | None, keep_id: str | None = None) -> None:
+        """Highlight the same option as before, else the same model, else the first one."""
+        ids = [option.id for option in self.option_list.options]
+        target = ids.index(keep_id) if keep_id in ids else None
+        if target is None and keep is not None:
+            target = next((i for i, oid in enumerate(ids)
+                           if oid in self._rows and self._rows[oid].choice == keep), None)
+        if target is None:
+            target = next((i for i, oid in enumerate(ids) if oid in self._rows), None)
+        self.option_list.highlighted = target
+        if target is not None:
+            self.option_list.scroll_to_highlight()
+
+    def _show_status(self) -> None:
+        notes = [entry.note for entry in self._lists.values() if entry.note]
+        notes += self.catalog.problems
+        if not self._rows:
+            notes.insert(0, "No model matches the filter.")
+        elif self._refreshing:
+            notes.append("Refreshing model lists in the background…")
+        self.query_one("#status", Static).update(Text("\n".join(notes)))
+
+    def highlighted_choice(self) -> ModelChoice | None:
+        option = self.option_list.highlighted_option
+        row = self._rows.get(option.id or "") if option is not None else None
+        return row.choice if row else None
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._rebuild(keep=None, same_option=False)  # the best match is the first one
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        choice = self.highlighted_choice()
+        if choice is not None:
+            self.dismiss(choice)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        row = self._rows.get(event.option.id or "")
+        if row is not None:
+            self.dismiss(row.choice)
+
+    def action_cursor(self, step: int) -> None:
+        if step > 0:
+            self.option_list.action_cursor_down()
+        else:
+            self.option_list.action_cursor_up()
+
+    async def action_page(self, step: int) -> None:
+        await self.option_list.run_action("page_down" if step > 0 else "page_up")
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def action_refresh(self) -> None:
+        self._refreshing = {p.name for p in self._providers}
+        self._rebuild(keep=self.highlighted_choice() or self.current)
+        self._refresh_lists()
+
+    @work(exclusive=True, group="model-lists", exit_on_error=False)
+    async def _refresh_lists(self) -> None:
+        async def one(provider_index: int) -> None:
+            provider = self._providers[provider_index]
+            try:
+                entry = await self.catalog.refresh(provider)
+            except Exception as error:  # a bug must not leave "refreshing…" forever
+                entry = self.catalog.mark_failed(provider, type(error).__name__)
+            self.post_message(self.ListsRefreshed(entry))
+
+        await asyncio.gather(*(one(i) for i in range(len(self._providers))))
+
+    def on_model_picker_screen_lists_refreshed(self, event: ListsRefreshed) -> None:
+        event.stop()
+        self._lists[event.models.provider] = event.models
+        self._refreshing.discard(event.models.provider)
+        self._rebuild(keep=self.highlighted_choice() or self.current)
