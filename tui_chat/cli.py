@@ -5,17 +5,20 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import TextIO
 
 from tui_chat import __version__
+from tui_chat.commands_store import STORE_COMMANDS, add_store_commands, run_store_command
 from tui_chat.core import paths
 from tui_chat.core.client import ProviderClient
 from tui_chat.core.config import Settings, load_settings
 from tui_chat.core.errors import ExitCode, TuiChatError, UsageError
 from tui_chat.core.events import ContentDelta, FinishReason, ReasoningDelta, RetryScheduled
-from tui_chat.core.models import ChatMessage, Parameters, Role
+from tui_chat.core.models import ChatMessage, Conversation, Parameters, Role
 from tui_chat.core.providers import Provider
+from tui_chat.core.session import ChatSession, ReplyFailed, SessionEvent
+from tui_chat.core.store import Store
 from tui_chat.core.text import sanitize
 
 PROG = "tui-chat"
@@ -31,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-p", "--provider",
                         help="provider to use (chutes, sutra, or one from config)")
     parser.add_argument("-m", "--model", help="model to use")
+    _add_conversation_options(parser, "")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     ask = commands.add_parser("ask", help="stream one reply to stdout",
@@ -46,12 +50,22 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--show-reasoning", action="store_true",
                      help="write the model's reasoning to stderr")
     ask.add_argument("--no-save", action="store_true", help="do not save the exchange")
+    _add_conversation_options(ask, "ask_")
 
     models = commands.add_parser("models", help="list the models of one or every provider",
                                  description="List model ids, one per line.")
     models.add_argument("-p", "--provider", dest="models_provider",
                         help="only this provider (default: all, grouped)")
+    add_store_commands(commands)
     return parser
+
+
+def _add_conversation_options(parser: argparse.ArgumentParser, prefix: str) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("-c", "--continue", dest=f"{prefix}continue_last", action="store_true",
+                       help="continue the most recent conversation")
+    group.add_argument("--conversation", dest=f"{prefix}conversation", metavar="ID",
+                       help="continue the conversation with this id (or a unique prefix)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -63,6 +77,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(run_ask(args, settings))
         if args.command == "models":
             return asyncio.run(run_models(args, settings))
+        if args.command in STORE_COMMANDS:
+            return run_store_command(args)
         return run_app(args, settings)
     except TuiChatError as error:
         print(f"{PROG}: {sanitize(error.message)}", file=sys.stderr)
@@ -75,6 +91,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run_app(args: argparse.Namespace, settings: Settings) -> int:
     from tui_chat.ui.app import run  # Textual is imported only when the app runs
 
+    conversation = None
+    if args.conversation:
+        with Store.open() as store:
+            conversation = store.resolve_id(args.conversation)
+    # TODO(issue 3/4): pass conversation=conversation, continue_last=args.continue_last once
+    # tui_chat.ui.app.run accepts them.
+    del conversation
     return run(settings, provider=args.provider, model=args.model)
 
 
@@ -114,36 +137,84 @@ def build_client(settings: Settings, provider: Provider, timeout: float | None =
 
 
 async def run_ask(args: argparse.Namespace, settings: Settings) -> int:
-    provider = settings.resolve_provider(args.ask_provider or args.provider
-                                         or settings.default_provider)
-    model = choose_model(settings, provider, args.ask_model or args.model)
     prompt = read_prompt(args.prompt, sys.stdin)
+    continuing = bool(args.ask_continue_last or args.continue_last or args.ask_conversation
+                      or args.conversation)
+    if args.no_save and not continuing:
+        provider, model = _ask_model(args, settings, None)
+        parameters = _ask_parameters(args, settings.parameters)
+        system = args.system if args.system is not None else settings.system_prompt
+        messages = ([ChatMessage(role=Role.SYSTEM, content=system)] if system else []) + [
+            ChatMessage(role=Role.USER, content=prompt)]
+        async with build_client(settings, provider, args.timeout) as client:
+            return await print_stream(client.stream_chat(model, messages, parameters),
+                                      args.show_reasoning)
+    with Store.open() as store:
+        if store.notice:
+            print(f"{PROG}: {store.notice}", file=sys.stderr)
+        session = _ask_session(store, args, settings)
+        provider, model = _ask_model(args, settings, session.conversation)
+        parameters = _ask_parameters(args, session.conversation.parameters
+                                     if continuing else settings.parameters)
+        if args.system is not None:
+            session.set_system_prompt(args.system)
+        async with build_client(settings, provider, args.timeout) as client:
+            if args.no_save:
+                messages = [*session.history(), ChatMessage(role=Role.USER, content=prompt)]
+                events: AsyncIterator[SessionEvent] = client.stream_chat(model, messages,
+                                                                         parameters)
+            else:
+                events = session.send(prompt, client=client, model=model, parameters=parameters)
+            return await print_stream(events, args.show_reasoning)
+
+
+def _ask_session(store: Store, args: argparse.Namespace, settings: Settings) -> ChatSession:
+    wanted = args.ask_conversation or args.conversation
+    if wanted:
+        return ChatSession.resume(store, store.resolve_id(wanted))
+    if args.ask_continue_last or args.continue_last:
+        latest = store.latest_conversation()
+        if latest is None:
+            raise UsageError("There is no saved conversation to continue; ask without -c first.")
+        return ChatSession(store, latest)
+    return ChatSession.start(store, system_prompt=settings.system_prompt,
+                             parameters=settings.parameters)
+
+
+def _ask_model(args: argparse.Namespace, settings: Settings,
+               conversation: Conversation | None) -> tuple[Provider, str]:
+    """The provider and model asked for; a continued conversation keeps its last ones."""
+    name = args.ask_provider or args.provider
+    requested = args.ask_model or args.model
+    if conversation is not None and conversation.model and name is None and requested is None:
+        name, requested = conversation.provider, conversation.model
+    provider = settings.resolve_provider(name or settings.default_provider)
+    return provider, choose_model(settings, provider, requested)
+
+
+def _ask_parameters(args: argparse.Namespace, base: Parameters) -> Parameters:
     try:
-        parameters = settings.parameters.model_copy(update={
+        parameters = base.model_copy(update={
             k: v for k, v in {"temperature": args.temperature,
                               "max_tokens": args.max_tokens}.items() if v is not None
         })
-        parameters = Parameters.model_validate(parameters.model_dump())
+        return Parameters.model_validate(parameters.model_dump())
     except ValueError as error:
         raise UsageError(f"Invalid parameter: {error.errors()[0]['msg']}.") from None  # type: ignore[attr-defined]
-    system = args.system if args.system is not None else settings.system_prompt
-    messages = ([ChatMessage(role=Role.SYSTEM, content=system)] if system else []) + [
-        ChatMessage(role=Role.USER, content=prompt)
-    ]
-    async with build_client(settings, provider, args.timeout) as client:
-        return await stream_to(client, model, messages, parameters, args.show_reasoning)
 
 
-async def stream_to(client: ProviderClient, model: str, messages: list[ChatMessage],
-                    parameters: Parameters, show_reasoning: bool) -> int:
+async def print_stream(events: AsyncIterator[SessionEvent], show_reasoning: bool) -> int:
+    """Write a reply's text to stdout as it arrives; reasoning to stderr if asked; one
+    sentence on stderr on failure. Works on raw client events and on session events."""
     out, err = sys.stdout, sys.stderr
     # Model text goes to a terminal only after control characters are dropped; into a pipe or
     # file it goes byte for byte, so scripts get exactly what the model wrote.
     clean = sanitize if out.isatty() else _identity
     wrote_any = False
     ends_with_newline = True
+    failure: TuiChatError | None = None
     try:
-        async for event in client.stream_chat(model, messages, parameters):
+        async for event in events:
             if isinstance(event, ContentDelta):
                 out.write(clean(event.text))
                 out.flush()
@@ -156,12 +227,16 @@ async def stream_to(client: ProviderClient, model: str, messages: list[ChatMessa
                 print(f"{PROG}: {event.reason}; retrying in {event.delay:.0f} s.", file=err)
             elif isinstance(event, FinishReason) and event.reason == "length":
                 _warn_length(err)
+            elif isinstance(event, ReplyFailed):
+                failure = event.error
     except TuiChatError as error:
+        failure = error
+    if failure is not None:
         if wrote_any and not ends_with_newline:
             out.write("\n")
             out.flush()
-        print(f"{PROG}: {sanitize(error.message)}", file=err)
-        return int(error.exit_code)
+        print(f"{PROG}: {sanitize(failure.message)}", file=err)
+        return int(failure.exit_code)
     if wrote_any and not ends_with_newline and out.isatty():
         out.write("\n")
     out.flush()

@@ -1,0 +1,206 @@
+"""The store's commands: history, show, search, export, import, rm, rename.
+
+Text that came from models, providers or imported files is sanitized before it reaches a
+terminal; into a pipe or file, `show` and `export` write it exactly as stored.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+from tui_chat.core import export
+from tui_chat.core.config import write_private_file
+from tui_chat.core.errors import ExitCode, UsageError
+from tui_chat.core.models import SearchHit
+from tui_chat.core.store import Store
+from tui_chat.core.text import one_line, sanitize
+
+PROG = "tui-chat"
+SHORT_ID = 8
+BOLD, RESET = "\x1b[1m", "\x1b[0m"
+STORE_COMMANDS = ("history", "show", "search", "export", "import", "rm", "rename")
+
+
+def add_store_commands(commands: Any) -> None:
+    """Add the store's subcommands to an argparse subparsers object."""
+    history = commands.add_parser("history", help="list saved conversations, newest first",
+                                  description="List saved conversations, newest first: id, "
+                                  "last update, model, title.")
+    history.add_argument("-n", "--limit", type=int, default=20,
+                         help="how many to list (default 20)")
+    show = commands.add_parser("show", help="print one conversation",
+                               description="Print a conversation as Markdown.")
+    show.add_argument("id", help="conversation id, or a unique prefix of it")
+    search = commands.add_parser("search", help="search every saved message",
+                                 description="Full-text search of every saved message, in any "
+                                 "script; every word must match, newest first.")
+    search.add_argument("query", nargs="+", help="words to find (parts of words match too)")
+    search.add_argument("-n", "--limit", type=int, default=20,
+                        help="how many results (default 20)")
+    exp = commands.add_parser("export", help="export conversations as Markdown or JSON",
+                              description="Export one conversation, or all, to stdout or a file.")
+    which = exp.add_mutually_exclusive_group(required=True)
+    which.add_argument("id", nargs="?", help="conversation id, or a unique prefix of it")
+    which.add_argument("--all", action="store_true", help="every conversation")
+    exp.add_argument("--format", choices=["markdown", "json"],
+                     help="default: json if FILE ends in .json, else markdown")
+    exp.add_argument("-o", "--output", type=Path, metavar="FILE", help="write to FILE")
+    exp.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
+    imp = commands.add_parser("import", help="import a JSON export",
+                              description="Import conversations from a JSON export; "
+                              "conversations and messages already present are skipped.")
+    imp.add_argument("file", type=Path)
+    rm = commands.add_parser("rm", help="delete a conversation",
+                             description="Delete a conversation and its messages.")
+    rm.add_argument("id", help="conversation id, or a unique prefix of it")
+    rm.add_argument("-y", "--yes", action="store_true", help="do not ask for confirmation")
+    rename = commands.add_parser("rename", help="rename a conversation")
+    rename.add_argument("id", help="conversation id, or a unique prefix of it")
+    rename.add_argument("title", nargs="+", help="the new title")
+
+
+def run_store_command(args: argparse.Namespace, *, stdout: TextIO | None = None,
+                      stderr: TextIO | None = None, stdin: TextIO | None = None) -> int:
+    out, err = stdout or sys.stdout, stderr or sys.stderr
+    handlers: dict[str, Callable[..., int]] = {
+        "history": _history, "show": _show, "search": _search, "export": _export,
+        "import": _import, "rm": _rm, "rename": _rename,
+    }
+    with Store.open() as store:
+        if store.notice:
+            print(f"{PROG}: {store.notice}", file=err)
+        return handlers[args.command](store, args, out, err, stdin or sys.stdin)
+
+
+def _clean(out: TextIO) -> Callable[[str], str]:
+    return sanitize if out.isatty() else _identity
+
+
+def _identity(text: str) -> str:
+    return text
+
+
+def _history(store: Store, args: argparse.Namespace, out: TextIO, err: TextIO,
+             _in: TextIO) -> int:
+    if args.limit < 1:
+        raise UsageError("-n must be at least 1.")
+    rows = store.list_conversations(limit=args.limit)
+    if not rows:
+        print(f"{PROG}: no saved conversations yet; start one with: tui-chat ask PROMPT",
+              file=err)
+        return int(ExitCode.OK)
+    models = [one_line(_model(r.provider, r.model), 40) for r in rows]
+    width = max(len(m) for m in models)
+    for row, model in zip(rows, models, strict=True):
+        when = row.updated.astimezone().strftime("%Y-%m-%d %H:%M")
+        print(f"{row.id[:SHORT_ID]}  {when}  {model:<{width}}  {one_line(row.title, 80)}",
+              file=out)
+    return int(ExitCode.OK)
+
+
+def _model(provider: str | None, model: str | None) -> str:
+    if not model:
+        return "-"
+    return f"{provider}/{model}" if provider else model
+
+
+def _show(store: Store, args: argparse.Namespace, out: TextIO, _err: TextIO,
+          _in: TextIO) -> int:
+    cid = store.resolve_id(args.id)
+    text = export.conversation_to_markdown(store.get_conversation(cid), store.get_messages(cid))
+    out.write(_clean(out)(text))
+    return int(ExitCode.OK)
+
+
+def _search(store: Store, args: argparse.Namespace, out: TextIO, err: TextIO,
+            _in: TextIO) -> int:
+    query = " ".join(args.query)
+    if not query.strip():
+        raise UsageError("The search is empty: give some words to find.")
+    hits = store.search(query, limit=max(1, args.limit))
+    if not hits:
+        print(f"{PROG}: no saved message contains {one_line(query, 60)!r}.", file=err)
+        return int(ExitCode.FAILURE)
+    bold = out.isatty()
+    for hit in hits:
+        when = hit.created.astimezone().strftime("%Y-%m-%d %H:%M")
+        print(f"{hit.conversation_id[:SHORT_ID]}  {when}  {hit.role.value:<9}  "
+              f"{one_line(hit.title, 60)}", file=out)
+        print(f"    {_highlight(hit) if bold else hit.snippet}", file=out)
+    return int(ExitCode.OK)
+
+
+def _highlight(hit: SearchHit) -> str:
+    """The snippet with its matches in bold (the snippet is already sanitized)."""
+    parts, last = [], 0
+    for start, end in hit.spans:
+        parts += [hit.snippet[last:start], BOLD, hit.snippet[start:end], RESET]
+        last = end
+    parts.append(hit.snippet[last:])
+    return "".join(parts)
+
+
+def _export(store: Store, args: argparse.Namespace, out: TextIO, err: TextIO,
+            _in: TextIO) -> int:
+    target: Path | None = args.output
+    if target is not None and target.exists() and not args.force:
+        raise UsageError(f"{target} already exists; pass --force to overwrite it, or choose "
+                         "another file.")
+    fmt = args.format or ("json" if target and target.suffix.lower() == ".json" else "markdown")
+    if args.all:
+        ids = [s.id for s in store.list_conversations(limit=-1)][::-1]
+        if not ids:
+            print(f"{PROG}: there are no saved conversations to export.", file=err)
+            return int(ExitCode.FAILURE)
+    else:
+        ids = [store.resolve_id(args.id)]
+    writer = export.export_json if fmt == "json" else export.export_markdown
+    text = writer(store, ids)
+    if target is None:
+        out.write(_clean(out)(text))
+        return int(ExitCode.OK)
+    try:
+        write_private_file(target, text)
+    except OSError as error:
+        raise UsageError(f"Cannot write {target}: {error.strerror}.") from None
+    print(f"{PROG}: wrote {len(ids)} conversation{'' if len(ids) == 1 else 's'} to {target}.",
+          file=err)
+    return int(ExitCode.OK)
+
+
+def _import(store: Store, args: argparse.Namespace, out: TextIO, _err: TextIO,
+            _in: TextIO) -> int:
+    result = export.import_file(store, args.file)
+    print(result.describe(), file=out)
+    return int(ExitCode.OK)
+
+
+def _rm(store: Store, args: argparse.Namespace, out: TextIO, err: TextIO,
+        stdin: TextIO) -> int:
+    cid = store.resolve_id(args.id)
+    conversation = store.get_conversation(cid)
+    title = one_line(conversation.title, 60)
+    if not args.yes:
+        if not stdin.isatty():
+            raise UsageError("rm needs confirmation: pass --yes to delete without asking.")
+        count = store.count_messages(cid)
+        err.write(f"Delete \"{title}\" ({count} message{'' if count == 1 else 's'})? [y/N] ")
+        err.flush()
+        if stdin.readline().strip().lower() not in ("y", "yes"):
+            print(f"{PROG}: nothing deleted.", file=err)
+            return int(ExitCode.FAILURE)
+    store.delete_conversation(cid)
+    print(f"Deleted {cid[:SHORT_ID]} \"{title}\".", file=out)
+    return int(ExitCode.OK)
+
+
+def _rename(store: Store, args: argparse.Namespace, out: TextIO, _err: TextIO,
+            _in: TextIO) -> int:
+    cid = store.resolve_id(args.id)
+    conversation = store.rename_conversation(cid, " ".join(args.title))
+    print(f"Renamed {cid[:SHORT_ID]} to \"{one_line(conversation.title, 80)}\".", file=out)
+    return int(ExitCode.OK)
