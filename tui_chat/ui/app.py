@@ -1,12 +1,101 @@
-"""Placeholder until the full-screen app lands (issue 4)."""
+"""The full-screen app: a thin shell over the conversation screen and the core.
+
+`run()` is what `tui-chat` (no command) calls: it opens the store, builds `Services` and runs
+`TuiChatApp`. Tests build `TuiChatApp(Services(...))` with a tmp store and a loopback URL.
+"""
 
 from __future__ import annotations
 
-import sys
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+from typing import ClassVar
 
+from textual.app import App
+from textual.binding import Binding, BindingType
+
+from tui_chat.core import paths
 from tui_chat.core.config import Settings
+from tui_chat.core.models import Message
+from tui_chat.core.store import Store
+from tui_chat.ui.controller import ChatController, Services, no_key_sentence
+from tui_chat.ui.screens.conversation import ConversationScreen
+from tui_chat.ui.screens.help import HelpScreen
+from tui_chat.ui.themes import install_themes
 
 
-def run(settings: Settings, *, provider: str | None = None, model: str | None = None) -> int:
-    print("tui-chat: the full-screen app is not built yet; use `tui-chat ask`.", file=sys.stderr)
-    return 1
+class TuiChatApp(App[int]):
+    """tui-chat. Services are injected; nothing here talks to a provider or the disk."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "tui-chat"
+    ENABLE_COMMAND_PALETTE = True
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True,
+                tooltip="Quit; everything is already saved"),
+        Binding("f1", "help", "Help", id="app.help"),
+        Binding("f3", "settings", "Settings", id="app.settings"),
+    ]
+
+    def __init__(self, services: Services, *, provider: str | None = None,
+                 model: str | None = None, conversation: str | None = None,
+                 continue_last: bool = False, theme_dirs: Sequence[Path] | None = None) -> None:
+        super().__init__()
+        self.services = services
+        # Raise here (before the terminal switches mode) for an unknown provider or id.
+        self.controller = ChatController(services, provider=provider, model=model)
+        self._initial: list[Message] | None = None
+        if conversation:
+            self._initial = self.controller.open_conversation(conversation)
+        elif continue_last:
+            self._initial = self.controller.open_latest()
+        if self._initial is not None and model:
+            self.controller.choose(self.controller.provider_name, model, persist=False)
+        self._theme_dirs = theme_dirs
+
+    async def on_mount(self) -> None:
+        note = install_themes(self, self.services.settings.theme,  # type: ignore[arg-type]
+                              self._theme_dirs)
+        if note:
+            self.notify(note, title="Themes", severity="warning", markup=False, timeout=10)
+        screen = ConversationScreen(self.controller, clock=self.services.clock)
+        await self.push_screen(screen)
+        if self._initial:
+            await screen.show_messages(self._initial)
+        if self.services.store.notice:
+            self.notify(self.services.store.notice, title="Store", severity="warning",
+                        markup=False, timeout=15)
+        hint = no_key_sentence(self.services.settings, self.services.env)
+        if hint:
+            screen.show_first_run(hint)
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_settings(self) -> None:
+        self.notify("Settings are not available yet; edit config.toml.", markup=False)
+
+    async def action_quit(self) -> None:
+        """Stop a streaming reply (it is saved as interrupted), close clients, exit."""
+        workers = [w for w in self.workers if w.group == "llm" and w.is_running]
+        for worker in workers:
+            worker.cancel()
+        if workers:
+            await asyncio.wait([asyncio.ensure_future(w.wait()) for w in workers], timeout=2)
+        await self.controller.aclose()
+        self.exit(0)
+
+
+def run(settings: Settings, *, provider: str | None = None, model: str | None = None,
+        conversation: str | None = None, continue_last: bool = False) -> int:
+    """Open the store and run the app until the user quits; returns the exit code."""
+    store = Store.open(paths.store_file())
+    try:
+        services = Services(settings=settings, store=store, config_path=paths.config_file())
+        app = TuiChatApp(services, provider=provider, model=model,
+                         conversation=conversation, continue_last=continue_last)
+        result = app.run()
+        return int(result or 0)
+    finally:
+        store.close()

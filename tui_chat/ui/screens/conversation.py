@@ -1,0 +1,377 @@
+"""The conversation screen: messages, the reply streaming in, the prompt and the status line.
+
+It composes widgets and turns session events into widget calls. One worker (group "llm",
+exclusive) runs an exchange; Esc cancels it, and ChatSession saves the partial reply as
+interrupted. Errors come back as one sentence: inline on the message and as a notification.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Markdown, Static
+from textual.worker import Worker, WorkerState
+
+from tui_chat.core.errors import TuiChatError
+from tui_chat.core.events import ContentDelta, ReasoningDelta, RetryScheduled
+from tui_chat.core.models import Message, Role
+from tui_chat.core.session import (
+    MessagesRemoved,
+    ReplyFailed,
+    ReplyFinished,
+    ReplyStarted,
+    SessionEvent,
+    UserMessageSaved,
+)
+from tui_chat.core.text import one_line, sanitize
+from tui_chat.ui.controller import ChatController
+from tui_chat.ui.messages import ConversationChanged, ReplyStateChanged
+from tui_chat.ui.screens.confirm import ConfirmScreen
+from tui_chat.ui.widgets.message_list import MessageList
+from tui_chat.ui.widgets.message_view import ReplyView, provider_label
+from tui_chat.ui.widgets.prompt_input import PromptInput
+from tui_chat.ui.widgets.status_bar import StatusBar
+
+EMPTY_HINT = ("Type a message and press Enter to send it; Ctrl+J inserts a new line.\n"
+              "F2 picks a model, F1 lists every key, Ctrl+P finds any command.")
+STATS_INTERVAL = 0.5
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """What the worker should do: send a prompt, regenerate, or edit and resend."""
+
+    kind: str  # "send" | "regenerate" | "edit"
+    text: str = ""
+    message_id: str | None = None
+
+
+class ConversationScreen(Screen[None]):
+    """One conversation. The App pushes it once and swaps conversations through it."""
+
+    CSS_PATH = "conversation.tcss"
+    AUTO_FOCUS = "#prompt"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "stop", "Stop / cancel", id="conversation.stop"),
+        Binding("ctrl+r", "regenerate(False)", "Regenerate", id="conversation.regenerate"),
+        Binding("ctrl+n", "new_conversation", "New chat", id="conversation.new"),
+        Binding("f2", "choose_model", "Model", id="conversation.model"),
+        Binding("ctrl+o", "focus_messages", "Messages", id="conversation.messages",
+                tooltip="Select a message to copy, edit or regenerate"),
+    ]
+
+    def __init__(self, controller: ChatController, *, clock: Callable[[], float] | None = None
+                 ) -> None:
+        super().__init__()
+        self.controller = controller
+        self.clock = clock or time.monotonic
+        self.editing: Message | None = None
+        self._reply: ReplyView | None = None
+        self._sent_text = ""
+        self._received = False
+        self._started = 0.0
+        self._first_token: float | None = None
+        self._deltas = 0
+        self._last_stats = 0.0
+        self._first_run_hint = ""
+
+    # --- layout ------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="title-bar", markup=False)
+        with Horizontal(id="body"), Vertical(id="main"):
+            yield Static("", id="empty", markup=False)
+            yield MessageList(id="messages")
+            yield PromptInput(id="prompt", placeholder="Message (Enter sends, Ctrl+J new line)")
+            yield StatusBar(id="status")
+        yield Footer()
+
+    @property
+    def message_list(self) -> MessageList:
+        return self.query_one("#messages", MessageList)
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.query_one("#prompt", PromptInput)
+
+    @property
+    def status(self) -> StatusBar:
+        return self.query_one("#status", StatusBar)
+
+    @property
+    def streaming(self) -> bool:
+        return any(w.is_running for w in self.workers if w.group == "llm")
+
+    async def show_messages(self, messages: list[Message]) -> None:
+        """Show the current conversation (already opened in the controller)."""
+        await self.message_list.load(messages)
+        self.prompt.prompt_history = [m.content for m in messages if m.role is Role.USER][-100:]
+        self.refresh_chrome()
+
+    def refresh_chrome(self, state: str | None = None) -> None:
+        """Title bar, empty-state hint and status line from the controller's state."""
+        controller = self.controller
+        saved = controller.session.is_saved
+        title = controller.title if saved else "New conversation"
+        self.query_one("#title-bar", Static).update(Text(f" tui-chat  ·  {one_line(title)}"))
+        empty = self.query_one("#empty", Static)
+        empty.display = not self.message_list.messages and self._reply is None
+        hint = Text(EMPTY_HINT)
+        if self._first_run_hint:
+            hint = Text.assemble((self._first_run_hint, "bold"), "\n\n", EMPTY_HINT)
+        empty.update(hint)
+        changes: dict[str, object] = {"provider": provider_label(controller.provider_name),
+                                      "model": controller.model}
+        if state is not None:
+            changes["state"] = state
+        self.status.update_info(**changes)
+
+    def on_mount(self) -> None:
+        self.refresh_chrome()
+
+    def show_first_run(self, hint: str) -> None:
+        """No key anywhere: say how to add one, in the empty view and as a notification."""
+        self._first_run_hint = hint
+        self.refresh_chrome()
+        self.notify(hint, title="Welcome to tui-chat", severity="warning", markup=False,
+                    timeout=20)
+
+    # --- sending -----------------------------------------------------------------------
+
+    @on(PromptInput.Submitted)
+    def _submitted(self, event: PromptInput.Submitted) -> None:
+        event.stop()
+        if self.streaming:
+            self.notify("A reply is still streaming: wait for it, or press Esc to stop it.",
+                        markup=False, severity="warning")
+            return
+        text = event.text
+        self.prompt.remember(text)
+        self.prompt.clear()
+        if self.editing is not None:
+            message, self.editing = self.editing, None
+            self.start(Exchange("edit", text, message.id))
+        else:
+            self.start(Exchange("send", text))
+
+    def start(self, exchange: Exchange) -> None:
+        self._sent_text = exchange.text
+        self.run_exchange(exchange)
+
+    @work(exclusive=True, group="llm", exit_on_error=False)
+    async def run_exchange(self, exchange: Exchange) -> None:
+        self._received = False
+        self.post_message(ReplyStateChanged(True))
+        try:
+            events = self._events_for(exchange)
+            async for event in events:
+                await self._apply(event)
+        except asyncio.CancelledError:
+            await self._stopped()
+            raise
+        except TuiChatError as error:
+            await self._failed_before_reply(error.message)
+        finally:
+            self.post_message(ReplyStateChanged(False))
+            if self.controller.session.is_saved:
+                self.post_message(ConversationChanged(self.controller.session.conversation.id))
+
+    def _events_for(self, exchange: Exchange) -> AsyncIterator[SessionEvent]:
+        controller = self.controller
+        if exchange.kind == "regenerate":
+            return controller.regenerate()
+        if exchange.kind == "edit" and exchange.message_id is not None:
+            return controller.edit_and_resend(exchange.message_id, exchange.text)
+        return controller.send(exchange.text)
+
+    async def _apply(self, event: SessionEvent) -> None:
+        if isinstance(event, ContentDelta):
+            if self._reply is not None:
+                self._reply.add_content(event.text)
+            self._count_delta()
+        elif isinstance(event, ReasoningDelta):
+            if self._reply is not None:
+                self._reply.add_reasoning(event.text)
+            self._count_delta(thinking=True)
+        elif isinstance(event, UserMessageSaved):
+            await self.message_list.add_message(event.message)
+            self.refresh_chrome()
+        elif isinstance(event, MessagesRemoved):
+            await self._remove(event.message_ids)
+        elif isinstance(event, ReplyStarted):
+            await self._reply_started(event.message)
+        elif isinstance(event, RetryScheduled):
+            self.status.update_info(state="retrying",
+                                    note=f"{sanitize(event.reason)}; retry in {event.delay:.0f} s")
+        elif isinstance(event, ReplyFinished):
+            await self._reply_ended(event.message)
+        elif isinstance(event, ReplyFailed):
+            await self._reply_ended(event.message, event.error.message)
+
+    async def _remove(self, ids: tuple[str, ...]) -> None:
+        known = [m.id for m in self.message_list.messages]
+        keep = min((known.index(i) for i in ids if i in known), default=len(known))
+        await self.message_list.truncate(keep)
+
+    async def _reply_started(self, message: Message) -> None:
+        self._reply = await self.message_list.start_reply(message)
+        self._started = self.clock()
+        self._first_token = None
+        self._deltas = 0
+        self.refresh_chrome()
+        self.status.update_info(state="waiting for the first token…", time_to_first_token=None,
+                                tokens_per_second=None, usage=None, note="")
+
+    def _count_delta(self, thinking: bool = False) -> None:
+        self._received = True
+        self._deltas += 1
+        now = self.clock()
+        if self._first_token is None:
+            self._first_token = now
+            self.status.update_info(state="thinking…" if thinking else "streaming…",
+                                    time_to_first_token=now - self._started)
+            self._last_stats = now
+        elif now - self._last_stats >= STATS_INTERVAL:
+            self._last_stats = now
+            elapsed = now - self._first_token
+            self.status.update_info(state="thinking…" if thinking else "streaming…",
+                                    tokens_per_second=self._deltas / elapsed if elapsed else None)
+
+    async def _reply_ended(self, message: Message, error: str | None = None) -> None:
+        await self.message_list.finish_reply(message)
+        self._reply = None
+        self.status.update_info(
+            state="ready" if error is None else f"{message.status.value}",
+            time_to_first_token=message.time_to_first_token,
+            tokens_per_second=message.tokens_per_second, usage=message.usage, note="")
+        if error is not None:
+            self.notify(sanitize(error), title="Reply failed", severity="error", markup=False,
+                        timeout=8)
+            if not message.content and not message.reasoning:
+                self._restore_prompt()
+        self.refresh_chrome()
+
+    async def _stopped(self) -> None:
+        """The worker was cancelled (Esc, quit, another conversation): show what was saved."""
+        reply, self._reply = self._reply, None
+        if reply is None:
+            return
+        try:
+            saved = self.controller.store.get_message(reply.message.id)
+        except TuiChatError:
+            saved = None
+        await self.message_list.finish_reply(saved)
+        self.status.update_info(state="stopped", note="the partial reply is saved")
+        if not self._received:
+            self._restore_prompt()
+
+    async def _failed_before_reply(self, sentence: str) -> None:
+        if self._reply is not None:
+            await self.message_list.finish_reply(None)
+            self._reply = None
+        self.notify(sanitize(sentence), title="Not sent", severity="error", markup=False,
+                    timeout=8)
+        self.status.update_info(state="ready", note="")
+        self._restore_prompt()
+        self.refresh_chrome()
+
+    def _restore_prompt(self) -> None:
+        """Nothing arrived: give the prompt back, unless the user already typed a new one."""
+        if self._sent_text and not self.prompt.text.strip():
+            self.prompt.load_text(self._sent_text)
+            self.prompt.move_cursor(self.prompt.document.end)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "llm" and event.state is WorkerState.ERROR:
+            error = event.worker.error
+            self.notify(f"Something went wrong: {sanitize(repr(error))[:300]}",
+                        title="Internal error", severity="error", markup=False)
+
+    # --- actions -----------------------------------------------------------------------
+
+    async def action_stop(self) -> None:
+        if self.streaming:
+            for worker in self.workers:
+                if worker.group == "llm":
+                    worker.cancel()
+        elif self.editing is not None:
+            self.editing = None
+            self.prompt.clear()
+            self.status.update_info(note="")
+            self.prompt.focus()
+
+    def action_regenerate(self, choose_model: bool = False) -> None:
+        if self.streaming:
+            self.notify("A reply is still streaming: press Esc first.", markup=False,
+                        severity="warning")
+            return
+        if not any(m.role is Role.USER for m in self.message_list.messages):
+            self.notify("There is nothing to regenerate yet: send a message first.",
+                        markup=False, severity="warning")
+            return
+        if choose_model:
+            self.choose_model(then_regenerate=True)
+            return
+        self._sent_text = ""
+        self.run_exchange(Exchange("regenerate"))
+
+    async def action_new_conversation(self) -> None:
+        if self.streaming:
+            await self.action_stop()
+        self.controller.new_conversation()
+        self.editing = None
+        await self.show_messages([])
+        self.prompt.focus()
+
+    def action_choose_model(self) -> None:
+        self.choose_model()
+
+    def choose_model(self, *, then_regenerate: bool = False) -> None:
+        """Open the model picker; the choice applies from the next message on."""
+        self.notify("The model picker is not available yet.", markup=False)
+
+    def action_focus_messages(self) -> None:
+        self.message_list.focus()
+
+    @on(MessageList.EditRequested)
+    def _edit(self, event: MessageList.EditRequested) -> None:
+        if self.streaming:
+            self.notify("A reply is still streaming: press Esc first.", markup=False,
+                        severity="warning")
+            return
+        self.editing = event.message
+        self.prompt.load_text(event.message.content)
+        self.prompt.move_cursor(self.prompt.document.end)
+        self.prompt.focus()
+        self.status.update_info(note="editing: Enter resends from this message, Esc cancels")
+
+    @on(MessageList.RegenerateRequested)
+    def _regenerate(self, event: MessageList.RegenerateRequested) -> None:
+        self.action_regenerate(event.choose_model)
+
+    @on(MessageList.LeaveRequested)
+    def _leave(self) -> None:
+        self.prompt.focus()
+
+    @on(Markdown.LinkClicked)
+    def _link(self, event: Markdown.LinkClicked) -> None:
+        """Links the model wrote open only after the user says yes."""
+        event.stop()
+        url = sanitize(event.href)
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.app.open_url(url)
+
+        self.app.push_screen(ConfirmScreen(f"Open this link in your browser?\n\n{url}",
+                                           yes="Open"), answered)

@@ -1,0 +1,294 @@
+"""The scrolling list of messages: a window of the conversation, mounted lazily.
+
+Only the newest PAGE messages are mounted when a conversation opens; older pages are mounted
+when the view reaches the top (Home jumps to the first page, End back to the last). Each
+finished message is one `MessageView`; the reply in progress is one `ReplyView`.
+The list is focusable: it then selects a message for the keyboard actions below.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.message import Message as TextualMessage
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from tui_chat.core.models import Message, Role
+from tui_chat.ui.widgets.message_view import MessageView, ReplyView, last_code_block
+
+PAGE = 40
+"""Messages mounted per page."""
+
+
+class MessageList(VerticalScroll, can_focus=True):
+    """Messages of one conversation; follows the stream unless the user scrolls up."""
+
+    DEFAULT_CSS = """
+    MessageList {
+        layout: stream;
+        height: 1fr;
+        padding: 0 1;
+        scrollbar-size-vertical: 1;
+    }
+    MessageList:focus { background-tint: $foreground 3%; }
+    MessageList > #empty { color: $text-muted; padding: 1 2; }
+    """
+
+    BINDINGS = [
+        Binding("up,k", "select(-1)", "Previous", id="messages.previous", show=False),
+        Binding("down,j", "select(1)", "Next", id="messages.next", show=False),
+        Binding("c", "copy_message", "Copy", id="messages.copy"),
+        Binding("y", "copy_code", "Copy code", id="messages.copy_code"),
+        Binding("e", "edit", "Edit & resend", id="messages.edit"),
+        Binding("r", "regenerate(False)", "Regenerate", id="messages.regenerate"),
+        Binding("m", "regenerate(True)", "Regenerate with…", id="messages.regenerate_with"),
+        Binding("t", "toggle_thinking", "Thinking", id="messages.toggle_thinking"),
+        Binding("escape", "leave", "Back to prompt", id="messages.leave"),
+        Binding("home", "first", "First", id="messages.first", show=False),
+        Binding("end", "last", "Last", id="messages.last", show=False),
+    ]
+
+    selected: reactive[int | None] = reactive(None, init=False)
+    """Index (in the whole conversation) of the selected message, when the list has focus."""
+
+    class EditRequested(TextualMessage):
+        """The user asked to edit a user message and resend from there."""
+
+        def __init__(self, message: Message) -> None:
+            super().__init__()
+            self.message = message
+
+    class RegenerateRequested(TextualMessage):
+        """The user asked for the last reply again, maybe choosing another model first."""
+
+        def __init__(self, choose_model: bool) -> None:
+            super().__init__()
+            self.choose_model = choose_model
+
+    class LeaveRequested(TextualMessage):
+        """The user pressed Esc in the list: focus goes back to the prompt."""
+
+    def __init__(self, *, code_theme: str = "monokai", id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.code_theme = code_theme
+        self.messages: list[Message] = []
+        self._lo = 0  # window of mounted messages: [lo, hi)
+        self._hi = 0
+        self._loading = False
+        self.reply: ReplyView | None = None
+
+    # --- content -------------------------------------------------------------------------
+
+    async def load(self, messages: Sequence[Message]) -> None:
+        """Show a conversation: its newest page at once, older pages on demand."""
+        self.messages = list(messages)
+        self.selected = None
+        await self._mount_window(max(0, len(self.messages) - PAGE), len(self.messages))
+        self.anchor()
+
+    async def _mount_window(self, lo: int, hi: int) -> None:
+        with self.app.batch_update():
+            await self.remove_children()
+            self.reply = None
+            self._lo, self._hi = lo, hi
+            await self.mount_all([self._view(m) for m in self.messages[lo:hi]])
+
+    def _view(self, message: Message) -> MessageView:
+        return MessageView(message, code_theme=self.code_theme)
+
+    def _views(self) -> list[MessageView]:
+        return [child for child in self.children if isinstance(child, MessageView)]
+
+    async def add_message(self, message: Message) -> None:
+        """Append a finished message (the user's prompt, usually) and follow it."""
+        self.messages.append(message)
+        if self._hi < len(self.messages) - 1:
+            await self._mount_window(max(0, len(self.messages) - PAGE), len(self.messages))
+        else:
+            self._hi = len(self.messages)
+            await self.mount(self._view(message), before=self.reply)
+        self.anchor()
+
+    async def start_reply(self, message: Message) -> ReplyView:
+        """Mount the live view of a reply that is about to stream."""
+        self.reply = ReplyView(message)
+        await self.mount(self.reply)
+        self.anchor()
+        return self.reply
+
+    async def finish_reply(self, message: Message | None) -> None:
+        """Swap the live reply for its one-widget finished form (None: just drop it)."""
+        reply, self.reply = self.reply, None
+        if reply is None:
+            return
+        await reply.finish()
+        if message is not None:
+            self.messages.append(message)
+            self._hi = len(self.messages)
+            await self.mount(self._view(message), before=reply)
+        await reply.remove()
+
+    async def truncate(self, count: int) -> None:
+        """Keep only the first `count` messages (edit-and-resend, regenerate)."""
+        self.messages = self.messages[:count]
+        self.selected = None
+        await self._mount_window(max(0, count - PAGE), count)
+        self.anchor()
+
+    async def update_message(self, message: Message) -> None:
+        for index, known in enumerate(self.messages):
+            if known.id == message.id:
+                self.messages[index] = message
+        for view in self._views():
+            if view.message.id == message.id:
+                view.set_message(message)
+
+    # --- lazy pages --------------------------------------------------------------------
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if self._loading or not self.is_mounted:
+            return
+        if new_value <= 1 and self._lo > 0:
+            self._loading = True
+            self.call_after_refresh(self._mount_older)
+        elif new_value >= self.max_scroll_y - 1 and self._hi < len(self.messages):
+            self._loading = True
+            self.call_after_refresh(self._mount_newer)
+
+    async def _mount_older(self) -> None:
+        lo = max(0, self._lo - PAGE)
+        views = [self._view(m) for m in self.messages[lo:self._lo]]
+        first = self.children[0] if self.children else None
+        before_height = self.virtual_size.height
+        try:
+            await self.mount_all(views, before=first)
+            self._lo = lo
+        finally:
+            # Keep the same message under the eye: shift by the height just added above it.
+            self.call_after_refresh(self._keep_position, before_height, self.scroll_y)
+
+    def _keep_position(self, before_height: int, before_y: float) -> None:
+        self.scroll_to(y=before_y + self.virtual_size.height - before_height,
+                       animate=False, immediate=True)
+        self._loading = False
+
+    async def _mount_newer(self) -> None:
+        try:
+            hi = min(len(self.messages), self._hi + PAGE)
+            await self.mount_all([self._view(m) for m in self.messages[self._hi:hi]],
+                                 before=self.reply)
+            self._hi = hi
+        finally:
+            self._loading = False
+
+    async def action_first(self) -> None:
+        self._loading = True
+        try:
+            if self._lo > 0:
+                await self._mount_window(0, min(len(self.messages), PAGE))
+            self.scroll_home(animate=False, immediate=True)
+            if self.messages:
+                self.selected = 0
+        finally:
+            self.call_after_refresh(self._end_loading)
+
+    async def action_last(self) -> None:
+        self._loading = True
+        try:
+            if self._hi < len(self.messages):
+                await self._mount_window(max(0, len(self.messages) - PAGE), len(self.messages))
+            self.scroll_end(animate=False, immediate=True)
+            if self.messages:
+                self.selected = len(self.messages) - 1
+        finally:
+            self.call_after_refresh(self._end_loading)
+
+    def _end_loading(self) -> None:
+        self._loading = False
+
+    # --- selection and actions ---------------------------------------------------------
+
+    def on_focus(self) -> None:
+        if self.selected is None and self.messages:
+            self.selected = min(len(self.messages), self._hi) - 1
+
+    def on_blur(self) -> None:
+        self.selected = None
+
+    def watch_selected(self, old: int | None, new: int | None) -> None:
+        for view in self._views():
+            index = self._index_of(view)
+            view.set_class(index is not None and index == new, "-selected")
+        chosen = self._view_at(new)
+        if chosen is not None:
+            self.scroll_to_widget(chosen, animate=False)
+
+    def _index_of(self, view: Widget) -> int | None:
+        if not isinstance(view, MessageView):
+            return None
+        try:
+            return self._lo + self._views().index(view)
+        except ValueError:
+            return None
+
+    def _view_at(self, index: int | None) -> MessageView | None:
+        if index is None or not self._lo <= index < self._hi:
+            return None
+        views = self._views()
+        return views[index - self._lo] if index - self._lo < len(views) else None
+
+    async def action_select(self, step: int) -> None:
+        if not self.messages:
+            return
+        current = self.selected if self.selected is not None else self._hi
+        target = max(0, min(len(self.messages) - 1, current + step))
+        if target < self._lo:
+            await self._mount_window(max(0, target - PAGE + 1), min(len(self.messages),
+                                                                    target + 1 + PAGE))
+        elif target >= self._hi:
+            await self._mount_window(max(0, target - PAGE + 1), target + 1)
+        self.selected = target
+
+    def selected_message(self) -> Message | None:
+        if self.selected is None or not 0 <= self.selected < len(self.messages):
+            return self.messages[-1] if self.messages else None
+        return self.messages[self.selected]
+
+    def action_copy_message(self) -> None:
+        message = self.selected_message()
+        if message is None:
+            return
+        self.app.copy_to_clipboard(message.content)
+        self.notify("Message copied to the clipboard.", markup=False)
+
+    def action_copy_code(self) -> None:
+        message = self.selected_message()
+        code = last_code_block(message.content) if message else None
+        if code is None:
+            self.notify("That message has no code block.", markup=False, severity="warning")
+            return
+        self.app.copy_to_clipboard(code)
+        self.notify("Code block copied to the clipboard.", markup=False)
+
+    def action_edit(self) -> None:
+        message = self.selected_message()
+        if message is None or message.role is not Role.USER:
+            self.notify("Select one of your messages (↑/↓) to edit it.", markup=False,
+                        severity="warning")
+            return
+        self.post_message(self.EditRequested(message))
+
+    def action_regenerate(self, choose_model: bool) -> None:
+        self.post_message(self.RegenerateRequested(choose_model))
+
+    def action_toggle_thinking(self) -> None:
+        view = self._view_at(self.selected)
+        if view is not None:
+            view.toggle_reasoning()
+
+    def action_leave(self) -> None:
+        self.post_message(self.LeaveRequested())

@@ -1,0 +1,63 @@
+"""One line under the prompt: provider and model, streaming state, speed and usage."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from rich.text import Text
+from textual.widgets import Static
+
+from tui_chat.core.models import Usage
+from tui_chat.core.text import one_line
+
+
+@dataclass(frozen=True)
+class StatusInfo:
+    provider: str = ""
+    model: str = ""
+    state: str = "ready"
+    time_to_first_token: float | None = None
+    tokens_per_second: float | None = None
+    usage: Usage | None = None
+    note: str = ""
+
+
+def status_text(info: StatusInfo) -> Text:
+    """The status line as literal text (model names are untrusted)."""
+    text = Text()
+    text.append(f" {one_line(info.provider, 30)} ", style="bold reverse")
+    text.append(f" {one_line(info.model, 60)}", style="bold")
+    text.append("  │  ")
+    text.append(info.state, style="italic")
+    if info.time_to_first_token is not None:
+        text.append(f"  │  first token {info.time_to_first_token:.2f} s")
+    if info.tokens_per_second is not None:
+        text.append(f"  │  {info.tokens_per_second:.1f} tok/s")
+    if info.usage is not None:
+        usage = info.usage
+        text.append(f"  │  {usage.prompt_tokens} in · {usage.completion_tokens} out")
+    if info.note:
+        text.append(f"  │  {one_line(info.note, 80)}", style="dim")
+    return text
+
+
+class StatusBar(Static):
+    """Shows a `StatusInfo`; `update_info(**changes)` changes some of its fields."""
+
+    DEFAULT_CSS = """
+    StatusBar {
+        height: 1;
+        background: $panel;
+        color: $text;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        self.info = StatusInfo()
+        super().__init__(status_text(self.info), id=id, markup=False)
+
+    def update_info(self, **changes: object) -> None:
+        self.info = replace(self.info, **changes)  # type: ignore[arg-type]
+        self.update(status_text(self.info))
