@@ -153,6 +153,9 @@ def scenario_for(model: str, request: dict[str, Any], flavour: str) -> Reply:
         "slow/long": Reply(stream_of([f"token{i} " for i in range(400)], model=model),
                            delay=0.02),
     }
+    if model.startswith("bench/"):  # bench/N: N content events at full speed
+        count = int(model.split("/", 1)[1])
+        return Reply(stream_of([f"tok{i} " for i in range(count)], model=model))
     return scenarios.get(model) or echo_reply(request, flavour)
 
 

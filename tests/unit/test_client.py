@@ -422,3 +422,14 @@ async def test_parse_stream_over_plain_bytes(usage_first: bool) -> None:
     async with ProviderClient(provider, None) as client:
         events = [e async for e in client.parse_stream(body())]
     assert text_of(events) == "xy"
+
+
+async def test_slow_consumer_is_not_a_stalled_stream(chutes_server: FakeProvider) -> None:
+    """The gap timeout measures the wire, not the time the consumer spends on each event."""
+    chutes_server.script(Reply(stream_of(["a", "b", "c"])))
+    received = []
+    async with make_client(chutes_server, timeouts=Timeouts(read=0.2)) as client:
+        async for event in client.stream_chat("m", HELLO):
+            received.append(event)
+            await asyncio.sleep(0.3)
+    assert text_of(received) == "abc" and isinstance(received[-1], StreamDone)

@@ -7,17 +7,17 @@ from dataclasses import dataclass
 from tui_chat.core.models import Usage
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ContentDelta:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ReasoningDelta:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolCallDelta:
     index: int
     id: str | None
@@ -25,22 +25,22 @@ class ToolCallDelta:
     arguments: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class FinishReason:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class UsageReported:
     usage: Usage
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StreamDone:
     """The stream completed: `[DONE]` arrived, or the body ended after a finish_reason."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RetryScheduled:
     """Before the first token a request failed and will be tried again after `delay` seconds."""
 

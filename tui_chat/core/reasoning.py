@@ -26,6 +26,11 @@ class ReasoningSplitter:
         self._held = ""
         self._close = ""
 
+    @property
+    def passthrough(self) -> bool:
+        """True once everything from here on is answer text."""
+        return self._state is _State.CONTENT
+
     def feed(self, text: str) -> list[tuple[bool, str]]:
         """Returns (is_reasoning, text) pairs with non-empty text."""
         if self._state is _State.CONTENT:

@@ -12,14 +12,14 @@ import codecs
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SSEEvent:
     data: str
     event: str = "message"
     id: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StrayLine:
     """A line that is not an SSE field we know: kept because it may be a bare JSON error."""
 
@@ -80,6 +80,9 @@ class SSEParser:
     def _line(self, line: str) -> SSEEvent | StrayLine | None:
         if not line:
             return self._dispatch()
+        if line.startswith("data: "):  # the common case, first
+            self._data.append(line[6:])
+            return None
         if line[0] == ":":
             return None
         field, sep, value = line.partition(":")
