@@ -74,6 +74,8 @@ class NotFoundError(StoreError):
 class _Unusable(Exception):
     """The file is not a usable tui-chat store: move it aside and start afresh."""
 
+    moved: Path
+
 
 class Store:
     """A connection to the store file. Open with `Store.open(path)`; close with `close()`."""
@@ -100,10 +102,9 @@ class Store:
         try:
             store = cls(_connect(path), path)
         except _Unusable as problem:
-            moved = _move_aside_with_sidecars(path)
             store = cls(_connect(path), path)
             store.notice = (f"The conversation store {path} could not be read ({problem}); "
-                            f"it was moved to {moved} and a new, empty one was started.")
+                            f"it was moved to {problem.moved} and a new, empty one was started.")
         store.recover_interrupted()
         return store
 
@@ -241,7 +242,7 @@ class Store:
             conn.execute(
                 "UPDATE conversations SET updated = ?, provider = coalesce(?, provider), "
                 "model = coalesce(?, model) WHERE id = ?",
-                (to_text(max(message.created, utc_now())), message.provider, message.model,
+                (to_text(utc_now()), message.provider, message.model,
                  message.conversation_id))
         return message
 
@@ -377,6 +378,11 @@ def _connect(path: Path) -> sqlite3.Connection:
             path.chmod(0o600)
     try:
         _check_and_migrate(conn, path)
+    except _Unusable as problem:
+        # Move the files before closing: SQLite deletes a -wal file when it closes.
+        problem.moved = _move_aside_with_sidecars(path)
+        conn.close()
+        raise
     except BaseException:
         conn.close()
         raise
