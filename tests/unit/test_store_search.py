@@ -119,4 +119,5 @@ def test_deleted_messages_leave_the_index(store: Store) -> None:
     assert found(store, "வணக்கம்") == []
     assert found(store, "नमस्ते") == ["hindi"]
     # Raises "database disk image is malformed" if the index disagrees with the table.
-    store._conn.execute("INSERT INTO messages_fts(messages_fts, rank) VALUES ('integrity-check', 1)")
+    store._conn.execute(
+        "INSERT INTO messages_fts(messages_fts, rank) VALUES ('integrity-check', 1)")
