@@ -299,13 +299,13 @@ class ProviderClient:
         return _classify(self._name, status, self._scrub(message), during_stream=True)
 
     def _raise_stray(self, text: str) -> None:
+        """A line outside the SSE fields. The spec says ignore it, and we do, unless it is the
+        bare JSON error object some providers (Chutes) send before ending the body."""
+        if not text.lstrip().startswith("{"):
+            return
         message = provider_message(text)
-        if message is None:
-            raise ProtocolError(
-                f"{self._name} sent a line that is not part of an event stream "
-                f"({_preview(text)}); what arrived before it is kept. Try again."
-            )
-        raise _classify(self._name, None, self._scrub(message), during_stream=True)
+        if message is not None:
+            raise _classify(self._name, None, self._scrub(message), during_stream=True)
 
     async def _status_error(self, response: httpx.Response, model: str) -> ProviderError:
         try:
