@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.app import App
+from textual.geometry import Region
+from textual.pilot import Pilot
+from textual.widget import Widget
 
 from tests.fakeprovider import FakeProvider
 from tui_chat.core.config import Settings
 from tui_chat.core.store import Store
 from tui_chat.ui.app import TuiChatApp
 from tui_chat.ui.controller import Services
+from tui_chat.ui.screens.conversation import ConversationScreen
 
 AppFactory = Callable[..., TuiChatApp]
 
@@ -35,17 +41,68 @@ def store(tmp_path: Path) -> Iterator[Store]:
 
 
 @pytest.fixture
-def make_app(store: Store, tmp_path: Path, chutes_server: FakeProvider) -> AppFactory:
-    """`make_app(key=True, settings=None, **app_kwargs)`: a TuiChatApp on the fake Chutes."""
+def make_app(store: Store, tmp_path: Path, chutes_server: FakeProvider,
+             monkeypatch: pytest.MonkeyPatch) -> AppFactory:
+    """`make_app(key=True, settings=None, **app_kwargs)`: a TuiChatApp on the fake Chutes.
+
+    The base URL and key go through the environment, as for a user, so every part of the
+    app (model picker included) sees the same provider."""
+    monkeypatch.setenv("CHUTES_BASE_URL", chutes_server.url)
 
     def factory(*, key: bool = True, settings: Settings | None = None,
                 clock: Callable[[], float] | None = None, **kwargs: Any) -> TuiChatApp:
-        env = {"CHUTES_BASE_URL": chutes_server.url}
         if key:
-            env["CHUTES_API_KEY"] = "test-key-123456789"
+            monkeypatch.setenv("CHUTES_API_KEY", "test-key-123456789")
+        else:
+            monkeypatch.delenv("CHUTES_API_KEY", raising=False)
         services = Services(settings=settings or Settings(), store=store,
-                            config_path=tmp_path / "config.toml", env=env,
+                            config_path=tmp_path / "config.toml",
                             clock=clock or FixedClock())
         return TuiChatApp(services, **kwargs)
 
     return factory
+
+
+async def wait_until(pilot: Pilot[Any], predicate: Callable[[], bool],
+                     seconds: float = 5.0) -> None:
+    """Pause the pilot until `predicate()` holds (fails the test after `seconds`)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError("condition not reached in time")
+        await pilot.pause(0.01)
+
+
+async def wait_idle(pilot: Pilot[Any]) -> None:
+    """Until the conversation screen has no reply streaming."""
+    await pilot.pause(0.02)
+    await wait_until(pilot, lambda: not conversation(pilot.app).streaming)
+    await pilot.pause()
+
+
+def conversation(app: App[Any]) -> ConversationScreen:
+    for screen in app.screen_stack:
+        if isinstance(screen, ConversationScreen):
+            return screen
+    raise AssertionError("no conversation screen")
+
+
+def record_notifications(app: App[Any]) -> list[tuple[str, str]]:
+    """Capture (severity, message) of every notification the app shows."""
+    notes: list[tuple[str, str]] = []
+    original = app.notify
+
+    def notify(message: str, **kwargs: Any) -> None:
+        notes.append((str(kwargs.get("severity", "information")), message))
+        original(message, **kwargs)
+
+    app.notify = notify  # type: ignore[method-assign]
+    return notes
+
+
+def rendered_text(widget: Widget) -> str:
+    """What `widget` shows on screen, as plain text, one line per row."""
+    width, height = widget.region.size
+    lines = widget.render_lines(Region(0, 0, width, height))
+    return "\n".join("".join(segment.text for segment in line).rstrip() for line in lines)

@@ -16,6 +16,7 @@ from pathlib import Path
 from tui_chat.core.client import ProviderClient
 from tui_chat.core.config import Settings
 from tui_chat.core.errors import TuiChatError, UsageError
+from tui_chat.core.model_catalog import ModelCatalog
 from tui_chat.core.models import Message
 from tui_chat.core.providers import Provider
 from tui_chat.core.session import ChatSession, SessionEvent
@@ -52,6 +53,7 @@ class ChatController:
                  model: str | None = None) -> None:
         self.services = services
         self._clients: dict[str, ProviderClient] = {}
+        self._catalog: ModelCatalog | None = None
         self.session = self._new_session()
         self.provider_name = provider or services.settings.default_provider
         self.provider: Provider = self.settings.resolve_provider(self.provider_name, self.env)
@@ -117,6 +119,22 @@ class ChatController:
             conversation.provider, conversation.model = provider, model
             self.store.update_conversation(conversation)
 
+    @property
+    def catalog(self) -> ModelCatalog:
+        """Model lists of every provider (one per app: its memory cache lives on)."""
+        if self._catalog is None:
+            self._catalog = ModelCatalog(self.settings)
+        return self._catalog
+
+    def recent_models(self, limit: int = 5) -> list[tuple[str, str]]:
+        """(provider, model) pairs of the most recently used conversations, newest first."""
+        pairs: list[tuple[str, str]] = []
+        for summary in self.store.list_conversations(limit=30):
+            pair = (summary.provider or "", summary.model or "")
+            if all(pair) and pair not in pairs:
+                pairs.append(pair)
+        return pairs[:limit]
+
     def client(self) -> ProviderClient:
         """The client of the current provider (MissingKeyError when it has no key)."""
         client = self._clients.get(self.provider_name)
@@ -130,6 +148,7 @@ class ChatController:
     async def replace_settings(self, settings: Settings) -> None:
         """New settings (keys, URLs may have changed): drop the clients built from the old."""
         self.services.settings = settings
+        self._catalog = None
         await self.aclose()
         try:
             self.provider = settings.resolve_provider(self.provider_name, self.env)

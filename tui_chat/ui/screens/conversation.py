@@ -37,6 +37,7 @@ from tui_chat.core.text import one_line, sanitize
 from tui_chat.ui.controller import ChatController
 from tui_chat.ui.messages import ConversationChanged, ReplyStateChanged
 from tui_chat.ui.screens.confirm import ConfirmScreen
+from tui_chat.ui.screens.model_picker import ModelChoice, ModelPickerScreen
 from tui_chat.ui.widgets.message_list import MessageList
 from tui_chat.ui.widgets.message_view import ReplyView, provider_label
 from tui_chat.ui.widgets.prompt_input import PromptInput
@@ -338,7 +339,26 @@ class ConversationScreen(Screen[None]):
 
     def choose_model(self, *, then_regenerate: bool = False) -> None:
         """Open the model picker; the choice applies from the next message on."""
-        self.notify("The model picker is not available yet.", markup=False)
+        controller = self.controller
+        recent = [ModelChoice(p, m) for p, m in controller.recent_models()]
+        picker = ModelPickerScreen(controller.settings, catalog=controller.catalog,
+                                   recent=recent,
+                                   current=ModelChoice(controller.provider_name, controller.model))
+
+        def chosen(choice: ModelChoice | None) -> None:
+            if choice is None:
+                return
+            try:
+                controller.choose(choice.provider, choice.model)
+            except TuiChatError as error:
+                self.notify(error.message, severity="error", markup=False)
+                return
+            self.refresh_chrome()
+            if then_regenerate:
+                self._sent_text = ""
+                self.run_exchange(Exchange("regenerate"))
+
+        self.app.push_screen(picker, chosen)
 
     def action_focus_messages(self) -> None:
         self.message_list.focus()
