@@ -26,6 +26,7 @@ from tui_chat.core.config import Settings
 from tui_chat.core.model_catalog import ModelCatalog, ProviderModels
 from tui_chat.core.models import ModelInfo
 from tui_chat.core.text import one_line
+from tui_chat.ui.highlight import find_terms, highlighted
 
 
 @dataclass(frozen=True)
@@ -54,23 +55,9 @@ def describe(info: ModelInfo | None) -> str:
     return " · ".join(parts)
 
 
-def matches(text: str, terms: Sequence[str]) -> list[tuple[int, int]] | None:
-    """Spans of every term in `text` (case-insensitive), or None when one is missing."""
-    folded = text.casefold()
-    spans: list[tuple[int, int]] = []
-    for term in terms:
-        at = folded.find(term)
-        if at < 0:
-            return None
-        spans.append((at, at + len(term)))
-    return spans
-
-
 def model_prompt(model: str, details: str, spans: Iterable[tuple[int, int]],
                  current: bool) -> Text:
-    label = Text(one_line(model, 120), no_wrap=True, overflow="ellipsis")
-    for start, end in spans:
-        label.stylize("bold reverse", start, end)
+    label = highlighted(model, spans, limit=120)
     prompt = Text("● " if current else "  ", style="bold")
     prompt.append_text(label)
     if details:
@@ -154,7 +141,7 @@ class ModelPickerScreen(ModalScreen[ModelChoice | None]):
                  terms: Sequence[str]) -> list[Option | None]:
         shown: list[Option | None] = []
         for index, row in enumerate(rows):
-            spans = matches(row.choice.model, terms) if terms else []
+            spans = find_terms(row.choice.model, terms) if terms else []
             if spans is None:
                 continue
             option_id = f"{key}:{index}"

@@ -1,0 +1,38 @@
+"""Untrusted text as `rich.text.Text` with search matches highlighted by span, never markup."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from rich.text import Text
+
+from tui_chat.core.text import one_line
+
+MATCH_STYLE = "bold reverse"
+
+
+def find_terms(text: str, terms: Sequence[str]) -> list[tuple[int, int]] | None:
+    """Spans of the first occurrence of every term in `text` (case-insensitive, terms already
+    case-folded), or None when one of them is missing."""
+    folded = text.casefold()
+    spans: list[tuple[int, int]] = []
+    for term in terms:
+        at = folded.find(term)
+        if at < 0:
+            return None
+        spans.append((at, at + len(term)))
+    return spans
+
+
+def highlighted(text: str, spans: Iterable[tuple[int, int]], *, style: str = "",
+                limit: int = 200) -> Text:
+    """One safe line of `text` with `spans` styled. `text` is made one line first only when
+    that keeps the offsets valid (no control characters or runs of whitespace)."""
+    line = one_line(text, limit)
+    result = Text(line, style=style, no_wrap=True, overflow="ellipsis")
+    kept = line[:-1] if line != text and line.endswith("…") else line
+    if text.startswith(kept):  # offsets still point at the same characters
+        for start, end in spans:
+            if 0 <= start < end <= len(kept):
+                result.stylize(MATCH_STYLE, start, end)
+    return result

@@ -1,0 +1,364 @@
+"""The sidebar: saved conversations newest first, a filter over titles and full text, and the
+open / new / rename / delete / export actions. It works on the store and posts what happened.
+
+Titles and snippets are untrusted: drawn as `rich.text.Text`, matches styled by span.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from tui_chat.core.errors import TuiChatError
+from tui_chat.core.export import export_markdown
+from tui_chat.core.models import ConversationSummary, SearchHit
+from tui_chat.core.store import Store
+from tui_chat.core.text import one_line
+from tui_chat.ui.highlight import find_terms, highlighted
+from tui_chat.ui.screens.confirm import ConfirmScreen, TextPromptScreen
+
+LIST_LIMIT = 1000
+SEARCH_LIMIT = 200
+SEARCH_DELAY = 0.15  # seconds of typing pause before the full-text search runs
+
+
+def export_path(directory: Path, title: str, conversation_id: str) -> Path:
+    """A file name for an export that does not exist yet (nothing is ever overwritten)."""
+    slug = re.sub(r"[^\w-]+", "-", one_line(title, 50).casefold()).strip("-") or "conversation"
+    base = directory / f"{slug}-{conversation_id[:8]}.md"
+    candidate, counter = base, 2
+    while candidate.exists():
+        candidate = base.with_name(f"{base.stem}-{counter}.md")
+        counter += 1
+    return candidate
+
+
+def write_new_file(path: Path, text: str) -> None:
+    """Create `path` with `text`; fails rather than replace an existing file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("x", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def export_conversation(store: Store, conversation_id: str, requested: Path) -> Path:
+    """Write the conversation as Markdown to `requested`, or beside it under a new name when
+    that file exists. Returns the path written."""
+    path = requested.expanduser()
+    if path.exists():
+        path = export_path(path.parent, path.stem, conversation_id)
+    write_new_file(path, export_markdown(store, [conversation_id]))
+    return path
+
+
+class ConversationList(Vertical):
+    """Saved conversations. Give it the store; call `reload()` after the store changes."""
+
+    DEFAULT_CSS = """
+    ConversationList {
+        width: 36;
+        height: 1fr;
+        background: $surface;
+        border-right: vkey $primary 30%;
+    }
+    ConversationList > #conversation-filter {
+        margin: 0 0 1 0;
+    }
+    ConversationList > #conversations {
+        height: 1fr;
+        border: none;
+        background: $surface;
+    }
+    ConversationList > #conversation-status {
+        height: auto;
+        color: $text-muted;
+        padding: 0 1;
+    }
+    """
+    BINDING_GROUP_TITLE = "Conversations"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "focus_filter", "Search", id="sidebar.search"),
+        Binding("n", "new", "New", id="sidebar.new"),
+        Binding("f2,r", "rename", "Rename", id="sidebar.rename"),
+        Binding("delete,d", "delete", "Delete", id="sidebar.delete"),
+        Binding("e", "export", "Export Markdown", id="sidebar.export"),
+    ]
+
+    class ConversationChosen(Message):
+        """The user opened a conversation (from a search hit: also the message that matched)."""
+
+        def __init__(self, conversation_id: str, message_id: str | None = None) -> None:
+            super().__init__()
+            self.conversation_id = conversation_id
+            self.message_id = message_id
+
+    class NewConversationRequested(Message):
+        """The user asked for a new, empty conversation."""
+
+    class ConversationRenamed(Message):
+        def __init__(self, conversation_id: str, title: str) -> None:
+            super().__init__()
+            self.conversation_id = conversation_id
+            self.title = title
+
+    class ConversationDeleted(Message):
+        def __init__(self, conversation_id: str) -> None:
+            super().__init__()
+            self.conversation_id = conversation_id
+
+    class ConversationExported(Message):
+        def __init__(self, conversation_id: str, path: Path) -> None:
+            super().__init__()
+            self.conversation_id = conversation_id
+            self.path = path
+
+    def __init__(self, store: Store, *, active_id: str | None = None,
+                 export_dir: Path | None = None,
+                 local_time: Callable[[datetime], datetime] | None = None,
+                 id: str | None = "sidebar", classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.store = store
+        self.active_id = active_id
+        self.export_dir = export_dir
+        self._local_time = local_time or (lambda moment: moment.astimezone())
+        self._summaries: list[ConversationSummary] = []
+        self._hits: dict[str, SearchHit] = {}
+        self._searched = ""
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder="Search titles and messages…", id="conversation-filter")
+        yield OptionList(id="conversations", markup=False)
+        yield Static("", id="conversation-status", markup=False)
+
+    def on_mount(self) -> None:
+        self.reload()
+
+    @property
+    def option_list(self) -> OptionList:
+        return self.query_one("#conversations", OptionList)
+
+    @property
+    def filter_text(self) -> str:
+        return self.query_one("#conversation-filter", Input).value
+
+    # -- drawing ------------------------------------------------------------------------
+
+    def reload(self) -> None:
+        """Read the list from the store again (after a reply, a new conversation…)."""
+        try:
+            self._summaries = self.store.list_conversations(limit=LIST_LIMIT)
+        except TuiChatError as error:
+            self._summaries = []
+            self._status(error.message)
+        if self.filter_text.strip():
+            self._start_search(self.filter_text, delay=0)
+        else:
+            self._hits = {}
+            self._draw()
+
+    def set_active(self, conversation_id: str | None) -> None:
+        self.active_id = conversation_id
+        self._draw()
+
+    def _draw(self) -> None:
+        terms = self.filter_text.casefold().split()
+        options: list[Option] = []
+        shown: set[str] = set()
+        for summary in self._summaries:
+            spans = find_terms(summary.title, terms) if terms else []
+            if spans is None and summary.id not in self._hits:
+                continue
+            hit = self._hits.get(summary.id)
+            options.append(Option(self._prompt(summary, spans or [], hit), id=summary.id))
+            shown.add(summary.id)
+        for conversation_id, hit in self._hits.items():  # beyond the loaded list
+            if conversation_id not in shown:
+                options.append(Option(self._hit_prompt(hit), id=conversation_id))
+        listing = self.option_list
+        previous = listing.highlighted_option
+        listing.set_options(options)
+        ids = [option.id for option in options]
+        keep = previous.id if previous is not None else self.active_id
+        listing.highlighted = ids.index(keep) if keep in ids else (0 if ids else None)
+        self._status(self._count_line(len(options), bool(terms)))
+
+    def _count_line(self, count: int, filtered: bool) -> str:
+        if not filtered:
+            return "No saved conversations yet." if count == 0 else f"{count} conversations"
+        return "Nothing matches." if count == 0 else f"{count} matching"
+
+    def _prompt(self, summary: ConversationSummary, spans: list[tuple[int, int]],
+                hit: SearchHit | None) -> Text:
+        mark = "● " if summary.id == self.active_id else "  "
+        prompt = Text(mark, style="bold")
+        prompt.append_text(highlighted(summary.title, spans, style="bold", limit=120))
+        when = self._local_time(summary.updated).strftime("%Y-%m-%d %H:%M")
+        details = [when, f"{summary.message_count} msgs"]
+        if summary.model:
+            details.append(one_line(summary.model.rsplit("/", 1)[-1], 30))
+        prompt.append("\n  " + " · ".join(details), style="dim")
+        if hit is not None:
+            prompt.append("\n  ")
+            prompt.append_text(highlighted(hit.snippet, hit.spans, style="italic", limit=300))
+        return prompt
+
+    def _hit_prompt(self, hit: SearchHit) -> Text:
+        prompt = Text("  ")
+        prompt.append_text(highlighted(hit.title, [], style="bold", limit=120))
+        prompt.append("\n  ")
+        prompt.append_text(highlighted(hit.snippet, hit.spans, style="italic", limit=300))
+        return prompt
+
+    def _status(self, text: str) -> None:
+        self.query_one("#conversation-status", Static).update(Text(one_line(text, 300)))
+
+    # -- filtering ------------------------------------------------------------------------
+
+    @on(Input.Changed, "#conversation-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._hits = {}
+        self._draw()  # titles filter at once; full text follows
+        if event.value.strip():
+            self._start_search(event.value, delay=SEARCH_DELAY)
+
+    @on(Input.Submitted, "#conversation-filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.option_list.focus()
+
+    def _start_search(self, query: str, delay: float) -> None:
+        self._searched = ""
+        self._search(query, delay)
+
+    @work(exclusive=True, group="sidebar-search", exit_on_error=False)
+    async def _search(self, query: str, delay: float) -> None:
+        if delay:
+            await asyncio.sleep(delay)
+        try:
+            hits = await asyncio.to_thread(self.store.search, query, SEARCH_LIMIT)
+        except TuiChatError as error:
+            self._status(error.message)
+            return
+        if query != self.filter_text:
+            return  # typing went on; a newer search follows
+        self._hits = {}
+        for hit in hits:  # newest first: keep the newest hit of each conversation
+            self._hits.setdefault(hit.conversation_id, hit)
+        self._searched = query
+        self._draw()
+
+    @property
+    def search_done(self) -> bool:
+        """True once the full-text search for the current filter has been drawn."""
+        return not self.filter_text.strip() or self._searched == self.filter_text
+
+    # -- actions --------------------------------------------------------------------------
+
+    def _highlighted_id(self) -> str | None:
+        option = self.option_list.highlighted_option
+        return option.id if option is not None else None
+
+    def _title_of(self, conversation_id: str) -> str:
+        for summary in self._summaries:
+            if summary.id == conversation_id:
+                return summary.title
+        hit = self._hits.get(conversation_id)
+        return hit.title if hit else conversation_id[:8]
+
+    @on(OptionList.OptionSelected, "#conversations")
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id is None:
+            return
+        hit = self._hits.get(event.option.id)
+        self.set_active(event.option.id)
+        self.post_message(self.ConversationChosen(event.option.id,
+                                                  hit.message_id if hit else None))
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#conversation-filter", Input).focus()
+
+    def action_new(self) -> None:
+        self.post_message(self.NewConversationRequested())
+
+    def action_rename(self) -> None:
+        conversation_id = self._highlighted_id()
+        if conversation_id is not None:
+            self._rename(conversation_id)
+
+    def action_delete(self) -> None:
+        conversation_id = self._highlighted_id()
+        if conversation_id is not None:
+            self._delete(conversation_id)
+
+    def action_export(self) -> None:
+        conversation_id = self._highlighted_id()
+        if conversation_id is not None:
+            self._export(conversation_id)
+
+    @work(exclusive=True, group="sidebar-action", exit_on_error=False)
+    async def _rename(self, conversation_id: str) -> None:
+        title = await self.app.push_screen_wait(
+            TextPromptScreen("New title for this conversation:", self._title_of(conversation_id)))
+        if title is None:
+            return
+        try:
+            renamed = self.store.rename_conversation(conversation_id, title)
+        except TuiChatError as error:
+            self.app.notify(error.message, severity="error", markup=False)
+            return
+        self.reload()
+        self.post_message(self.ConversationRenamed(conversation_id, renamed.title))
+
+    @work(exclusive=True, group="sidebar-action", exit_on_error=False)
+    async def _delete(self, conversation_id: str) -> None:
+        title = one_line(self._title_of(conversation_id), 60)
+        sure = await self.app.push_screen_wait(ConfirmScreen(
+            f"Delete “{title}” and all its messages? This cannot be undone.",
+            yes="Delete", no="Keep", danger=True))
+        if not sure:
+            return
+        try:
+            self.store.delete_conversation(conversation_id)
+        except TuiChatError as error:
+            self.app.notify(error.message, severity="error", markup=False)
+            return
+        if self.active_id == conversation_id:
+            self.active_id = None
+        self.reload()
+        self.post_message(self.ConversationDeleted(conversation_id))
+
+    @work(exclusive=True, group="sidebar-action", exit_on_error=False)
+    async def _export(self, conversation_id: str) -> None:
+        directory = self.export_dir or Path.cwd()
+        suggested = export_path(directory, self._title_of(conversation_id), conversation_id)
+        answer = await self.app.push_screen_wait(
+            TextPromptScreen("Export to this Markdown file:", str(suggested), max_length=1000))
+        if answer is None:
+            return
+        path = Path(answer)
+        try:
+            path = await asyncio.to_thread(export_conversation, self.store, conversation_id,
+                                           path)
+        except TuiChatError as error:
+            self.app.notify(error.message, severity="error", markup=False)
+            return
+        except OSError as error:
+            self.app.notify(f"Could not write {path} ({error.strerror or error}); choose "
+                            "another folder.", severity="error", markup=False)
+            return
+        self.app.notify(f"Exported to {path}", markup=False)
+        self.post_message(self.ConversationExported(conversation_id, path))
