@@ -1,0 +1,183 @@
+"""Pilot tests of saved conversations: resume, long histories, model switch, regenerate, edit."""
+
+from __future__ import annotations
+
+from tests.fakeprovider import FakeProvider, Reply, stream_of
+from tests.ui.conftest import AppFactory, conversation, wait_idle, wait_until
+from tui_chat.core.models import Conversation, Message, MessageStatus, Role
+from tui_chat.core.store import Store
+from tui_chat.ui.screens.model_picker import ModelPickerScreen
+from tui_chat.ui.widgets.message_list import PAGE, MessageList
+from tui_chat.ui.widgets.message_view import MessageView
+
+
+def saved_conversation(store: Store, count: int, model: str = "old/model") -> Conversation:
+    chat = store.create_conversation(Conversation(title="Saved chat"))
+    for index in range(count):
+        role = Role.USER if index % 2 == 0 else Role.ASSISTANT
+        store.add_message(Message(
+            conversation_id=chat.id, role=role, content=f"message {index}",
+            provider="chutes" if role is Role.ASSISTANT else None,
+            model=model if role is Role.ASSISTANT else None))
+    return chat
+
+
+async def test_resume_shows_history_and_continues_it(make_app: AppFactory, store: Store,
+                                                     chutes_server: FakeProvider) -> None:
+    chat = saved_conversation(store, 4)
+    app = make_app(conversation=chat.id[:8])
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        texts = [v.message.content for v in screen.query(MessageView)]
+        assert texts == ["message 0", "message 1", "message 2", "message 3"]
+        assert screen.controller.model == "old/model"  # the model last used in it
+        assert "Saved chat" in str(screen.query_one("#title-bar").render())
+        await pilot.press("u", "p", "enter")
+        await wait_idle(pilot)
+    sent = chutes_server.requests[-1].body
+    assert [m["content"] for m in sent["messages"]] == [
+        "message 0", "message 1", "message 2", "message 3", "up"]
+    assert sent["model"] == "old/model"
+    assert store.count_messages(chat.id) == 6
+
+
+async def test_continue_opens_latest_and_up_recalls_its_prompts(
+        make_app: AppFactory, store: Store) -> None:
+    saved_conversation(store, 2)
+    latest = saved_conversation(store, 4)
+    app = make_app(continue_last=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        assert screen.controller.session.conversation.id == latest.id
+        await pilot.press("up")
+        assert screen.prompt.text == "message 2"
+
+
+async def test_long_history_mounts_one_page_then_pages_on_home_and_end(
+        make_app: AppFactory, store: Store) -> None:
+    chat = saved_conversation(store, 300)
+    app = make_app(conversation=chat.id)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        views = screen.query(MessageView)
+        assert len(views) == PAGE and views[-1].message.content == "message 299"
+        screen.message_list.focus()
+        await pilot.press("home")
+        await pilot.pause()
+        assert screen.query(MessageView)[0].message.content == "message 0"
+        assert screen.message_list.selected == 0
+        await pilot.press("end")
+        await pilot.pause()
+        assert screen.query(MessageView)[-1].message.content == "message 299"
+
+
+async def test_scrolling_to_the_top_mounts_older_messages(make_app: AppFactory,
+                                                          store: Store) -> None:
+    chat = saved_conversation(store, 100)
+    app = make_app(conversation=chat.id)
+    async with app.run_test(size=(100, 30)) as pilot:
+        messages = conversation(app).message_list
+        first = messages.query(MessageView)[0]
+        assert first.message.content == f"message {100 - PAGE}"
+        messages.scroll_home(animate=False, immediate=True)
+        await wait_until(pilot, lambda: len(messages.query(MessageView)) == 2 * PAGE)
+        await pilot.pause()
+        # The message that was on top is still where the eye was, not thrown off screen.
+        assert messages.scroll_y > 0
+        assert messages.query(MessageView)[0].message.content == f"message {100 - 2 * PAGE}"
+
+
+async def test_switching_model_mid_conversation_each_reply_remembers_its_model(
+        make_app: AppFactory, store: Store, chutes_server: FakeProvider) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        await pilot.press("a", "enter")
+        await wait_idle(pilot)
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: isinstance(app.screen, ModelPickerScreen))
+        await pilot.press(*"Qwen3", "enter")
+        await wait_until(pilot, lambda: app.screen is screen)
+        assert screen.controller.model == "Qwen/Qwen3-235B-A22B"
+        assert "Qwen/Qwen3-235B-A22B" in screen.status.info.model
+        await pilot.press("b", "enter")
+        await wait_idle(pilot)
+        replies = [v.message for v in screen.query(MessageView)
+                   if v.message.role is Role.ASSISTANT]
+        assert [r.model for r in replies] == ["deepseek-ai/DeepSeek-V3-0324",
+                                              "Qwen/Qwen3-235B-A22B"]
+        chat_id = screen.controller.session.conversation.id
+    posted = [r.body["model"] for r in chutes_server.requests if r.method == "POST"]
+    assert posted == ["deepseek-ai/DeepSeek-V3-0324", "Qwen/Qwen3-235B-A22B"]
+    assert [m.model for m in store.get_messages(chat_id) if m.role is Role.ASSISTANT] == [
+        "deepseek-ai/DeepSeek-V3-0324", "Qwen/Qwen3-235B-A22B"]
+    assert store.get_conversation(chat_id).model == "Qwen/Qwen3-235B-A22B"
+
+
+async def test_regenerate_replaces_last_reply(make_app: AppFactory, store: Store,
+                                              chutes_server: FakeProvider) -> None:
+    chutes_server.script(Reply(stream_of(["first answer"])), Reply(stream_of(["second one"])))
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        await pilot.press("q", "enter")
+        await wait_idle(pilot)
+        await pilot.press("ctrl+r")
+        await wait_idle(pilot)
+        texts = [v.message.content for v in screen.query(MessageView)]
+        assert texts == ["q", "second one"]
+        chat_id = screen.controller.session.conversation.id
+    assert [m.content for m in store.get_messages(chat_id)] == ["q", "second one"]
+    assert chutes_server.requests[-1].body["messages"] == [{"role": "user", "content": "q"}]
+
+
+async def test_regenerate_with_another_model_from_the_message_list(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        await pilot.press("q", "enter")
+        await wait_idle(pilot)
+        await pilot.press("ctrl+o", "m")
+        await wait_until(pilot, lambda: isinstance(app.screen, ModelPickerScreen))
+        await pilot.press(*"DeepSeek-R1", "enter")
+        await wait_until(pilot, lambda: app.screen is screen)
+        await wait_idle(pilot)
+        replies = [v.message for v in screen.query(MessageView)]
+        assert [m.role for m in replies] == [Role.USER, Role.ASSISTANT]
+        assert replies[1].model == "deepseek-ai/DeepSeek-R1"
+
+
+async def test_edit_user_message_and_resend_from_there(make_app: AppFactory, store: Store,
+                                                       chutes_server: FakeProvider) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        for text in ("one", "two"):
+            await pilot.press(*text, "enter")
+            await wait_idle(pilot)
+        assert isinstance(app.focused, type(screen.prompt))
+        await pilot.press("ctrl+o")
+        assert isinstance(app.focused, MessageList)
+        await pilot.press("up", "up", "up", "e")  # from the last reply up to "one"
+        assert screen.prompt.text == "one" and screen.editing is not None
+        await pilot.press("backspace", "backspace", "backspace", *"uno", "enter")
+        await wait_idle(pilot)
+        texts = [v.message.content for v in screen.query(MessageView)]
+        assert texts == ["uno", "Hello! You said: uno"]
+        chat_id = screen.controller.session.conversation.id
+    saved = store.get_messages(chat_id)
+    assert [m.content for m in saved] == ["uno", "Hello! You said: uno"]
+    assert all(m.status is MessageStatus.COMPLETE for m in saved)
+
+
+async def test_escape_cancels_an_edit(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        await pilot.press("x", "enter")
+        await wait_idle(pilot)
+        await pilot.press("ctrl+o", "up", "e")
+        assert screen.editing is not None and screen.prompt.text == "x"
+        await pilot.press("escape")
+        assert screen.editing is None and screen.prompt.text == ""
