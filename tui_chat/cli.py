@@ -95,10 +95,8 @@ def run_app(args: argparse.Namespace, settings: Settings) -> int:
     if args.conversation:
         with Store.open() as store:
             conversation = store.resolve_id(args.conversation)
-    # TODO(issue 3/4): pass conversation=conversation, continue_last=args.continue_last once
-    # tui_chat.ui.app.run accepts them.
-    del conversation
-    return run(settings, provider=args.provider, model=args.model)
+    return run(settings, provider=args.provider, model=args.model, conversation=conversation,
+               continue_last=args.continue_last)
 
 
 def choose_model(settings: Settings, provider: Provider, requested: str | None) -> str:

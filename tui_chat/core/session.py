@@ -24,8 +24,9 @@ re-raises. Any other exception saves it as error and propagates.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 
 from tui_chat.core.client import ProviderClient
@@ -160,14 +161,16 @@ class ChatSession:
             self.store.update_conversation(self.conversation)
 
     async def send(self, prompt: str, *, client: ProviderClient, model: str,
-                   parameters: Parameters | None = None) -> AsyncIterator[SessionEvent]:
+                   parameters: Parameters | None = None) -> AsyncGenerator[SessionEvent, None]:
         """Save `prompt` as a user message, then stream and save the reply."""
         yield UserMessageSaved(self._add_user_message(prompt))
-        async for event in self._reply(client, model, parameters):
-            yield event
+        async with contextlib.aclosing(self._reply(client, model, parameters)) as events:
+            async for event in events:
+                yield event
 
     async def regenerate(self, *, client: ProviderClient, model: str,
-                         parameters: Parameters | None = None) -> AsyncIterator[SessionEvent]:
+                         parameters: Parameters | None = None
+                         ) -> AsyncGenerator[SessionEvent, None]:
         """Drop the last reply (if the conversation ends with one) and stream a new one,
         possibly from another provider or model."""
         messages = self.messages()
@@ -176,12 +179,13 @@ class ChatSession:
         if messages[-1].role == Role.ASSISTANT:
             removed = self.store.delete_messages_from(self.conversation.id, messages[-1].id)
             yield MessagesRemoved(tuple(removed))
-        async for event in self._reply(client, model, parameters):
-            yield event
+        async with contextlib.aclosing(self._reply(client, model, parameters)) as events:
+            async for event in events:
+                yield event
 
     async def edit_and_resend(self, message_id: str, new_text: str, *, client: ProviderClient,
                               model: str, parameters: Parameters | None = None
-                              ) -> AsyncIterator[SessionEvent]:
+                              ) -> AsyncGenerator[SessionEvent, None]:
         """Replace user message `message_id` and everything after it by `new_text` and a new
         reply."""
         original = self.store.get_message(message_id)
@@ -189,9 +193,12 @@ class ChatSession:
             raise UsageError("Only your own messages in this conversation can be edited.")
         removed = self.store.delete_messages_from(self.conversation.id, message_id)
         yield MessagesRemoved(tuple(removed))
-        async for event in self.send(new_text, client=client, model=model,
-                                     parameters=parameters):
-            yield event
+        # aclosing: if our consumer stops early, the inner generator saves the partial reply
+        # now, not whenever the garbage collector finalizes it.
+        async with contextlib.aclosing(self.send(new_text, client=client, model=model,
+                                                 parameters=parameters)) as events:
+            async for event in events:
+                yield event
 
     # -- internals -----------------------------------------------------------------------
 
@@ -209,7 +216,7 @@ class ChatSession:
         return message
 
     async def _reply(self, client: ProviderClient, model: str,
-                     parameters: Parameters | None) -> AsyncIterator[SessionEvent]:
+                     parameters: Parameters | None) -> AsyncGenerator[SessionEvent, None]:
         if parameters is not None and parameters != self.conversation.parameters:
             self.conversation.parameters = parameters
             self.store.update_conversation(self.conversation)
@@ -220,8 +227,8 @@ class ChatSession:
         self.store.add_message(reply)
         self.conversation.provider, self.conversation.model = reply.provider, model
         self.conversation.updated = utc_now()
-        yield ReplyStarted(reply.model_copy())
         fold = _Fold(reply, self._clock)
+        yield ReplyStarted(reply.model_copy())
         try:
             stream = client.stream_chat(model, history, parameters or self.conversation.parameters)
             try:
