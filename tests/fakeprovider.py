@@ -200,6 +200,10 @@ class FakeProvider:
         with self._lock:
             self._queue.extend(replies)
 
+    def clear_script(self) -> None:
+        with self._lock:
+            self._queue.clear()
+
     def next_reply(self, request: dict[str, Any]) -> Reply:
         with self._lock:
             if self._queue:
