@@ -102,7 +102,12 @@ def record_notifications(app: App[Any]) -> list[tuple[str, str]]:
 
 
 def rendered_text(widget: Widget) -> str:
-    """What `widget` shows on screen, as plain text, one line per row."""
+    """What `widget` (and the widgets inside it) shows, as plain text, one line per row."""
+    leaves = [w for w in [widget, *widget.query("*")] if not w.children]
+    return "\n".join(_own_text(leaf) for leaf in leaves)
+
+
+def _own_text(widget: Widget) -> str:
     width, height = widget.region.size
     lines = widget.render_lines(Region(0, 0, width, height))
     return "\n".join("".join(segment.text for segment in line).rstrip() for line in lines)

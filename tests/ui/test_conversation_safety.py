@@ -1,0 +1,134 @@
+"""Untrusted text stays literal; escape sequences never reach the terminal; first run; links."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Markdown
+
+from tests.fakeprovider import FakeProvider, Reply, stream_of
+from tests.ui.conftest import (
+    AppFactory,
+    conversation,
+    record_notifications,
+    rendered_text,
+    wait_idle,
+    wait_until,
+)
+from tui_chat.core.models import MessageStatus
+from tui_chat.core.store import Store
+from tui_chat.ui.screens.confirm import ConfirmScreen
+from tui_chat.ui.widgets.message_view import MessageView, ReplyView
+
+HOSTILE = ["[bold red]x[/] ", "[@click=app.quit]y[/] ", "x[/] ",
+           "\x1b]0;pwned\x07", "\x1b[31mred\x1b[0m ", "\x1b]52;c;aGk=\x07", "\x1b[2J", "done"]
+
+
+def without_escapes(text: str) -> bool:
+    return "\x1b" not in text and "\x07" not in text
+
+
+async def test_markup_and_escape_sequences_in_a_reply_are_literal_and_inert(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    # First the reply streams and stalls, so the live view can be checked too.
+    chutes_server.script(Reply(stream_of(HOSTILE), stall_after=len(HOSTILE), stall_seconds=20))
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        await pilot.press("h", "enter")
+        await wait_until(pilot, lambda: bool(screen.query(ReplyView))
+                         and "[/]" in screen.query_one(ReplyView).content)
+        await pilot.pause(0.2)  # let the paced stream append it
+        live = screen.query_one(ReplyView)
+        shown = rendered_text(live.query_one(Markdown))
+        assert "[bold red]x[/]" in shown and "[@click=app.quit]y[/]" in shown
+        assert "x[/]" in shown and without_escapes(shown)
+        assert without_escapes(live.content)
+        await pilot.press("escape")
+        await wait_idle(pilot)
+        assert app.is_running
+        view = screen.query(MessageView)[-1]
+        assert view.message.status is MessageStatus.INTERRUPTED
+        shown = rendered_text(view)
+        assert "[bold red]x[/]" in shown and "[@click=app.quit]y[/]" in shown
+        assert "x[/]" in shown and without_escapes(shown)
+
+
+async def test_markup_in_the_users_own_prompt_is_literal(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        await pilot.press(*"[@click=app.quit]q[/] x[/]", "enter")
+        await wait_idle(pilot)
+        assert app.is_running
+        shown = rendered_text(screen.query(MessageView)[0])
+        assert "[@click=app.quit]q[/] x[/]" in shown
+        title = rendered_text(screen.query_one("#title-bar"))
+        assert "[@click=app.quit]q[/] x[/]" in title
+
+
+async def test_first_run_without_any_key_explains_how_to_add_one(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    app = make_app(key=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        notes = record_notifications(app)
+        screen = conversation(app)
+        hint = rendered_text(screen.query_one("#empty"))
+        assert "CHUTES_API_KEY" in hint and "Settings" in hint
+        await pilot.press(*"hello", "enter")
+        await wait_idle(pilot)
+        assert app.is_running
+        assert screen.prompt.text == "hello"  # nothing was lost
+        errors = [text for severity, text in notes if severity == "error"]
+        assert len(errors) == 1 and "No API key for Chutes" in errors[0]
+    assert chutes_server.requests == []
+
+
+async def test_links_open_only_after_confirmation(make_app: AppFactory,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    app = make_app()
+    opened: list[str] = []
+    monkeypatch.setattr(app, "open_url", lambda url, **_: opened.append(url))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        markdown = Markdown("x", open_links=False)
+        await screen.mount(markdown)
+        markdown.post_message(Markdown.LinkClicked(markdown, "https://example.com/\x1b[2Jx"))
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert opened == []
+        await pilot.press("n")
+        assert opened == []
+        markdown.post_message(Markdown.LinkClicked(markdown, "https://example.com/a"))
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        assert opened == ["https://example.com/a"]
+
+
+async def test_copy_message_and_last_code_block(make_app: AppFactory,
+                                                chutes_server: FakeProvider,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    reply = "Try:\n\n```sh\nls\n```\n\nor:\n\n```python\nprint(1)\n```\n"
+    chutes_server.script(Reply(stream_of([reply])))
+    app = make_app()
+    copied: list[str] = []
+    monkeypatch.setattr(app, "copy_to_clipboard", copied.append)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("q", "enter")
+        await wait_idle(pilot)
+        await pilot.press("ctrl+o", "c", "y", "up", "c")
+    assert copied == [reply, "print(1)\n", "q"]
+
+
+async def test_store_message_interrupted_when_app_quits_mid_stream(
+        make_app: AppFactory, store: Store, chutes_server: FakeProvider) -> None:
+    chutes_server.script(Reply(stream_of(["partial ", "more"]), stall_after=2,
+                               stall_seconds=20))
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        await pilot.press("q", "enter")
+        await wait_until(pilot, lambda: bool(screen.query(ReplyView))
+                         and "partial" in screen.query_one(ReplyView).content)
+        chat_id = screen.controller.session.conversation.id
+        await pilot.press("ctrl+q")
+    saved = store.get_messages(chat_id)
+    assert saved[-1].status is MessageStatus.INTERRUPTED and saved[-1].content == "partial "
