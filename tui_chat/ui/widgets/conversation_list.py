@@ -91,7 +91,7 @@ class ConversationList(Vertical):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "focus_filter", "Search", id="sidebar.search"),
         Binding("n", "new", "New", id="sidebar.new"),
-        Binding("f2,r", "rename", "Rename", id="sidebar.rename"),
+        Binding("r", "rename", "Rename", id="sidebar.rename"),
         Binding("delete,d", "delete", "Delete", id="sidebar.delete"),
         Binding("e", "export", "Export Markdown", id="sidebar.export"),
     ]

@@ -1,0 +1,90 @@
+"""The command palette provider: every described binding and every theme, run by name."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, ClassVar
+
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.command import CommandList, CommandPalette
+from textual.screen import Screen
+from textual.widgets import Static
+
+from tui_chat.ui.commands import ActionCommands, all_commands
+from tui_chat.ui.themes import install_themes
+
+
+class ChatScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+r", "regenerate(False)", "Regenerate", id="chat.regenerate",
+                tooltip="Regenerate the last reply"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Static("chat")
+
+    def action_regenerate(self, other_model: bool) -> None:
+        self.app.ran.append(f"regenerate({other_model})")  # type: ignore[attr-defined]
+
+
+class Host(App[None]):
+    COMMANDS = App.COMMANDS | {ActionCommands}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+b", "toggle_sidebar", "Sidebar", id="app.sidebar",
+                tooltip="Show or hide the conversation list"),
+        Binding("f3", "settings", "Settings", id="app.settings"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ran: list[str] = []
+
+    def on_mount(self) -> None:
+        install_themes(self, "tui-chat-dusk")
+        self.push_screen(ChatScreen())
+
+    def action_toggle_sidebar(self) -> None:
+        self.ran.append("toggle_sidebar")
+
+    def action_settings(self) -> None:
+        self.ran.append("settings")
+
+
+async def run_from_palette(pilot: Any, app: Host, query: str) -> None:
+    await pilot.press("ctrl+p")
+    await pilot.pause()
+    assert isinstance(app.screen, CommandPalette)
+    await pilot.press(*query)
+    for _ in range(100):  # the palette searches in the background
+        await asyncio.sleep(0.01)
+        await pilot.pause()
+        if app.screen.query_one(CommandList).option_count:
+            break
+    await pilot.press("enter")
+    await pilot.pause()
+    await pilot.pause()
+
+
+async def test_commands_come_from_bindings_and_themes() -> None:
+    app = Host()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        commands = {c.title: c.help for c in all_commands(app, app.screen)}
+        assert commands["Regenerate the last reply"] == "Regenerate (^r)"
+        assert commands["Show or hide the conversation list"] == "Sidebar (^b)"
+        assert commands["Settings"] == "Key: f3"
+        assert commands["Quit the app and return to the command prompt."] == "Quit (^q)"
+        assert "Theme: tui-chat-forest" in commands and "Theme: nord" in commands
+        assert not any("palette" in title.lower() for title in commands)
+
+
+async def test_palette_runs_app_and_screen_actions_by_name() -> None:
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await run_from_palette(pilot, app, "convlist")
+        await run_from_palette(pilot, app, "regenlast")
+        await run_from_palette(pilot, app, "forest")
+        assert app.theme == "tui-chat-forest"
+    assert app.ran == ["toggle_sidebar", "regenerate(False)"]

@@ -1,0 +1,100 @@
+"""Command palette (Ctrl+P): every action that has a described key binding, and every theme.
+
+Commands are gathered from the bindings of the app, the screen the palette was opened on and
+tui-chat's widgets on it, so a new binding appears here with no extra work; each runs its
+action by name in the node that declares it. Add `ActionCommands` to `App.COMMANDS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from textual.app import App
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+from textual.dom import DOMNode
+from textual.screen import Screen
+
+from tui_chat.ui.screens.help import node_bindings
+
+_SKIPPED_ACTIONS = {"command_palette", "app.command_palette"}
+
+
+@dataclass(frozen=True)
+class PaletteCommand:
+    """A line of the palette: its title, a help line, and what runs when chosen."""
+
+    title: str
+    help: str
+    run: Callable[[], Any]
+
+
+def _nodes(app: App[Any], screen: Screen[Any] | None) -> list[DOMNode]:
+    nodes: list[DOMNode] = []
+    if screen is not None:
+        nodes.append(screen)
+        seen: set[type[DOMNode]] = {type(screen)}
+        for widget in screen.walk_children():
+            kind = type(widget)
+            if kind not in seen and kind.__module__.startswith("tui_chat."):
+                seen.add(kind)
+                nodes.append(widget)
+    nodes.append(app)
+    return nodes
+
+
+def binding_commands(app: App[Any], screen: Screen[Any] | None) -> list[PaletteCommand]:
+    """One command per described binding (screen and widgets first, then the app)."""
+    commands: list[PaletteCommand] = []
+    seen: set[str] = set()
+    for node in _nodes(app, screen):
+        for binding in node_bindings(type(node)):
+            if (not binding.description or binding.system
+                    or binding.action in _SKIPPED_ACTIONS):
+                continue
+            title = binding.tooltip or binding.description
+            if title in seen:
+                continue
+            seen.add(title)
+            key = app.get_key_display(binding)
+            help_text = f"{binding.description} ({key})" if binding.tooltip else f"Key: {key}"
+            commands.append(PaletteCommand(title, help_text,
+                                           partial(app.run_action, binding.action, node)))
+    return commands
+
+
+def theme_commands(app: App[Any]) -> list[PaletteCommand]:
+    commands = []
+    for name in sorted(app.available_themes):
+        if name == "textual-ansi":
+            continue
+        commands.append(PaletteCommand(f"Theme: {name}", "Switch to this theme for now "
+                                       "(Settings keeps it for next time)",
+                                       partial(setattr, app, "theme", name)))
+    return commands
+
+
+def all_commands(app: App[Any], screen: Screen[Any] | None) -> list[PaletteCommand]:
+    return [*binding_commands(app, screen), *theme_commands(app)]
+
+
+class ActionCommands(Provider):
+    """Every key-bound action of the app and current screen, and every theme."""
+
+    def _commands(self) -> Iterable[PaletteCommand]:
+        return all_commands(self.app, self.screen)
+
+    async def discover(self) -> Hits:
+        for command in binding_commands(self.app, self.screen):
+            yield DiscoveryHit(Content(command.title), command.run, help=command.help)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for command in self._commands():
+            score = matcher.match(command.title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(command.title), command.run,
+                          text=command.title, help=command.help)
