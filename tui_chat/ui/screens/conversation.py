@@ -23,29 +23,23 @@ from textual.widgets import Footer, Markdown, Static
 from textual.worker import Worker, WorkerState
 
 from tui_chat.core.errors import TuiChatError
-from tui_chat.core.events import ContentDelta, ReasoningDelta, RetryScheduled
 from tui_chat.core.models import Message, Role
 from tui_chat.core.session import (
-    MessagesRemoved,
-    ReplyFailed,
-    ReplyFinished,
-    ReplyStarted,
     SessionEvent,
-    UserMessageSaved,
 )
 from tui_chat.core.text import one_line, sanitize
 from tui_chat.ui.controller import ChatController
 from tui_chat.ui.messages import ConversationChanged, ReplyStateChanged
 from tui_chat.ui.screens.confirm import ConfirmScreen
 from tui_chat.ui.screens.model_picker import ModelChoice, ModelPickerScreen
+from tui_chat.ui.screens.reply_presenter import ReplyPresenter
 from tui_chat.ui.widgets.message_list import MessageList
-from tui_chat.ui.widgets.message_view import ReplyView, provider_label
+from tui_chat.ui.widgets.message_view import provider_label
 from tui_chat.ui.widgets.prompt_input import PromptInput
 from tui_chat.ui.widgets.status_bar import StatusBar
 
 EMPTY_HINT = ("Type a message and press Enter to send it; Ctrl+J inserts a new line.\n"
               "F2 picks a model, F1 lists every key, Ctrl+P finds any command.")
-STATS_INTERVAL = 0.5
 
 
 @dataclass(frozen=True)
@@ -77,13 +71,7 @@ class ConversationScreen(Screen[None]):
         self.controller = controller
         self.clock = clock or time.monotonic
         self.editing: Message | None = None
-        self._reply: ReplyView | None = None
-        self._sent_text = ""
-        self._received = False
-        self._started = 0.0
-        self._first_token: float | None = None
-        self._deltas = 0
-        self._last_stats = 0.0
+        self.presenter = ReplyPresenter(self)
         self._first_run_hint = ""
 
     # --- layout ------------------------------------------------------------------------
@@ -126,7 +114,7 @@ class ConversationScreen(Screen[None]):
         title = controller.title if saved else "New conversation"
         self.query_one("#title-bar", Static).update(Text(f" tui-chat  ·  {one_line(title)}"))
         empty = self.query_one("#empty", Static)
-        empty.display = not self.message_list.messages and self._reply is None
+        empty.display = not self.message_list.messages and self.message_list.reply is None
         hint = Text(EMPTY_HINT)
         if self._first_run_hint:
             hint = Text.assemble((self._first_run_hint, "bold"), "\n\n", EMPTY_HINT)
@@ -166,22 +154,23 @@ class ConversationScreen(Screen[None]):
             self.start(Exchange("send", text))
 
     def start(self, exchange: Exchange) -> None:
-        self._sent_text = exchange.text
         self.run_exchange(exchange)
 
     @work(exclusive=True, group="llm", exit_on_error=False)
     async def run_exchange(self, exchange: Exchange) -> None:
         self._received = False
         self.post_message(ReplyStateChanged(True))
+        presenter = self.presenter
+        presenter.begin(exchange.text)
         try:
             events = self._events_for(exchange)
             async for event in events:
-                await self._apply(event)
+                await presenter.apply(event)
         except asyncio.CancelledError:
-            await self._stopped()
+            await presenter.stopped()
             raise
         except TuiChatError as error:
-            await self._failed_before_reply(error.message)
+            await presenter.failed_before_reply(error.message)
         finally:
             self.post_message(ReplyStateChanged(False))
             if self.controller.session.is_saved:
@@ -194,103 +183,6 @@ class ConversationScreen(Screen[None]):
         if exchange.kind == "edit" and exchange.message_id is not None:
             return controller.edit_and_resend(exchange.message_id, exchange.text)
         return controller.send(exchange.text)
-
-    async def _apply(self, event: SessionEvent) -> None:
-        if isinstance(event, ContentDelta):
-            if self._reply is not None:
-                self._reply.add_content(event.text)
-            self._count_delta()
-        elif isinstance(event, ReasoningDelta):
-            if self._reply is not None:
-                self._reply.add_reasoning(event.text)
-            self._count_delta(thinking=True)
-        elif isinstance(event, UserMessageSaved):
-            await self.message_list.add_message(event.message)
-            self.refresh_chrome()
-        elif isinstance(event, MessagesRemoved):
-            await self._remove(event.message_ids)
-        elif isinstance(event, ReplyStarted):
-            await self._reply_started(event.message)
-        elif isinstance(event, RetryScheduled):
-            self.status.update_info(state="retrying",
-                                    note=f"{sanitize(event.reason)}; retry in {event.delay:.0f} s")
-        elif isinstance(event, ReplyFinished):
-            await self._reply_ended(event.message)
-        elif isinstance(event, ReplyFailed):
-            await self._reply_ended(event.message, event.error.message)
-
-    async def _remove(self, ids: tuple[str, ...]) -> None:
-        known = [m.id for m in self.message_list.messages]
-        keep = min((known.index(i) for i in ids if i in known), default=len(known))
-        await self.message_list.truncate(keep)
-
-    async def _reply_started(self, message: Message) -> None:
-        self._reply = await self.message_list.start_reply(message)
-        self._started = self.clock()
-        self._first_token = None
-        self._deltas = 0
-        self.refresh_chrome()
-        self.status.update_info(state="waiting for the first token…", time_to_first_token=None,
-                                tokens_per_second=None, usage=None, note="")
-
-    def _count_delta(self, thinking: bool = False) -> None:
-        self._received = True
-        self._deltas += 1
-        now = self.clock()
-        if self._first_token is None:
-            self._first_token = now
-            self.status.update_info(state="thinking…" if thinking else "streaming…",
-                                    time_to_first_token=now - self._started)
-            self._last_stats = now
-        elif now - self._last_stats >= STATS_INTERVAL:
-            self._last_stats = now
-            elapsed = now - self._first_token
-            self.status.update_info(state="thinking…" if thinking else "streaming…",
-                                    tokens_per_second=self._deltas / elapsed if elapsed else None)
-
-    async def _reply_ended(self, message: Message, error: str | None = None) -> None:
-        await self.message_list.finish_reply(message)
-        self._reply = None
-        self.status.update_info(
-            state="ready" if error is None else f"{message.status.value}",
-            time_to_first_token=message.time_to_first_token,
-            tokens_per_second=message.tokens_per_second, usage=message.usage, note="")
-        if error is not None:
-            self.notify(sanitize(error), title="Reply failed", severity="error", markup=False,
-                        timeout=8)
-            if not message.content and not message.reasoning:
-                self._restore_prompt()
-        self.refresh_chrome()
-
-    async def _stopped(self) -> None:
-        """The worker was cancelled (Esc, quit, another conversation): show what was saved."""
-        reply, self._reply = self._reply, None
-        if reply is None:
-            return
-        try:
-            saved = self.controller.store.get_message(reply.message.id)
-        except TuiChatError:
-            saved = None
-        await self.message_list.finish_reply(saved)
-        self.status.update_info(state="stopped", note="the partial reply is saved")
-        if not self._received:
-            self._restore_prompt()
-
-    async def _failed_before_reply(self, sentence: str) -> None:
-        if self._reply is not None:
-            await self.message_list.finish_reply(None)
-            self._reply = None
-        self.notify(sanitize(sentence), title="Not sent", severity="error", markup=False,
-                    timeout=8)
-        self.status.update_info(state="ready", note="")
-        self._restore_prompt()
-        self.refresh_chrome()
-
-    def _restore_prompt(self) -> None:
-        """Nothing arrived: give the prompt back, unless the user already typed a new one."""
-        if self._sent_text and not self.prompt.text.strip():
-            self.prompt.load_text(self._sent_text)
-            self.prompt.move_cursor(self.prompt.document.end)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "llm" and event.state is WorkerState.ERROR:
@@ -323,7 +215,6 @@ class ConversationScreen(Screen[None]):
         if choose_model:
             self.choose_model(then_regenerate=True)
             return
-        self._sent_text = ""
         self.run_exchange(Exchange("regenerate"))
 
     async def action_new_conversation(self) -> None:
@@ -355,7 +246,6 @@ class ConversationScreen(Screen[None]):
                 return
             self.refresh_chrome()
             if then_regenerate:
-                self._sent_text = ""
                 self.run_exchange(Exchange("regenerate"))
 
         self.app.push_screen(picker, chosen)

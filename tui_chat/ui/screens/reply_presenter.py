@@ -1,0 +1,146 @@
+"""Turns session events into widget calls for the conversation screen.
+
+Split from the screen so that each stays short: the screen owns the worker and the actions;
+this draws one exchange (user message, live reply, stats, errors) as its events arrive.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tui_chat.core.errors import TuiChatError
+from tui_chat.core.events import ContentDelta, ReasoningDelta, RetryScheduled
+from tui_chat.core.models import Message
+from tui_chat.core.session import (
+    MessagesRemoved,
+    ReplyFailed,
+    ReplyFinished,
+    ReplyStarted,
+    SessionEvent,
+    UserMessageSaved,
+)
+from tui_chat.core.text import sanitize
+from tui_chat.ui.widgets.message_view import ReplyView
+
+if TYPE_CHECKING:
+    from tui_chat.ui.screens.conversation import ConversationScreen
+
+STATS_INTERVAL = 0.5
+"""Seconds between two updates of the live tokens-per-second figure."""
+
+
+class ReplyPresenter:
+    """Draws one exchange at a time on its conversation screen."""
+
+    def __init__(self, host: ConversationScreen) -> None:
+        self.host = host
+        self.reply: ReplyView | None = None
+        self.sent_text = ""
+        self.received = False
+        self._started = 0.0
+        self._first_token: float | None = None
+        self._deltas = 0
+        self._last_stats = 0.0
+
+    def begin(self, sent_text: str) -> None:
+        """A new exchange: `sent_text` goes back into the prompt if nothing arrives."""
+        self.sent_text = sent_text
+        self.received = False
+
+    async def apply(self, event: SessionEvent) -> None:
+        if isinstance(event, ContentDelta):
+            if self.reply is not None:
+                self.reply.add_content(event.text)
+            self._count_delta()
+        elif isinstance(event, ReasoningDelta):
+            if self.reply is not None:
+                self.reply.add_reasoning(event.text)
+            self._count_delta(thinking=True)
+        elif isinstance(event, UserMessageSaved):
+            await self.host.message_list.add_message(event.message)
+            self.host.refresh_chrome()
+        elif isinstance(event, MessagesRemoved):
+            await self._remove(event.message_ids)
+        elif isinstance(event, ReplyStarted):
+            await self._reply_started(event.message)
+        elif isinstance(event, RetryScheduled):
+            self.host.status.update_info(state="retrying",
+                                    note=f"{sanitize(event.reason)}; retry in {event.delay:.0f} s")
+        elif isinstance(event, ReplyFinished):
+            await self._reply_ended(event.message)
+        elif isinstance(event, ReplyFailed):
+            await self._reply_ended(event.message, event.error.message)
+
+    async def _remove(self, ids: tuple[str, ...]) -> None:
+        known = [m.id for m in self.host.message_list.messages]
+        keep = min((known.index(i) for i in ids if i in known), default=len(known))
+        await self.host.message_list.truncate(keep)
+
+    async def _reply_started(self, message: Message) -> None:
+        self.reply = await self.host.message_list.start_reply(message)
+        self._started = self.host.clock()
+        self._first_token = None
+        self._deltas = 0
+        self.host.refresh_chrome()
+        self.host.status.update_info(state="waiting for the first token…", time_to_first_token=None,
+                                tokens_per_second=None, usage=None, note="")
+
+    def _count_delta(self, thinking: bool = False) -> None:
+        self.received = True
+        self._deltas += 1
+        now = self.host.clock()
+        if self._first_token is None:
+            self._first_token = now
+            self.host.status.update_info(state="thinking…" if thinking else "streaming…",
+                                    time_to_first_token=now - self._started)
+            self._last_stats = now
+        elif now - self._last_stats >= STATS_INTERVAL:
+            self._last_stats = now
+            elapsed = now - self._first_token
+            self.host.status.update_info(state="thinking…" if thinking else "streaming…",
+                                    tokens_per_second=self._deltas / elapsed if elapsed else None)
+
+    async def _reply_ended(self, message: Message, error: str | None = None) -> None:
+        await self.host.message_list.finish_reply(message)
+        self.reply = None
+        self.host.status.update_info(
+            state="ready" if error is None else f"{message.status.value}",
+            time_to_first_token=message.time_to_first_token,
+            tokens_per_second=message.tokens_per_second, usage=message.usage, note="")
+        if error is not None:
+            self.host.notify(sanitize(error), title="Reply failed", severity="error", markup=False,
+                        timeout=8)
+            if not message.content and not message.reasoning:
+                self._restore_prompt()
+        self.host.refresh_chrome()
+
+    async def stopped(self) -> None:
+        """The worker was cancelled (Esc, quit, another conversation): show what was saved."""
+        reply, self.reply = self.reply, None
+        if reply is None:
+            return
+        try:
+            saved = self.host.controller.store.get_message(reply.message.id)
+        except TuiChatError:
+            saved = None
+        await self.host.message_list.finish_reply(saved)
+        self.host.status.update_info(state="stopped", note="the partial reply is saved")
+        if not self.received:
+            self._restore_prompt()
+
+    async def failed_before_reply(self, sentence: str) -> None:
+        if self.reply is not None:
+            await self.host.message_list.finish_reply(None)
+            self.reply = None
+        self.host.notify(sanitize(sentence), title="Not sent", severity="error", markup=False,
+                    timeout=8)
+        self.host.status.update_info(state="ready", note="")
+        self._restore_prompt()
+        self.host.refresh_chrome()
+
+    def _restore_prompt(self) -> None:
+        """Nothing arrived: give the prompt back, unless the user already typed a new one."""
+        if self.sent_text and not self.host.prompt.text.strip():
+            self.host.prompt.load_text(self.sent_text)
+            self.host.prompt.move_cursor(self.host.prompt.document.end)
+
