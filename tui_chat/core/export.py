@@ -43,7 +43,14 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tui_chat.core.errors import UsageError
-from tui_chat.core.models import Conversation, Message, MessageStatus, Role, utc_now
+from tui_chat.core.models import (
+    Conversation,
+    Message,
+    MessageStatus,
+    Parameters,
+    Role,
+    utc_now,
+)
 from tui_chat.core.store import Store
 from tui_chat.core.text import sanitize
 
@@ -80,7 +87,7 @@ class ExportedConversation(BaseModel):
     provider: str | None = None
     model: str | None = None
     system_prompt: str | None = None
-    parameters: dict[str, object] = Field(default_factory=dict)
+    parameters: Parameters = Field(default_factory=Parameters)
     pinned: bool = False
     archived: bool = False
     messages: list[ExportedMessage] = Field(default_factory=list)
