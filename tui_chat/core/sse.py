@@ -40,7 +40,13 @@ class SSEParser:
         self.retry_ms: int | None = None
 
     def feed(self, chunk: bytes) -> list[SSEEvent | StrayLine]:
-        return self._feed_text(self._decoder.decode(chunk))
+        text = self._decoder.decode(chunk)
+        # Fast path: a read that is exactly one plain `data:` event, as providers send them.
+        if (self._started and not self._tail and not self._data and not self._skip_lf
+                and text.startswith("data: ") and text.endswith("\n\n")
+                and text.find("\n") == len(text) - 2 and "\r" not in text):
+            return [SSEEvent(text[6:-2], "message", self.last_event_id)]
+        return self._feed_text(text)
 
     def close(self) -> list[SSEEvent | StrayLine]:
         """End of body: an unterminated last line is only reported if it is stray text.
