@@ -107,3 +107,10 @@ def test_any_split_of_a_stream_gives_the_same_events(
     points = sorted({c % (len(raw) + 1) for c in cuts})
     pieces = [raw[a:b] for a, b in zip([0, *points], [*points, len(raw)], strict=True)]
     assert datas(parse(*pieces)) == payloads
+
+
+def test_event_type_carries_into_a_following_single_event_read() -> None:
+    parser = SSEParser()
+    items = parser.feed(b"data: first\n\n") + parser.feed(b"event: custom\n")
+    items += parser.feed(b"data: second\n\n")
+    assert items == [SSEEvent("first"), SSEEvent("second", "custom")]

@@ -43,6 +43,7 @@ class SSEParser:
         text = self._decoder.decode(chunk)
         # Fast path: a read that is exactly one plain `data:` event, as providers send them.
         if (self._started and not self._tail and not self._data and not self._skip_lf
+                and not self._event_type
                 and text.startswith("data: ") and text.endswith("\n\n")
                 and text.find("\n") == len(text) - 2 and "\r" not in text):
             return [SSEEvent(text[6:-2], "message", self.last_event_id)]
