@@ -71,10 +71,10 @@ async def test_commands_come_from_bindings_and_themes() -> None:
     async with app.run_test() as pilot:
         await pilot.pause()
         commands = {c.title: c.help for c in all_commands(app, app.screen)}
-        assert commands["Regenerate the last reply"] == "Regenerate (^r)"
-        assert commands["Show or hide the conversation list"] == "Sidebar (^b)"
-        assert commands["Settings"] == "Key: f3"
-        assert commands["Quit the app and return to the command prompt."] == "Quit (^q)"
+        assert commands["Regenerate the last reply"] == "Regenerate (Ctrl+R)"
+        assert commands["Show or hide the conversation list"] == "Sidebar (Ctrl+B)"
+        assert commands["Settings"] == "Key: F3"
+        assert commands["Quit the app and return to the command prompt."] == "Quit (Ctrl+Q)"
         assert "Theme: tui-chat-forest" in commands and "Theme: nord" in commands
         assert not any("palette" in title.lower() for title in commands)
 

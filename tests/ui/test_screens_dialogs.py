@@ -92,12 +92,13 @@ async def test_help_lists_every_described_binding_generated_from_bindings() -> N
         await app.push_screen(chat)
         rows = collect_key_help(app, chat)
         text = {(row.group, row.keys, row.description) for row in rows}
-        assert ("App", "^n", "New conversation") in text
-        assert ("App", "^b", "Toggle sidebar") in text
-        assert ("App", "^p", "Command palette") in text
-        assert ("App", "^q", "Quit") in text
-        assert ("ChatScreen", "^r", "Regenerate the last reply") in text
-        assert ("Prompt", "^j", "Insert a new line in the prompt") in text
+        assert ("App", "Ctrl+N", "New conversation") in text
+        assert ("App", "Ctrl+B", "Toggle sidebar") in text
+        assert ("App", "Ctrl+P", "Command palette") in text
+        assert ("App", "Ctrl+Q", "Quit") in text
+        assert ("Chat screen", "Ctrl+R", "Regenerate the last reply") in text
+        assert ("Prompt", "Ctrl+J", "Insert a new line in the prompt") in text
+        assert ("Prompt", "Enter", "Send the prompt") in text
         app.push_screen(HelpScreen())
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)

@@ -51,11 +51,11 @@ async def test_groups_live_models_and_falls_back_when_models_fails(
         screen = await open_picker(app, pilot, ModelPickerScreen(
             settings_for(chutes_server, sutra_server)))
         shown = labels(screen)
-        assert shown[0].startswith("Chutes  (chutes)")
+        assert shown[0].startswith("Chutes (chutes)")
         assert "deepseek-ai/DeepSeek-V3-0324   163,840 ctx · in 0.27 / out 1.1" in shown
         assert "Qwen/Qwen3-235B-A22B" in shown
         sutra_at = next(i for i, text in enumerate(shown) if text.startswith("SUTRA"))
-        assert "known list" in shown[sutra_at]
+        assert "built-in list" in shown[sutra_at]
         assert shown[sutra_at + 1:] == ["sutra-v2", "sutra-r0"]
         status = str(screen.query_one("#status").render())
         assert "Could not list SUTRA's models" in status
@@ -72,7 +72,7 @@ async def test_type_to_filter_and_enter_returns_the_choice(
             settings_for(chutes_server, sutra_server)))
         await pilot.press(*"deepseek r1")
         await pilot.pause()
-        assert labels(screen) == ["Chutes  (chutes)  no key",
+        assert labels(screen) == ["Chutes (chutes)  no key",
                                   "deepseek-ai/DeepSeek-R1   163,840 ctx"]
         await pilot.press("enter")
         await pilot.pause()

@@ -18,7 +18,7 @@ from textual.content import Content
 from textual.dom import DOMNode
 from textual.screen import Screen
 
-from tui_chat.ui.screens.help import node_bindings
+from tui_chat.ui.screens.help import key_label, node_bindings
 
 _SKIPPED_ACTIONS = {"command_palette", "app.command_palette"}
 
@@ -59,7 +59,7 @@ def binding_commands(app: App[Any], screen: Screen[Any] | None) -> list[PaletteC
             if title in seen:
                 continue
             seen.add(title)
-            key = app.get_key_display(binding)
+            key = key_label(binding)
             help_text = f"{binding.description} ({key})" if binding.tooltip else f"Key: {key}"
             commands.append(PaletteCommand(title, help_text,
                                            partial(app.run_action, binding.action, node)))

@@ -6,6 +6,7 @@ Ctrl+J inserts a newline: TextArea swallows Enter, so the prompt handles both in
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -52,11 +53,30 @@ def node_bindings(node_type: type[DOMNode]) -> list[Binding]:
     return list(merged.values())
 
 
+_KEY_NAMES = {"escape": "Esc", "enter": "Enter", "up": "↑", "down": "↓", "left": "←",
+              "right": "→", "pageup": "PgUp", "pagedown": "PgDn", "delete": "Del",
+              "backspace": "Backspace", "tab": "Tab", "space": "Space", "slash": "/",
+              "home": "Home", "end": "End", "insert": "Ins"}
+
+
+def key_label(binding: Binding) -> str:
+    """"ctrl+shift+a" as "Ctrl+Shift+A", "escape" as "Esc": the way the help and README say it."""
+    if binding.key_display:
+        return binding.key_display
+    parts = binding.key.split("+")
+    *modifiers, key = parts
+    name = _KEY_NAMES.get(key, key.upper() if len(key) == 1 or key[:1] == "f" else key.title())
+    return "+".join([*(m.title() for m in modifiers), name])
+
+
 def _group_title(node: DOMNode) -> str:
     if isinstance(node, App):
         return "App"
     title = getattr(node, "BINDING_GROUP_TITLE", None)
-    return str(title) if title else type(node).__name__
+    if title:
+        return str(title)
+    words = re.findall(r"[A-Z][a-z0-9]*|[a-z0-9]+", type(node).__name__)
+    return " ".join([words[0], *(w.lower() for w in words[1:])]) if words else "Screen"
 
 
 def collect_key_help(app: App[object], screen: Screen[object] | None,
@@ -91,7 +111,7 @@ def _rows_for(app: App[object], node: DOMNode) -> list[KeyHelp]:
     for binding in bindings:
         if binding.description and not binding.system:
             keys = by_action.setdefault((binding.action, binding.description), [])
-            shown = app.get_key_display(binding)
+            shown = key_label(binding)
             if shown not in keys:
                 keys.append(shown)
     group = _group_title(node)
@@ -100,13 +120,13 @@ def _rows_for(app: App[object], node: DOMNode) -> list[KeyHelp]:
 
 
 def _display(app: App[object], key: str) -> str:
-    return app.get_key_display(Binding(key, "", ""))
+    return key_label(Binding(key, "", ""))
 
 
 def key_table(rows: Sequence[KeyHelp]) -> Table:
     table = Table(box=None, expand=True, show_header=False, padding=(0, 1))
-    table.add_column("keys", style="bold", no_wrap=True, ratio=1)
-    table.add_column("description", ratio=3)
+    table.add_column("keys", style="bold", no_wrap=True, width=18)
+    table.add_column("description", ratio=1)
     group = None
     for row in rows:
         if row.group != group:

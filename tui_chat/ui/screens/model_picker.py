@@ -133,7 +133,7 @@ class ModelPickerScreen(ModalScreen[ModelChoice | None]):
             entry = self._lists[provider.name]
             rows = [_Row(ModelChoice(provider.name, m.id), m) for m in entry.models]
             options += self._section(f"p-{provider.name}", self._header(entry), rows, terms)
-        listing.set_options(options)
+        listing.set_options(options[1:])  # no separator above the first group
         self._highlight(keep, keep_id)
         self._show_status()
 
@@ -151,17 +151,18 @@ class ModelPickerScreen(ModalScreen[ModelChoice | None]):
             shown.append(Option(prompt, id=option_id))
         if not shown:
             return []
-        return [Option(title, id=f"{key}:header", disabled=True), *shown]
+        return [None, Option(title, id=f"{key}:header", disabled=True), *shown]
 
     def _header(self, entry: ProviderModels) -> Text:
         title = Text(one_line(entry.display_name, 40), style="bold")
-        title.append(f"  ({one_line(entry.provider, 40)})", style="dim")
+        title.append(f" ({one_line(entry.provider, 40)})")
         if entry.provider in self._refreshing:
-            title.append("  refreshing…", style="italic dim")
+            title.append("  refreshing…", style="italic")
         elif entry.source != "live":
-            title.append(f"  {entry.source} list", style="italic dim")
+            source = "cached list" if entry.source == "cache" else "built-in list"
+            title.append(f"  {source}", style="italic")
         if not entry.has_key:
-            title.append("  no key", style="italic dim")
+            title.append("  no key", style="italic")
         return title
 
     def _row_for(self, choice: ModelChoice) -> _Row:

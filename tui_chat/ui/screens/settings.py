@@ -21,6 +21,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Select, Static, TextArea
 
 from tui_chat.core.config import Settings, save_settings
+from tui_chat.core.errors import TuiChatError
 from tui_chat.core.model_catalog import ModelCatalog
 from tui_chat.core.text import one_line
 from tui_chat.ui.screens.model_picker import ModelChoice, ModelPickerScreen
@@ -55,7 +56,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
         self.catalog = catalog
         self.specs: list[FieldSpec] = general_fields()
         for name in settings.provider_names():
-            self.specs += provider_fields(name)
+            self.specs += provider_fields(name, self._display_name(name))
         self._ids: dict[FieldPath, str] = {spec.path: f"field-{index}"
                                            for index, spec in enumerate(self.specs)}
         self._locked: set[FieldPath] = set()
@@ -127,10 +128,16 @@ class SettingsScreen(ModalScreen[Settings | None]):
         return Input(value, id=field_id, type=kinds.get(spec.kind, "text"),  # type: ignore[arg-type]
                      placeholder="provider default" if spec.optional else "", compact=True)
 
+    def _display_name(self, name: str) -> str | None:
+        try:
+            return self.settings.resolve_provider(name, env={}).display_name
+        except TuiChatError:
+            return None
+
     def _builtin_url(self, name: str) -> str:
         try:
             return self.settings.resolve_provider(name, env={}).spec.base_url
-        except Exception:  # a provider declared without a base URL: it needs one
+        except TuiChatError:  # a provider declared without a base URL: it needs one
             return "https://…"
 
     def on_mount(self) -> None:

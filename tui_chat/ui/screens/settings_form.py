@@ -90,11 +90,11 @@ def general_fields() -> list[FieldSpec]:
     """Every scalar field of Settings, Parameters and Timeouts, in declaration order."""
     return [*model_fields(Settings, (), "General"),
             *model_fields(Parameters, ("parameters",), "Parameters"),
-            *model_fields(Timeouts, ("timeouts",), "Timeouts")]
+            *model_fields(Timeouts, ("timeouts",), "Timeouts (seconds)")]
 
 
-def provider_fields(name: str) -> list[FieldSpec]:
-    section = f"Provider {name}"
+def provider_fields(name: str, display_name: str | None = None) -> list[FieldSpec]:
+    section = f"{display_name} ({name})" if display_name and display_name != name else name
     return [FieldSpec(("providers", name, "api_key"), "secret", "API key",
                       "Stored in config.toml (mode 0600); pasted spaces are trimmed.",
                       True, section),

@@ -1,0 +1,122 @@
+"""Snapshots of the model picker, settings and help screens: fixed content, no cursor blink,
+no network (the picker reads a seeded cache and does not refresh)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.pilot import Pilot
+from textual.screen import Screen
+from textual.widgets import Input, Static
+
+from tui_chat.core.config import ProviderConfig, Settings
+from tui_chat.core.model_catalog import ModelCatalog, ProviderModels, default_cache_file
+from tui_chat.core.models import ModelInfo
+from tui_chat.ui.screens.help import HelpScreen
+from tui_chat.ui.screens.model_picker import ModelChoice, ModelPickerScreen
+from tui_chat.ui.screens.settings import SettingsScreen
+from tui_chat.ui.themes import install_themes
+
+SIZE = (100, 32)
+
+
+class ChatScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "stop", "Stop / cancel", id="conversation.stop"),
+        Binding("ctrl+r", "regenerate", "Regenerate", id="conversation.regenerate"),
+        Binding("ctrl+n", "new", "New chat", id="conversation.new"),
+        Binding("f2", "model", "Model", id="conversation.model"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Static("A conversation would be here.")
+
+
+class Host(App[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f1", "help", "Help", id="app.help"),
+        Binding("f3", "settings", "Settings", id="app.settings"),
+        Binding("ctrl+b", "sidebar", "Sidebar", id="app.sidebar"),
+    ]
+
+    def __init__(self, make_screen: Callable[[], Screen[Any]]) -> None:
+        super().__init__()
+        self.make_screen = make_screen
+
+    async def on_mount(self) -> None:
+        install_themes(self, "tui-chat-dusk")
+        await self.push_screen(ChatScreen())
+        await self.push_screen(self.make_screen())
+
+
+async def no_blink(pilot: Pilot[Any]) -> None:
+    for field in pilot.app.screen.query(Input):
+        field.cursor_blink = False
+    await pilot.pause()
+
+
+def seed_model_cache() -> ModelCatalog:
+    cache = {
+        "chutes": ProviderModels(provider="chutes", display_name="Chutes", source="live", models=[
+            ModelInfo(id="deepseek-ai/DeepSeek-V3-0324", provider="chutes",
+                      context_length=163840, price="in 0.27 / out 1.1"),
+            ModelInfo(id="deepseek-ai/DeepSeek-R1", provider="chutes", context_length=163840),
+            ModelInfo(id="Qwen/Qwen3-235B-A22B", provider="chutes", context_length=40960),
+            ModelInfo(id="chutesai/Mistral-Small-3.1-24B-Instruct-2503", provider="chutes"),
+        ]),
+    }
+    path = default_cache_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("{" + ", ".join(f'"{k}": {v.model_dump_json()}' for k, v in cache.items())
+                    + "}", encoding="utf-8")
+    return ModelCatalog(Settings())
+
+
+def test_model_picker_snapshot(snap_compare: Any) -> None:
+    catalog = seed_model_cache()
+    app = Host(lambda: ModelPickerScreen(
+        Settings(), catalog=catalog, refresh=False,
+        recent=[ModelChoice("sutra", "sutra-v2")],
+        current=ModelChoice("chutes", "deepseek-ai/DeepSeek-R1")))
+    assert snap_compare(app, terminal_size=SIZE, run_before=no_blink)
+
+
+def test_model_picker_filtered_snapshot(snap_compare: Any) -> None:
+    catalog = seed_model_cache()
+    app = Host(lambda: ModelPickerScreen(Settings(), catalog=catalog, refresh=False))
+    assert snap_compare(app, press=list("deep"), terminal_size=SIZE, run_before=no_blink)
+
+
+def test_settings_snapshot(snap_compare: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SUTRA_API_KEY", "sk-never-shown")
+    settings = Settings(default_model="deepseek-ai/DeepSeek-V3-0324",
+                        system_prompt="You are concise.",
+                        parameters={"temperature": 0.7, "max_tokens": 1024},  # type: ignore[arg-type]
+                        providers={"chutes": ProviderConfig(api_key="cpk_0123456789")})  # type: ignore[arg-type]
+    app = Host(lambda: SettingsScreen(settings))
+    assert snap_compare(app, terminal_size=(100, 40), run_before=no_blink)
+
+
+def test_settings_scrolled_to_providers_snapshot(snap_compare: Any,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SUTRA_API_KEY", "sk-never-shown")
+    settings = Settings(providers={"chutes": ProviderConfig(api_key="cpk_0123456789")})  # type: ignore[arg-type]
+
+    async def to_providers(pilot: Pilot[Any]) -> None:
+        await no_blink(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, SettingsScreen)
+        screen.query_one("#form").scroll_end(animate=False)
+        await pilot.pause()
+
+    app = Host(lambda: SettingsScreen(settings))
+    assert snap_compare(app, terminal_size=(100, 40), run_before=to_providers)
+
+
+def test_help_snapshot(snap_compare: Any) -> None:
+    app = Host(HelpScreen)
+    assert snap_compare(app, terminal_size=SIZE, run_before=no_blink)
