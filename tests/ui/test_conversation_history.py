@@ -181,3 +181,27 @@ async def test_escape_cancels_an_edit(make_app: AppFactory) -> None:
         assert screen.editing is not None and screen.prompt.text == "x"
         await pilot.press("escape")
         assert screen.editing is None and screen.prompt.text == ""
+
+
+async def test_sidebar_opens_another_conversation_stopping_the_stream(
+        make_app: AppFactory, store: Store, chutes_server: FakeProvider) -> None:
+    older = saved_conversation(store, 2)
+    chutes_server.script(Reply(stream_of(["partial ", "rest"]), stall_after=2, stall_seconds=20))
+    app = make_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = conversation(app)
+        await pilot.press("n", "e", "w", "enter")
+        await wait_until(pilot, lambda: screen.message_list.reply is not None
+                         and "partial" in screen.message_list.reply.content)
+        current = screen.controller.session.conversation.id
+        await pilot.press("ctrl+b")
+        sidebar = screen.sidebar
+        assert sidebar is not None and sidebar.display
+        await wait_until(pilot, lambda: sidebar.option_list.option_count == 2)
+        assert sidebar.option_list.get_option_at_index(0).id == current  # newest first
+        await pilot.press("down", "enter")
+        await wait_until(pilot, lambda: screen.controller.session.conversation.id == older.id)
+        await wait_idle(pilot)
+        assert [v.message.content for v in screen.query(MessageView)] == ["message 0",
+                                                                          "message 1"]
+    assert store.get_messages(current)[-1].status is MessageStatus.INTERRUPTED

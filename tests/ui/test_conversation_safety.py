@@ -132,3 +132,19 @@ async def test_store_message_interrupted_when_app_quits_mid_stream(
         await pilot.press("ctrl+q")
     saved = store.get_messages(chat_id)
     assert saved[-1].status is MessageStatus.INTERRUPTED and saved[-1].content == "partial "
+
+
+async def test_settings_and_help_open_from_their_keys(make_app: AppFactory) -> None:
+    from tui_chat.ui.screens.help import HelpScreen
+    from tui_chat.ui.screens.settings import SettingsScreen
+
+    app = make_app(key=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: isinstance(app.screen, SettingsScreen))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is conversation(app))
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is conversation(app))

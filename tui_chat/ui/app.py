@@ -18,9 +18,11 @@ from tui_chat.core import paths
 from tui_chat.core.config import Settings
 from tui_chat.core.models import Message
 from tui_chat.core.store import Store
+from tui_chat.ui.commands import ActionCommands
 from tui_chat.ui.controller import ChatController, Services, no_key_sentence
 from tui_chat.ui.screens.conversation import ConversationScreen
 from tui_chat.ui.screens.help import HelpScreen
+from tui_chat.ui.screens.settings import SettingsScreen
 from tui_chat.ui.themes import install_themes
 
 
@@ -30,6 +32,7 @@ class TuiChatApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "tui-chat"
     ENABLE_COMMAND_PALETTE = True
+    COMMANDS = App.COMMANDS | {ActionCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True,
                 tooltip="Quit; everything is already saved"),
@@ -74,7 +77,27 @@ class TuiChatApp(App[int]):
             self.push_screen(HelpScreen())
 
     def action_settings(self) -> None:
-        self.notify("Settings are not available yet; edit config.toml.", markup=False)
+        if isinstance(self.screen, SettingsScreen):
+            return
+        screen = SettingsScreen(self.services.settings, path=self.services.config_path,
+                                catalog=self.controller.catalog)
+        self.push_screen(screen, self._settings_saved)
+
+    async def _settings_saved(self, settings: Settings | None) -> None:
+        if settings is None:
+            return
+        await self.controller.replace_settings(settings)
+        conversation = self.conversation_screen
+        if conversation is not None:
+            conversation.settings_changed(no_key_sentence(settings, self.services.env))
+        self.notify(f"Settings saved to {self.services.config_path}.", markup=False)
+
+    @property
+    def conversation_screen(self) -> ConversationScreen | None:
+        for screen in self.screen_stack:
+            if isinstance(screen, ConversationScreen):
+                return screen
+        return None
 
     async def action_quit(self) -> None:
         """Stop a streaming reply (it is saved as interrupted), close clients, exit."""

@@ -8,6 +8,7 @@ interrupted. Errors come back as one sentence: inline on the message and as a no
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ from tui_chat.ui.messages import ConversationChanged, ReplyStateChanged
 from tui_chat.ui.screens.confirm import ConfirmScreen
 from tui_chat.ui.screens.model_picker import ModelChoice, ModelPickerScreen
 from tui_chat.ui.screens.reply_presenter import ReplyPresenter
+from tui_chat.ui.widgets.conversation_list import ConversationList
 from tui_chat.ui.widgets.message_list import MessageList
 from tui_chat.ui.widgets.message_view import provider_label
 from tui_chat.ui.widgets.prompt_input import PromptInput
@@ -63,6 +65,8 @@ class ConversationScreen(Screen[None]):
         Binding("f2", "choose_model", "Model", id="conversation.model"),
         Binding("ctrl+o", "focus_messages", "Messages", id="conversation.messages",
                 tooltip="Select a message to copy, edit or regenerate"),
+        Binding("ctrl+b", "toggle_sidebar", "Chats", id="conversation.sidebar",
+                tooltip="Show or hide saved conversations (search with /)"),
     ]
 
     def __init__(self, controller: ChatController, *, clock: Callable[[], float] | None = None
@@ -126,6 +130,11 @@ class ConversationScreen(Screen[None]):
         self.status.update_info(**changes)
 
     def on_mount(self) -> None:
+        self.refresh_chrome()
+
+    def settings_changed(self, no_key_hint: str | None) -> None:
+        """New settings were saved: keys may exist now, the model may have changed."""
+        self._first_run_hint = no_key_hint or ""
         self.refresh_chrome()
 
     def show_first_run(self, hint: str) -> None:
@@ -192,6 +201,15 @@ class ConversationScreen(Screen[None]):
 
     # --- actions -----------------------------------------------------------------------
 
+    async def stop_streaming(self) -> None:
+        """Cancel the reply in progress (saved as interrupted) and wait until it is drawn."""
+        workers = [w for w in self.workers if w.group == "llm" and w.is_running]
+        for worker in workers:
+            worker.cancel()
+        for worker in workers:
+            with contextlib.suppress(Exception):
+                await worker.wait()
+
     async def action_stop(self) -> None:
         if self.streaming:
             for worker in self.workers:
@@ -218,8 +236,7 @@ class ConversationScreen(Screen[None]):
         self.run_exchange(Exchange("regenerate"))
 
     async def action_new_conversation(self) -> None:
-        if self.streaming:
-            await self.action_stop()
+        await self.stop_streaming()
         self.controller.new_conversation()
         self.editing = None
         await self.show_messages([])
@@ -285,3 +302,70 @@ class ConversationScreen(Screen[None]):
 
         self.app.push_screen(ConfirmScreen(f"Open this link in your browser?\n\n{url}",
                                            yes="Open"), answered)
+
+    # --- sidebar -----------------------------------------------------------------------
+
+    @property
+    def sidebar(self) -> ConversationList | None:
+        found = self.query(ConversationList)
+        return found.first() if found else None
+
+    async def action_toggle_sidebar(self) -> None:
+        """Mounted on first use: start-up does not pay for listing conversations."""
+        sidebar = self.sidebar
+        if sidebar is None:
+            session = self.controller.session
+            sidebar = ConversationList(self.controller.store,
+                                       active_id=session.conversation.id if session.is_saved
+                                       else None)
+            await self.query_one("#body").mount(sidebar, before=0)
+            sidebar.option_list.focus()
+        elif sidebar.display and sidebar.has_focus_within:
+            sidebar.display = False
+            self.prompt.focus()
+        else:
+            sidebar.display = True
+            sidebar.option_list.focus()
+
+    def on_conversation_changed(self, event: ConversationChanged) -> None:
+        sidebar = self.sidebar
+        if sidebar is not None:
+            sidebar.active_id = event.conversation_id
+            sidebar.reload()
+
+    @on(ConversationList.ConversationChosen)
+    async def _open_chosen(self, event: ConversationList.ConversationChosen) -> None:
+        event.stop()
+        await self.stop_streaming()
+        try:
+            messages = self.controller.open_conversation(event.conversation_id)
+        except TuiChatError as error:
+            self.notify(error.message, severity="error", markup=False)
+            return
+        self.editing = None
+        await self.show_messages(messages)
+        if event.message_id is not None:
+            await self.message_list.reveal(event.message_id)
+        self.prompt.focus()
+
+    @on(ConversationList.NewConversationRequested)
+    async def _new_requested(self, event: ConversationList.NewConversationRequested) -> None:
+        event.stop()
+        await self.action_new_conversation()
+
+    @on(ConversationList.ConversationRenamed)
+    def _renamed(self, event: ConversationList.ConversationRenamed) -> None:
+        event.stop()
+        conversation = self.controller.session.conversation
+        if conversation.id == event.conversation_id:
+            conversation.title = event.title
+            self.refresh_chrome()
+
+    @on(ConversationList.ConversationDeleted)
+    async def _deleted(self, event: ConversationList.ConversationDeleted) -> None:
+        event.stop()
+        if self.controller.session.conversation.id == event.conversation_id:
+            await self.stop_streaming()
+            self.controller.new_conversation()
+            await self.show_messages([])
+

@@ -138,6 +138,19 @@ class MessageList(VerticalScroll, can_focus=True):
         await self._mount_window(max(0, count - PAGE), count)
         self.anchor()
 
+    async def reveal(self, message_id: str) -> None:
+        """Mount the page holding `message_id`, select it and scroll it into view."""
+        index = next((i for i, m in enumerate(self.messages) if m.id == message_id), None)
+        if index is None:
+            return
+        if not self._lo <= index < self._hi:
+            lo = max(0, min(index - PAGE // 2, len(self.messages) - PAGE))
+            await self._mount_window(lo, min(len(self.messages), lo + PAGE))
+        self.selected = index
+        view = self._view_at(index)
+        if view is not None:
+            self.call_after_refresh(self.scroll_to_widget, view, animate=False, top=True)
+
     async def update_message(self, message: Message) -> None:
         for index, known in enumerate(self.messages):
             if known.id == message.id:
