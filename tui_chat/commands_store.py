@@ -1,7 +1,8 @@
 """The store's commands: history, show, search, export, import, rm, rename.
 
 Text that came from models, providers or imported files is sanitized before it reaches a
-terminal; into a pipe or file, `show` and `export` write it exactly as stored.
+terminal. Markdown (`show`, `export --format markdown`) is always sanitized, since it is meant
+to be read; a JSON export written to a pipe or a file holds the text exactly as stored.
 """
 
 from __future__ import annotations
