@@ -6,6 +6,7 @@ import asyncio
 from typing import Any
 
 from textual.app import App
+from textual.widgets import Input
 
 from tests.fakeprovider import FakeProvider
 from tui_chat.core.config import ProviderConfig, Settings
@@ -143,3 +144,36 @@ async def test_untrusted_model_ids_are_shown_literally_without_controls() -> Non
         await pilot.pause()
         assert app.is_running
     assert app.results == [ModelChoice("chutes", nasty)]
+
+
+async def test_a_fresh_list_is_not_asked_again_and_ctrl_r_forces_it(
+        chutes_server: FakeProvider, sutra_server: FakeProvider) -> None:
+    settings = settings_for(chutes_server, sutra_server)
+    catalog = ModelCatalog(settings)
+    app = Host()
+
+    def asked() -> int:
+        return sum(r.path == "/v1/models" for r in chutes_server.requests)
+
+    async with app.run_test(size=(100, 30)) as pilot:
+        await open_picker(app, pilot, ModelPickerScreen(settings, catalog=catalog))
+        await pilot.press("escape")
+        screen = await open_picker(app, pilot, ModelPickerScreen(settings, catalog=catalog))
+        assert asked() == 1
+        assert "163,840 ctx" in "".join(labels(screen))  # from memory, at once
+        await pilot.press("ctrl+r")
+        await open_picker(app, pilot, screen)  # waits for the refresh
+        assert asked() == 2
+
+
+async def test_typing_while_the_list_has_focus_goes_to_the_filter() -> None:
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = ModelPickerScreen(Settings(), refresh=False)
+        app.push_screen(screen, app.results.append)
+        await pilot.pause()
+        screen.option_list.focus()
+        await pilot.press("r", "0")
+        await pilot.pause()
+        assert screen.query_one("#filter", Input).value == "r0"
+        assert labels(screen) == ["SUTRA (sutra)  built-in list  no key", "sutra-r0"]

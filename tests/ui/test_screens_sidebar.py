@@ -113,7 +113,8 @@ async def test_filter_finds_a_hindi_message_by_full_text(store: Store, tmp_path:
         styles = [span.style for span in prompt.spans  # type: ignore[union-attr]
                   if span.start <= start < span.end]
         assert "bold reverse" in styles  # the match is highlighted by span, not markup
-        await pilot.press("enter")  # from the filter to the list
+        await pilot.press("down")  # from the filter to the list
+        assert sidebar.option_list.has_focus
         await pilot.press("enter")  # open it
         await pilot.pause()
     [chosen] = app.posted

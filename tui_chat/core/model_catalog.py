@@ -28,6 +28,8 @@ from tui_chat.core.text import one_line
 Source = Literal["live", "cache", "known"]
 Fetch = Callable[[Provider], Awaitable[list[ModelInfo]]]
 _LIST_TIMEOUT = 20.0
+FRESH_SECONDS = 600.0
+"""A live list younger than this is not asked for again when the picker opens."""
 
 
 class ProviderModels(BaseModel):
@@ -85,6 +87,15 @@ class ModelCatalog:
             entry = self._known(provider, None)
         self._memory[provider.name] = entry
         return entry
+
+    def is_fresh(self, provider: Provider, max_age: float = FRESH_SECONDS) -> bool:
+        """True when this catalog listed the provider's models live within `max_age` seconds
+        (or the provider has no /models to ask)."""
+        if not provider.spec.has_models_endpoint:
+            return provider.name in self._memory
+        entry = self._memory.get(provider.name)
+        return (entry is not None and entry.source == "live" and entry.note is None
+                and entry.fetched_at is not None and time.time() - entry.fetched_at < max_age)
 
     async def refresh(self, provider: Provider) -> ProviderModels:
         """Ask the provider; never raises for a provider failure (the note says what failed)."""

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -25,6 +25,7 @@ from textual.widgets.option_list import Option
 from tui_chat.core.config import Settings
 from tui_chat.core.model_catalog import ModelCatalog, ProviderModels
 from tui_chat.core.models import ModelInfo
+from tui_chat.core.providers import Provider
 from tui_chat.core.text import one_line
 from tui_chat.ui.highlight import find_terms, highlighted
 
@@ -103,7 +104,7 @@ class ModelPickerScreen(ModalScreen[ModelChoice | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="picker") as box:
             box.border_title = "Pick a model"
-            yield Input(placeholder="Type to filter models…", id="filter")
+            yield Input(placeholder="Type to filter models…", id="filter", select_on_focus=False)
             yield OptionList(id="models", markup=False)
             yield Static("", id="status", markup=False)
 
@@ -111,7 +112,7 @@ class ModelPickerScreen(ModalScreen[ModelChoice | None]):
         self.query_one("#filter", Input).focus()
         self._rebuild(keep=self.current)
         if self._refresh_on_mount:
-            self.action_refresh()
+            self._start_refresh([p for p in self._providers if not self.catalog.is_fresh(p)])
 
     @property
     def option_list(self) -> OptionList:
@@ -197,6 +198,14 @@ class ModelPickerScreen(ModalScreen[ModelChoice | None]):
         row = self._rows.get(option.id or "") if option is not None else None
         return row.choice if row else None
 
+    def on_key(self, event: events.Key) -> None:
+        """Typing while the list has focus goes to the filter."""
+        field = self.query_one("#filter", Input)
+        if event.is_printable and event.character and self.focused is not field:
+            event.stop()
+            field.focus()
+            field.insert_text_at_cursor(event.character)
+
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
         self._rebuild(keep=None, same_option=False)  # the best match is the first one
@@ -226,21 +235,26 @@ class ModelPickerScreen(ModalScreen[ModelChoice | None]):
         self.dismiss(None)
 
     def action_refresh(self) -> None:
-        self._refreshing = {p.name for p in self._providers}
-        self._rebuild(keep=self.highlighted_choice() or self.current)
-        self._refresh_lists()
+        """Ask every provider again, now (Ctrl+R)."""
+        self._start_refresh(self._providers)
 
-    @work(exclusive=True, group="model-lists", exit_on_error=False)
-    async def _refresh_lists(self) -> None:
-        async def one(provider_index: int) -> None:
-            provider = self._providers[provider_index]
+    def _start_refresh(self, providers: Sequence[Provider]) -> None:
+        if not providers:
+            return
+        self._refreshing |= {p.name for p in providers}
+        self._rebuild(keep=self.highlighted_choice() or self.current)
+        self._refresh_lists(list(providers))
+
+    @work(exclusive=False, group="model-lists", exit_on_error=False)
+    async def _refresh_lists(self, providers: list[Provider]) -> None:
+        async def one(provider: Provider) -> None:
             try:
                 entry = await self.catalog.refresh(provider)
             except Exception as error:  # a bug must not leave "refreshing…" forever
                 entry = self.catalog.mark_failed(provider, type(error).__name__)
             self.post_message(self.ListsRefreshed(entry))
 
-        await asyncio.gather(*(one(i) for i in range(len(self._providers))))
+        await asyncio.gather(*(one(provider) for provider in providers))
 
     def on_model_picker_screen_lists_refreshed(self, event: ListsRefreshed) -> None:
         event.stop()

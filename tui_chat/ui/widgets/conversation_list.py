@@ -90,6 +90,7 @@ class ConversationList(Vertical):
     BINDING_GROUP_TITLE = "Conversations"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "focus_filter", "Search", id="sidebar.search"),
+        Binding("down", "focus_list", "To the list", show=False, id="sidebar.to_list"),
         Binding("n", "new", "New", id="sidebar.new"),
         Binding("r", "rename", "Rename", id="sidebar.rename"),
         Binding("delete,d", "delete", "Delete", id="sidebar.delete"),
@@ -287,6 +288,9 @@ class ConversationList(Vertical):
         self.set_active(event.option.id)
         self.post_message(self.ConversationChosen(event.option.id,
                                                   hit.message_id if hit else None))
+
+    def action_focus_list(self) -> None:
+        self.option_list.focus()
 
     def action_focus_filter(self) -> None:
         self.query_one("#conversation-filter", Input).focus()
