@@ -10,7 +10,8 @@ Usage::
     store.get_messages(conversation_id, limit=50, before_id=oldest_shown_id)
     store.search("नमस्ते")  ->  list[SearchHit]
 
-Opening: a file that is not a database, or is corrupt, is moved aside (NAME.broken-TIMESTAMP,
+Opening: a file that is not a database, or is corrupt (PRAGMA quick_check, for files up to
+QUICK_CHECK_MAX_BYTES), is moved aside (NAME.broken-TIMESTAMP,
 with its -wal/-shm) and a fresh store started; `store.notice` then holds the sentence to show.
 A store written by a newer tui-chat is never touched: `open` raises StoreError. A store that
 is busy or unreadable (permissions) raises StoreError too.
@@ -60,6 +61,9 @@ from tui_chat.core.store_schema import (
 from tui_chat.core.text import one_line
 
 BUSY_TIMEOUT_SECONDS = 10.0
+# PRAGMA quick_check reads the whole file (about 1 ms per MB); bigger stores skip it at open
+# and report damage when a damaged page is read.
+QUICK_CHECK_MAX_BYTES = 100 * 1024 * 1024
 LEASE_SECONDS = 3600.0
 INTERRUPTED_NOTE = "The reply was cut off when tui-chat stopped; the text received so far is kept."
 _CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
@@ -404,9 +408,10 @@ def _check_and_migrate(conn: sqlite3.Connection, path: Path) -> None:
             raise _Unusable("it is an SQLite database of another program")
         if version > 0 and not tables >= OUR_TABLES:
             raise _Unusable("its tables are missing")
-        check = [row[0] for row in conn.execute("PRAGMA quick_check")]
-        if check != ["ok"]:
-            raise _Unusable("it is damaged: " + one_line(str(check[0]), 80))
+        if path.stat().st_size <= QUICK_CHECK_MAX_BYTES:
+            check = [row[0] for row in conn.execute("PRAGMA quick_check")]
+            if check != ["ok"]:
+                raise _Unusable("it is damaged: " + one_line(str(check[0]), 80))
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")

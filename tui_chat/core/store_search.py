@@ -51,8 +51,12 @@ def run(conn: sqlite3.Connection, query: str, limit: int) -> list[SearchHit]:
         return []
     likes = " ".join("AND m.content LIKE ? ESCAPE '\\'" for _ in search.like)
     if search.match is not None:
-        sql = (_SELECT + "JOIN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?) f "
-               f"ON f.rowid = m.seq WHERE 1 {likes} ORDER BY m.seq DESC LIMIT ?")
+        # The FTS table drives the loop in descending rowid order, so the LIMIT stops it early
+        # instead of sorting every match of a common word.
+        sql = ("SELECT m.id, m.conversation_id, m.role, m.content, m.created, c.title "
+               "FROM messages_fts f JOIN messages m ON m.seq = f.rowid "
+               "JOIN conversations c ON c.id = m.conversation_id "
+               f"WHERE messages_fts MATCH ? {likes} ORDER BY f.rowid DESC LIMIT ?")
         params: tuple[object, ...] = (search.match, *search.like, limit)
     else:
         sql = (_SELECT + f"WHERE m.status != 'streaming' {likes} ORDER BY m.seq DESC LIMIT ?")
