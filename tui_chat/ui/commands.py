@@ -51,7 +51,7 @@ def binding_commands(app: App[Any], screen: Screen[Any] | None) -> list[PaletteC
     commands: list[PaletteCommand] = []
     seen: set[str] = set()
     for node in _nodes(app, screen):
-        for binding in node_bindings(type(node)):
+        for binding in node_bindings(type(node), own_only=not isinstance(node, App | Screen)):
             if (not binding.description or binding.system
                     or binding.action in _SKIPPED_ACTIONS):
                 continue

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import App, ComposeResult
@@ -39,14 +40,19 @@ class KeyHelp:
     description: str
 
 
-def node_bindings(node_type: type[DOMNode]) -> list[Binding]:
-    """The bindings a class has, merged through its bases as Textual merges them."""
+def node_bindings(node_type: type[DOMNode], *, own_only: bool = False) -> list[Binding]:
+    """The bindings a class has, merged through its bases as Textual merges them.
+
+    `own_only`: only those declared by tui-chat's classes (not a widget's built-in scrolling).
+    """
     merged: dict[str, Binding] = {}
     for base in reversed(node_type.__mro__):
         if not (isinstance(base, type) and issubclass(base, DOMNode)):
             continue
         if not base.__dict__.get("_inherit_bindings", True):
             merged.clear()
+        if own_only and not base.__module__.startswith("tui_chat."):
+            continue
         declared: Iterable[BindingType] = base.__dict__.get("BINDINGS", [])
         for binding in Binding.make_bindings(declared):
             merged[binding.key] = binding
@@ -65,7 +71,10 @@ def key_label(binding: Binding) -> str:
         return binding.key_display
     parts = binding.key.split("+")
     *modifiers, key = parts
-    name = _KEY_NAMES.get(key, key.upper() if len(key) == 1 or key[:1] == "f" else key.title())
+    if len(key) == 1:
+        name = key.upper() if modifiers else key
+    else:
+        name = _KEY_NAMES.get(key, key.upper() if re.fullmatch(r"f\d+", key) else key.title())
     return "+".join([*(m.title() for m in modifiers), name])
 
 
@@ -101,7 +110,7 @@ def collect_key_help(app: App[object], screen: Screen[object] | None,
 
 
 def _rows_for(app: App[object], node: DOMNode) -> list[KeyHelp]:
-    bindings = node_bindings(type(node))
+    bindings = node_bindings(type(node), own_only=not isinstance(node, App | Screen))
     if isinstance(node, App) and node.ENABLE_COMMAND_PALETTE and not any(
         b.action in ("command_palette", "app.command_palette") for b in bindings
     ):
@@ -123,19 +132,21 @@ def _display(app: App[object], key: str) -> str:
     return key_label(Binding(key, "", ""))
 
 
-def key_table(rows: Sequence[KeyHelp]) -> Table:
-    table = Table(box=None, expand=True, show_header=False, padding=(0, 1))
-    table.add_column("keys", style="bold", no_wrap=True, width=18)
-    table.add_column("description", ratio=1)
-    group = None
+def key_table(rows: Sequence[KeyHelp]) -> Group:
+    """Each group: its title, then a two-column table of keys and what they do."""
+    parts: list[Text | Table] = []
+    groups: dict[str, list[KeyHelp]] = {}
     for row in rows:
-        if row.group != group:
-            if group is not None:
-                table.add_row("", "")
-            group = row.group
-            table.add_row(Text(one_line(group), style="bold underline"), "")
-        table.add_row(Text(row.keys), Text(one_line(row.description, 200)))
-    return table
+        groups.setdefault(row.group, []).append(row)
+    for index, (group, members) in enumerate(groups.items()):
+        title = Text(("\n" if index else "") + one_line(group), style="bold underline")
+        table = Table(box=None, expand=True, show_header=False, padding=(0, 1))
+        table.add_column("keys", style="bold", no_wrap=True, width=18)
+        table.add_column("description", ratio=1)
+        for row in members:
+            table.add_row(Text(row.keys), Text(one_line(row.description, 200)))
+        parts += [title, table]
+    return Group(*parts)
 
 
 class HelpScreen(ModalScreen[None]):

@@ -102,8 +102,8 @@ class SettingsScreen(ModalScreen[Settings | None]):
     def _editor(self, spec: FieldSpec, field_id: str) -> Widget:
         value = initial_value(self.settings, spec.path)
         if spec.kind == "provider":
-            providers = [(Text(one_line(name, 40)), name)
-                         for name in self.settings.provider_names()]
+            providers = [(Text(one_line(f"{self._display_name(name) or name} ({name})", 60)),
+                          name) for name in self.settings.provider_names()]
             return Select(providers, value=value, allow_blank=False, id=field_id, compact=True)
         if spec.kind == "theme":
             names = available_theme_names(self.app.available_themes.values())

@@ -203,9 +203,9 @@ class ConversationList(Vertical):
     def _prompt(self, summary: ConversationSummary, spans: list[tuple[int, int]],
                 hit: SearchHit | None) -> Text:
         mark = "● " if summary.id == self.active_id else "  "
-        prompt = Text(mark, style="bold")
+        prompt = Text(mark, style="bold", no_wrap=True, overflow="ellipsis")
         prompt.append_text(highlighted(summary.title, spans, style="bold", limit=120))
-        when = self._local_time(summary.updated).strftime("%Y-%m-%d %H:%M")
+        when = self._local_time(summary.updated).strftime("%b %d %H:%M")
         details = [when, f"{summary.message_count} msgs"]
         if summary.model:
             details.append(one_line(summary.model.rsplit("/", 1)[-1], 30))
@@ -216,7 +216,7 @@ class ConversationList(Vertical):
         return prompt
 
     def _hit_prompt(self, hit: SearchHit) -> Text:
-        prompt = Text("  ")
+        prompt = Text("  ", no_wrap=True, overflow="ellipsis")
         prompt.append_text(highlighted(hit.title, [], style="bold", limit=120))
         prompt.append("\n  ")
         prompt.append_text(highlighted(hit.snippet, hit.spans, style="italic", limit=300))
