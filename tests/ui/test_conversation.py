@@ -12,8 +12,9 @@ from tests.ui.conftest import (
 )
 from tui_chat.core.models import MessageStatus, Role
 from tui_chat.core.store import Store
-from tui_chat.ui.widgets.message_view import MessageView, ReplyView
+from tui_chat.ui.widgets.message_view import MessageView
 from tui_chat.ui.widgets.prompt_input import PromptInput
+from tui_chat.ui.widgets.reply_view import ReplyView
 from tui_chat.ui.widgets.status_bar import StatusBar
 
 WORDS = [f"word{i} " for i in range(200)]

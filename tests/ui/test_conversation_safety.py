@@ -17,7 +17,8 @@ from tests.ui.conftest import (
 from tui_chat.core.models import MessageStatus
 from tui_chat.core.store import Store
 from tui_chat.ui.screens.confirm import ConfirmScreen
-from tui_chat.ui.widgets.message_view import MessageView, ReplyView
+from tui_chat.ui.widgets.message_view import MessageView
+from tui_chat.ui.widgets.reply_view import ReplyView
 
 HOSTILE = ["[bold red]x[/] ", "[@click=app.quit]y[/] ", "x[/] ",
            "\x1b]0;pwned\x07", "\x1b[31mred\x1b[0m ", "\x1b]52;c;aGk=\x07", "\x1b[2J", "done"]

@@ -20,7 +20,7 @@ from tui_chat.core.session import (
     UserMessageSaved,
 )
 from tui_chat.core.text import sanitize
-from tui_chat.ui.widgets.message_view import ReplyView
+from tui_chat.ui.widgets.reply_view import ReplyView
 
 if TYPE_CHECKING:
     from tui_chat.ui.screens.conversation import ConversationScreen

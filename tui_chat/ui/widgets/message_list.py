@@ -17,9 +17,10 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from tui_chat.core.models import Message, Role
-from tui_chat.ui.widgets.message_view import MessageView, ReplyView, last_code_block
+from tui_chat.ui.widgets.message_view import MessageView, last_code_block
+from tui_chat.ui.widgets.reply_view import ReplyView
 
-PAGE = 40
+PAGE = 20
 """Messages mounted per page."""
 
 

@@ -1,0 +1,54 @@
+"""The live reply: settled text leaves the live Markdown; pacing; long replies end intact."""
+
+from __future__ import annotations
+
+from textual.widgets import Markdown
+
+from tests.fakeprovider import FakeProvider, Reply, stream_of
+from tests.ui.conftest import AppFactory, conversation, wait_idle, wait_until
+from tui_chat.ui.widgets.message_view import MessageView
+from tui_chat.ui.widgets.reply_view import FREEZE_CHARS, ReplyView, settled_length
+
+
+def test_settled_length_stops_before_the_last_block_and_never_inside_a_fence() -> None:
+    assert settled_length("one\n\ntwo") == len("one\n\n")
+    assert settled_length("one\n\ntwo\n\nthr") == len("one\n\ntwo\n\n")
+    assert settled_length("no blank line yet") == 0
+    assert settled_length("intro\n\n```py\na\n\nb\n") == len("intro\n\n")  # open fence
+    assert settled_length("```py\na\n\nb\n```\n\nafter") == len("```py\na\n\nb\n```\n\n")
+    assert settled_length("~~~~\n```\n\n~~~~\n\nx") == len("~~~~\n```\n\n~~~~\n\n")
+
+
+async def test_long_reply_moves_settled_blocks_out_of_the_live_markdown(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    paragraphs = [f"Paragraph {i} with **bold** and `code`.\n\n" for i in range(300)]
+    chutes_server.script(Reply(stream_of(paragraphs), stall_after=len(paragraphs) + 1,
+                               stall_seconds=20))
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        await pilot.press("x", "enter")
+        await wait_until(pilot, lambda: bool(screen.query(ReplyView))
+                         and "Paragraph 299" in screen.query_one(ReplyView).content)
+        reply = screen.query_one(ReplyView)
+        live = reply.query_one(Markdown)
+        await wait_until(pilot, lambda: reply.settled + live.source == reply.content)
+        assert len(live.source) <= FREEZE_CHARS + 200  # bounded, however long the reply
+        assert len(reply.query(".settled")) >= 1 and reply.settled.startswith("Paragraph 0 ")
+        await pilot.press("escape")
+        await wait_idle(pilot)
+        final = screen.query(MessageView)[-1].message
+        assert final.content == "".join(paragraphs)
+
+
+async def test_a_long_code_fence_streams_whole(make_app: AppFactory,
+                                               chutes_server: FakeProvider) -> None:
+    body = [f"line_{i} = {i}\n" for i in range(1500)]
+    chutes_server.script(Reply(stream_of(["```python\n", *body, "```\n"])))
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        await pilot.press("x", "enter")
+        await wait_idle(pilot)
+        final = screen.query(MessageView)[-1].message
+        assert final.content == "```python\n" + "".join(body) + "```\n"
