@@ -36,3 +36,18 @@ def highlighted(text: str, spans: Iterable[tuple[int, int]], *, style: str = "",
             if 0 <= start < end <= len(kept):
                 result.stylize(MATCH_STYLE, start, end)
     return result
+
+
+def around_first_match(text: str, spans: Sequence[tuple[int, int]], width: int,
+                       before: int = 8) -> tuple[str, list[tuple[int, int]]]:
+    """Cut one-line `text` to `width` characters so that the first match shows, with the
+    spans moved to match. Text that fits, or has no match, is returned as it is."""
+    if len(text) <= width or not spans:
+        return text, list(spans)
+    first = min(start for start, _ in spans)
+    start = max(0, min(first - before, len(text) - width + 1))
+    if start == 0:
+        return text, list(spans)
+    cut = "…" + text[start + 1:]
+    shift = start
+    return cut, [(a - shift, b - shift) for a, b in spans if a - shift >= 1]

@@ -27,7 +27,7 @@ from tui_chat.core.export import export_markdown
 from tui_chat.core.models import ConversationSummary, SearchHit
 from tui_chat.core.store import Store
 from tui_chat.core.text import one_line
-from tui_chat.ui.highlight import find_terms, highlighted
+from tui_chat.ui.highlight import around_first_match, find_terms, highlighted
 from tui_chat.ui.screens.confirm import ConfirmScreen, TextPromptScreen
 
 LIST_LIMIT = 1000
@@ -197,29 +197,44 @@ class ConversationList(Vertical):
 
     def _count_line(self, count: int, filtered: bool) -> str:
         if not filtered:
-            return "No saved conversations yet." if count == 0 else f"{count} conversations"
+            if count == 0:
+                return "No saved conversations yet."
+            return "1 conversation" if count == 1 else f"{count} conversations"
         return "Nothing matches." if count == 0 else f"{count} matching"
 
     def _prompt(self, summary: ConversationSummary, spans: list[tuple[int, int]],
                 hit: SearchHit | None) -> Text:
         mark = "● " if summary.id == self.active_id else "  "
         prompt = Text(mark, style="bold", no_wrap=True, overflow="ellipsis")
-        prompt.append_text(highlighted(summary.title, spans, style="bold", limit=120))
+        prompt.append_text(highlighted(summary.title, spans, style="bold",
+                                       limit=self._line_width()))
         when = self._local_time(summary.updated).strftime("%b %d %H:%M")
         details = [when, f"{summary.message_count} msgs"]
         if summary.model:
             details.append(one_line(summary.model.rsplit("/", 1)[-1], 30))
-        prompt.append("\n  " + " · ".join(details), style="dim")
+        prompt.append("\n  " + one_line(" · ".join(details), self._line_width()), style="dim")
         if hit is not None:
             prompt.append("\n  ")
-            prompt.append_text(highlighted(hit.snippet, hit.spans, style="italic", limit=300))
+            prompt.append_text(self._snippet(hit))
         return prompt
+
+    def _snippet(self, hit: SearchHit) -> Text:
+        text, spans = around_first_match(hit.snippet, hit.spans, self._line_width())
+        return highlighted(text, spans, style="italic", limit=self._line_width())
+
+    def _line_width(self) -> int:
+        """Characters that fit on one row of the list (options wrap otherwise)."""
+        width = self.option_list.scrollable_content_region.width
+        return max(10, (width or 34) - 3)
+
+    def on_resize(self) -> None:
+        self._draw()
 
     def _hit_prompt(self, hit: SearchHit) -> Text:
         prompt = Text("  ", no_wrap=True, overflow="ellipsis")
-        prompt.append_text(highlighted(hit.title, [], style="bold", limit=120))
+        prompt.append_text(highlighted(hit.title, [], style="bold", limit=self._line_width()))
         prompt.append("\n  ")
-        prompt.append_text(highlighted(hit.snippet, hit.spans, style="italic", limit=300))
+        prompt.append_text(self._snippet(hit))
         return prompt
 
     def _status(self, text: str) -> None:
