@@ -71,9 +71,9 @@ def theme_commands(app: App[Any]) -> list[PaletteCommand]:
     for name in sorted(app.available_themes):
         if name == "textual-ansi":
             continue
-        commands.append(PaletteCommand(f"Theme: {name}", "Switch to this theme for now "
-                                       "(Settings keeps it for next time)",
-                                       partial(setattr, app, "theme", name)))
+        commands.append(PaletteCommand(
+            f"Theme: {name}", "Use this theme now; choose it in Settings to keep it",
+            partial(setattr, app, "theme", name)))
     return commands
 
 
