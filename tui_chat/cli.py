@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 from collections.abc import AsyncIterator, Sequence
 from typing import TextIO
@@ -86,6 +87,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted.", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`| head`): no traceback; Python's own flush at exit must not
+        # fail either, so stdout is pointed at /dev/null.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return int(ExitCode.FAILURE)
 
 
 def run_app(args: argparse.Namespace, settings: Settings) -> int:
@@ -229,6 +235,12 @@ async def print_stream(events: AsyncIterator[SessionEvent], show_reasoning: bool
                 failure = event.error
     except TuiChatError as error:
         failure = error
+    finally:
+        # Close the events as soon as we stop (a failed write to stdout, say), so a session
+        # saves its reply as interrupted now rather than when the loop shuts down.
+        aclose = getattr(events, "aclose", None)
+        if aclose is not None:
+            await aclose()
     if failure is not None:
         if wrote_any and not ends_with_newline:
             out.write("\n")

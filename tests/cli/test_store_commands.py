@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import os
 import pty
+import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -16,6 +18,7 @@ import pytest
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tui_chat.core.models import Conversation, Message, MessageStatus, Role
+from tui_chat.core.session import CANCELLED_NOTE
 from tui_chat.core.store import Store
 
 KEY = "cpk_0123456789abcdef.SECRET"
@@ -309,3 +312,87 @@ def test_a_newer_store_is_refused(filled: Path) -> None:
     assert result.returncode == 8
     assert "newer tui-chat" in result.stderr and "upgrade tui-chat" in result.stderr
     assert result.stderr.count("\n") == 1
+
+
+# -- a reply stopped from outside is saved as interrupted ------------------------------------
+
+def _wait_for_partial_reply(db: Path, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and process.poll() is None:
+        if db.exists():
+            conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+            try:
+                row = conn.execute("SELECT content FROM messages WHERE role = 'assistant'"
+                                   ).fetchone()
+            except sqlite3.OperationalError:
+                row = None
+            finally:
+                conn.close()
+            if row and row[0]:
+                return
+        time.sleep(0.05)
+    raise AssertionError("no partial reply appeared in the store")
+
+
+def _only_reply(db: Path) -> Message:
+    with Store.open(db) as store:
+        conversation = store.latest_conversation()
+        assert conversation is not None
+        return store.get_messages(conversation.id)[-1]
+
+
+def test_ctrl_c_saves_the_partial_reply(db: Path, chutes_server: FakeProvider) -> None:
+    chutes_server.script(Reply(stream_of([f"w{i} " for i in range(300)]), delay=0.02))
+    process = subprocess.Popen([sys.executable, "-m", "tui_chat", "ask", "-m", "m", "q"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env={**os.environ, **chutes_env(chutes_server)})
+    _wait_for_partial_reply(db, process)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 130 and err.decode() == "tui-chat: interrupted.\n"
+    reply = _only_reply(db)
+    assert reply.status == MessageStatus.INTERRUPTED and reply.error == CANCELLED_NOTE
+    assert out.decode().startswith(reply.content[:10]) and reply.content.startswith("w0 w1")
+
+
+def test_a_closed_stdout_saves_the_reply_without_a_traceback(
+        db: Path, chutes_server: FakeProvider) -> None:
+    chutes_server.script(Reply(stream_of([f"w{i} " for i in range(50)]), delay=0.01))
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader has gone away, as with `| head -c0`
+    try:
+        result = subprocess.run([sys.executable, "-m", "tui_chat", "ask", "-m", "m", "q"],
+                                stdout=write_end, stderr=subprocess.PIPE, text=True,
+                                env={**os.environ, **chutes_env(chutes_server)}, timeout=30,
+                                check=False)
+    finally:
+        os.close(write_end)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    reply = _only_reply(db)
+    assert reply.status == MessageStatus.INTERRUPTED and reply.error == CANCELLED_NOTE
+
+
+# -- the app receives the conversation options ------------------------------------------------
+
+def test_app_gets_continue_and_a_resolved_conversation_id(
+        filled: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tui_chat import cli
+    from tui_chat.ui import app
+
+    calls: list[dict[str, object]] = []
+
+    def fake_run(settings: object, **options: object) -> int:
+        calls.append(options)
+        return 0
+
+    monkeypatch.setattr(app, "run", fake_run)
+    assert cli.main(["-c"]) == 0
+    assert cli.main(["--conversation", "aaaa2", "-m", "x"]) == 0
+    assert cli.main([]) == 0
+    assert calls == [
+        {"provider": None, "model": None, "conversation": None, "continue_last": True},
+        {"provider": None, "model": "x", "conversation": "aaaa2" + "0" * 27,
+         "continue_last": False},
+        {"provider": None, "model": None, "conversation": None, "continue_last": False}]
+    assert cli.main(["--conversation", "aaaa"]) == 2  # ambiguous: one sentence, no app
+    assert len(calls) == 3
