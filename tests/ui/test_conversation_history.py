@@ -205,3 +205,26 @@ async def test_sidebar_opens_another_conversation_stopping_the_stream(
         assert [v.message.content for v in screen.query(MessageView)] == ["message 0",
                                                                           "message 1"]
     assert store.get_messages(current)[-1].status is MessageStatus.INTERRUPTED
+
+
+async def test_command_line_provider_and_model_win_over_the_saved_ones(
+        make_app: AppFactory, store: Store) -> None:
+    chat = saved_conversation(store, 2)
+    app = make_app(conversation=chat.id, provider="sutra")
+    async with app.run_test(size=(100, 30)):
+        controller = conversation(app).controller
+        assert (controller.provider_name, controller.model) == ("sutra", "sutra-v2")
+    app = make_app(continue_last=True, model="x/y")
+    async with app.run_test(size=(100, 30)):
+        controller = conversation(app).controller
+        assert (controller.provider_name, controller.model) == ("chutes", "x/y")
+
+
+async def test_a_page_shorter_than_the_view_is_topped_up_with_older_pages(
+        make_app: AppFactory, store: Store) -> None:
+    chat = saved_conversation(store, PAGE * 3)
+    app = make_app(conversation=chat.id)
+    async with app.run_test(size=(100, 200)) as pilot:  # taller than one page of messages
+        messages = conversation(app).message_list
+        await wait_until(pilot, lambda: len(messages.query(MessageView)) > PAGE)
+        assert messages.query(MessageView)[-1].message.content == f"message {PAGE * 3 - 1}"

@@ -52,8 +52,8 @@ class TuiChatApp(App[int]):
             self._initial = self.controller.open_conversation(conversation)
         elif continue_last:
             self._initial = self.controller.open_latest()
-        if self._initial is not None and model:
-            self.controller.choose(self.controller.provider_name, model, persist=False)
+        if self._initial is not None and (provider or model):
+            self.controller.override(provider, model)  # -p/-m win over the saved model
         self._theme_dirs = theme_dirs
 
     async def on_mount(self) -> None:

@@ -135,6 +135,15 @@ class ChatController:
                 pairs.append(pair)
         return pairs[:limit]
 
+    def override(self, provider: str | None, model: str | None) -> None:
+        """Apply -p/-m given on the command line over the model a conversation last used."""
+        name = provider or self.provider_name
+        if model is None:
+            if name == self.provider_name:
+                return
+            model = self._default_model(self.settings.resolve_provider(name, self.env))
+        self.choose(name, model, persist=False)
+
     def client(self) -> ProviderClient:
         """The client of the current provider (MissingKeyError when it has no key)."""
         client = self._clients.get(self.provider_name)

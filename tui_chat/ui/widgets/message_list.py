@@ -89,6 +89,7 @@ class MessageList(VerticalScroll, can_focus=True):
         self.selected = None
         await self._mount_window(max(0, len(self.messages) - PAGE), len(self.messages))
         self.anchor()
+        self.call_after_refresh(self._fill_viewport)
 
     async def _mount_window(self, lo: int, hi: int) -> None:
         with self.app.batch_update():
@@ -187,8 +188,16 @@ class MessageList(VerticalScroll, can_focus=True):
 
     def _keep_position(self, before_height: int, before_y: float) -> None:
         self.scroll_to(y=before_y + self.virtual_size.height - before_height,
-                       animate=False, immediate=True)
+                       animate=False, immediate=True, release_anchor=False)
         self._loading = False
+        self._fill_viewport()
+
+    def _fill_viewport(self) -> None:
+        """A page shorter than the view has no scrollbar to reach older ones: add pages."""
+        if (not self._loading and self._lo > 0
+                and self.virtual_size.height < self.scrollable_content_region.height):
+            self._loading = True
+            self.call_later(self._mount_older)
 
     async def _mount_newer(self) -> None:
         try:
