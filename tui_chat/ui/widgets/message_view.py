@@ -28,7 +28,7 @@ def provider_label(name: str | None) -> str:
     return spec.display_name if spec else sanitize(name)
 
 
-def author_line(message: Message) -> Text:
+def author_line(message: Message, *, live: bool = False) -> Text:
     """The header of a message: who wrote it, and its state when not complete."""
     if message.role is Role.USER:
         line = Text("You", style="bold")
@@ -39,6 +39,8 @@ def author_line(message: Message) -> Text:
         line.append("  · interrupted", style="italic")
     elif message.status is MessageStatus.ERROR:
         line.append("  · failed", style="italic")
+    elif live:
+        line.append("  · writing…", style="italic")
     elif message.status is MessageStatus.STREAMING:
         line.append("  · incomplete", style="italic")
     return line

@@ -147,7 +147,7 @@ class ReplyView(Vertical):
         self._stream: PacedMarkdownStream | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(author_line(self.message), id="reply-header", markup=False)
+        yield Static(author_line(self.message, live=True), id="reply-header", markup=False)
         with Collapsible(title="Thinking", collapsed=False, id="thinking"):
             yield Static("", id="reasoning", markup=False)
         yield Markdown(open_links=False, id="answer")
