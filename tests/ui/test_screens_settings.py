@@ -181,3 +181,32 @@ async def test_choose_fills_default_provider_and_model() -> None:
         assert app.screen is screen
         assert field(screen, "default_provider").value == "sutra"
         assert field(screen, "default_model").value == "sutra-r0"
+
+
+async def test_theme_is_previewed_while_browsing_the_open_list() -> None:
+    app = Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        screen = await open_settings(app, pilot, SettingsScreen(Settings()))
+        themes = field(screen, "theme")
+        themes.focus()
+        await pilot.press("enter")  # open the list
+        await pilot.pause()
+        assert themes.expanded
+        await pilot.press("down")
+        await pilot.pause()
+        browsed = app.theme
+        assert browsed != "tui-chat-dusk"  # the highlighted theme is applied at once
+        await pilot.press("down")
+        await pilot.pause()
+        assert app.theme not in (browsed, "tui-chat-dusk")
+        await pilot.press("escape")  # close the list without choosing
+        await pilot.pause()
+        assert not themes.expanded
+        assert app.theme == "tui-chat-dusk" and themes.value == "tui-chat-dusk"
+        await pilot.press("enter", "down", "enter")  # choose the next one
+        await pilot.pause()
+        assert themes.value == browsed == app.theme
+        await pilot.press("escape")  # cancel the screen: back to where we started
+        await pilot.pause()
+        assert app.theme == "tui-chat-dusk"
+    assert app.results == [None]

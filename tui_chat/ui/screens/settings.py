@@ -8,6 +8,7 @@ are shown as "from environment" and cannot be edited here (the environment wins 
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
@@ -18,7 +19,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widget import Widget
-from textual.widgets import Button, Input, Label, Select, Static, TextArea
+from textual.widgets import Button, Input, Label, OptionList, Select, Static, TextArea
 
 from tui_chat.core.config import Settings, save_settings
 from tui_chat.core.errors import TuiChatError
@@ -143,6 +144,23 @@ class SettingsScreen(ModalScreen[Settings | None]):
     def on_mount(self) -> None:
         self._original_theme = self.app.theme
         self.query_one(f"#{self._ids[('default_provider',)]}").focus()
+        themes = self.query_one(f"#{self._ids[('theme',)]}", Select)
+        overlay = themes.query_one("SelectOverlay", OptionList)
+        # Preview each theme as the highlight moves in the open list, not only once chosen.
+        self.watch(overlay, "highlighted", partial(self._theme_highlighted, themes, overlay),
+                   init=False)
+        self.watch(themes, "expanded", partial(self._theme_list_toggled, themes), init=False)
+
+    def _theme_highlighted(self, themes: Select[str], overlay: OptionList,
+                           index: int | None) -> None:
+        if themes.expanded and index is not None:
+            name = str(overlay.get_option_at_index(index).prompt)
+            if name in self.app.available_themes:
+                self.app.theme = name
+
+    def _theme_list_toggled(self, themes: Select[str], expanded: bool) -> None:
+        if not expanded and isinstance(themes.value, str):
+            self.app.theme = themes.value  # closed without choosing: back to the chosen one
 
     def on_select_changed(self, event: Select.Changed) -> None:
         value = event.value
