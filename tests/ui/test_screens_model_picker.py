@@ -13,7 +13,7 @@ from tui_chat.core.config import ProviderConfig, Settings
 from tui_chat.core.model_catalog import ModelCatalog
 from tui_chat.core.models import ModelInfo
 from tui_chat.core.providers import Provider
-from tui_chat.ui.screens.model_picker import ModelChoice, ModelPickerScreen
+from tui_chat.ui.screens.model_picker import MAX_SHOWN, ModelChoice, ModelPickerScreen
 
 
 def settings_for(chutes: FakeProvider, sutra: FakeProvider) -> Settings:
@@ -177,3 +177,21 @@ async def test_typing_while_the_list_has_focus_goes_to_the_filter() -> None:
         await pilot.pause()
         assert screen.query_one("#filter", Input).value == "r0"
         assert labels(screen) == ["SUTRA (sutra)  built-in list  no key", "sutra-r0"]
+
+
+async def test_a_very_long_list_is_capped_and_says_so() -> None:
+    async def fetch(provider: Provider) -> list[ModelInfo]:
+        return [ModelInfo(id=f"org/model-{i}", provider=provider.name) for i in range(700)]
+
+    app = Host()
+    catalog = ModelCatalog(Settings(), fetch=fetch)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_picker(app, pilot, ModelPickerScreen(Settings(), catalog=catalog))
+        rows = [o for o in screen.option_list.options if not o.disabled]
+        assert len(rows) == MAX_SHOWN
+        status = str(screen.query_one("#status").render())
+        assert f"Showing {MAX_SHOWN} models; 202 more match: type to narrow the list." in status
+        await pilot.press(*"model-69")
+        await pilot.pause()
+        assert [str(o.prompt).strip() for o in screen.option_list.options][1:] == [
+            "org/model-69", *(f"org/model-69{i}" for i in range(10))]

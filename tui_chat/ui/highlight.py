@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from rich.text import Text
+from textual.content import Content
 
 from tui_chat.core.text import one_line
 
@@ -36,6 +37,20 @@ def highlighted(text: str, spans: Iterable[tuple[int, int]], *, style: str = "",
             if 0 <= start < end <= len(kept):
                 result.stylize(MATCH_STYLE, start, end)
     return result
+
+
+def highlighted_content(text: str, spans: Iterable[tuple[int, int]], *,
+                        limit: int = 200) -> Content:
+    """`highlighted()` as a Textual `Content`: cheaper for long virtual lists (no conversion
+    from Rich on every layout)."""
+    line = one_line(text, limit)
+    kept = line[:-1] if line != text and line.endswith("…") else line
+    content = Content(line)
+    if text.startswith(kept):
+        for start, end in spans:
+            if 0 <= start < end <= len(kept):
+                content = content.stylize(MATCH_STYLE, start, end)
+    return content
 
 
 def around_first_match(text: str, spans: Sequence[tuple[int, int]], width: int,

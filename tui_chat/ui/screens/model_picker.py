@@ -17,6 +17,7 @@ from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.content import Content
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
@@ -27,7 +28,10 @@ from tui_chat.core.model_catalog import ModelCatalog, ProviderModels
 from tui_chat.core.models import ModelInfo
 from tui_chat.core.providers import Provider
 from tui_chat.core.text import one_line
-from tui_chat.ui.highlight import find_terms, highlighted
+from tui_chat.ui.highlight import find_terms, highlighted_content
+
+MAX_SHOWN = 500
+"""Rows drawn at most; more matches are counted in the status line."""
 
 
 @dataclass(frozen=True)
@@ -57,13 +61,12 @@ def describe(info: ModelInfo | None) -> str:
 
 
 def model_prompt(model: str, details: str, spans: Iterable[tuple[int, int]],
-                 current: bool) -> Text:
-    label = highlighted(model, spans, limit=120)
-    prompt = Text("● " if current else "  ", style="bold")
-    prompt.append_text(label)
+                 current: bool) -> Content:
+    parts: list[Content | tuple[str, str]] = [
+        ("● " if current else "  ", "bold"), highlighted_content(model, spans, limit=120)]
     if details:
-        prompt.append(f"   {details}", style="dim")
-    return prompt
+        parts.append((f"   {details}", "dim"))
+    return Content.assemble(*parts)
 
 
 class ModelPickerScreen(ModalScreen[ModelChoice | None]):
@@ -99,6 +102,7 @@ class ModelPickerScreen(ModalScreen[ModelChoice | None]):
                                                   for p in providers}
         self._providers = providers
         self._rows: dict[str, _Row] = {}
+        self._hidden = 0
         self._refreshing: set[str] = set()
 
     def compose(self) -> ComposeResult:
@@ -128,6 +132,7 @@ class ModelPickerScreen(ModalScreen[ModelChoice | None]):
         terms = self._terms()
         options: list[Option | None] = []
         self._rows = {}
+        self._hidden = 0
         recent = [self._row_for(choice) for choice in self.recent]
         options += self._section("recent", Text("Recently used", style="bold"), recent, terms)
         for provider in self._providers:
@@ -144,6 +149,9 @@ class ModelPickerScreen(ModalScreen[ModelChoice | None]):
         for index, row in enumerate(rows):
             spans = find_terms(row.choice.model, terms) if terms else []
             if spans is None:
+                continue
+            if len(self._rows) >= MAX_SHOWN:  # a long list costs at every keystroke
+                self._hidden += 1
                 continue
             option_id = f"{key}:{index}"
             self._rows[option_id] = row
@@ -189,6 +197,9 @@ class ModelPickerScreen(ModalScreen[ModelChoice | None]):
         notes += self.catalog.problems
         if not self._rows:
             notes.insert(0, "No model matches the filter.")
+        if self._hidden:
+            notes.insert(0, f"Showing {MAX_SHOWN:,} models; {self._hidden:,} more match: "
+                            "type to narrow the list.")
         elif self._refreshing:
             notes.append("Refreshing model lists in the background…")
         self.query_one("#status", Static).update(Text("\n".join(notes)))
