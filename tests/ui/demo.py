@@ -48,6 +48,7 @@ def seed_demo(store: Store) -> Conversation:
             updated=T0 - timedelta(days=index + 1)))
         store.add_message(Message(conversation_id=other.id, role=Role.USER, content=title,
                                   created=T0 - timedelta(days=index + 1)))
+        store.update_conversation(other)  # the store stamps "updated" with the real time
     chat = store.create_conversation(Conversation(title="Sorting a list of tuples in Python",
                                                   created=T0, updated=T0))
     messages = [
@@ -65,4 +66,6 @@ def seed_demo(store: Store) -> Conversation:
     for offset, message in enumerate(messages):
         message.created = T0 + timedelta(minutes=offset)
         store.add_message(message)
+    chat.updated, chat.provider, chat.model = T0 + timedelta(minutes=3), "sutra", "sutra-v2"
+    store.update_conversation(chat)
     return chat

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
@@ -101,11 +102,10 @@ class TuiChatApp(App[int]):
 
     async def action_quit(self) -> None:
         """Stop a streaming reply (it is saved as interrupted), close clients, exit."""
-        workers = [w for w in self.workers if w.group == "llm" and w.is_running]
-        for worker in workers:
-            worker.cancel()
-        if workers:
-            await asyncio.wait([asyncio.ensure_future(w.wait()) for w in workers], timeout=2)
+        screen = self.conversation_screen
+        if screen is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(screen.stop_streaming(), timeout=2)
         await self.controller.aclose()
         self.exit(0)
 

@@ -1,0 +1,160 @@
+"""Regenerate the screenshots in this folder from fixed content: `python screenshots/make.py`.
+
+Each shot runs the real app headless (`App.run_test`) over a temporary store and config and
+the loopback fake provider (tests/fakeprovider.py), saves an SVG, then a PNG with
+`rsvg-convert -w 1600` (Debian: librsvg2-bin; install fonts-noto-core and fonts-noto-cjk so
+Hindi, Tamil and CJK text have glyphs). Pass shot names to make only some of them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from textual.pilot import Pilot  # noqa: E402
+
+from tests.fakeprovider import FakeProvider, Reply, stream_of  # noqa: E402
+from tests.ui.demo import HINDI_ANSWER, STREAM_PIECES, seed_demo  # noqa: E402
+from tui_chat.core.config import Settings  # noqa: E402
+from tui_chat.core.store import Store  # noqa: E402
+from tui_chat.ui.app import TuiChatApp  # noqa: E402
+from tui_chat.ui.controller import Services  # noqa: E402
+from tui_chat.ui.screens.conversation import ConversationScreen  # noqa: E402
+from tui_chat.ui.widgets.reply_view import ReplyView  # noqa: E402
+
+OUT = Path(__file__).resolve().parent
+SIZE = (120, 40)
+Shot = Callable[[Pilot[Any], FakeProvider, FakeProvider], Awaitable[None]]
+
+
+async def until(pilot: Pilot[Any], predicate: Callable[[], bool], seconds: float = 10) -> None:
+    for _ in range(int(seconds / 0.02)):
+        if predicate():
+            return
+        await pilot.pause(0.02)
+    raise RuntimeError("the app did not reach the state to photograph")
+
+
+def screen_of(pilot: Pilot[Any]) -> ConversationScreen:
+    return next(s for s in pilot.app.screen_stack if isinstance(s, ConversationScreen))
+
+
+async def stream_and_hold(pilot: Pilot[Any], prompt: str, tail: str) -> None:
+    screen = screen_of(pilot)
+    screen.prompt.load_text(prompt)
+    screen.prompt.submit()
+    await until(pilot, lambda: bool(screen.query(ReplyView))
+                and screen.query_one(ReplyView).content.endswith(tail))
+    reply = screen.query_one(ReplyView)
+    await until(pilot, lambda: reply.settled + reply.query_one("#answer").source  # type: ignore[attr-defined]
+                == reply.content)
+    await pilot.pause(0.2)
+
+
+async def conversation(pilot: Pilot[Any], chutes: FakeProvider, sutra: FakeProvider) -> None:
+    """Mid-stream, with a code block and the Thinking block folded."""
+    pieces = ["<think>", "The user wants an example.", "</think>", *STREAM_PIECES]
+    chutes.script(Reply(stream_of(pieces), stall_after=len(pieces) + 1, stall_seconds=15))
+    screen_of(pilot).controller.choose("chutes", "deepseek-ai/DeepSeek-R1")
+    await stream_and_hold(pilot, "Show me an async fetch in Python", "asyncio.run(")
+
+
+async def sutra_hindi(pilot: Pilot[Any], chutes: FakeProvider, sutra: FakeProvider) -> None:
+    """A SUTRA reply in Hindi (with Tamil and Japanese), streamed from the SUTRA fake."""
+    screen = screen_of(pilot)
+    await pilot.press("ctrl+n")
+    screen.controller.choose("sutra", "sutra-v2")
+    sutra.script(Reply(stream_of([HINDI_ANSWER[i:i + 12] for i in range(0, len(HINDI_ANSWER),
+                                                                         12)],
+                                 flavour="sutra", model="sutra-v2")))
+    screen.prompt.load_text("भारत की राजधानी क्या है?")
+    screen.prompt.submit()
+    await until(pilot, lambda: not screen.streaming and len(screen.message_list.messages) == 2)
+    await pilot.pause(0.2)
+
+
+async def sidebar(pilot: Pilot[Any], chutes: FakeProvider, sutra: FakeProvider) -> None:
+    """The conversation list with a full-text search."""
+    await pilot.press("ctrl+b")
+    await pilot.pause(0.2)
+    await pilot.press("slash", *"sorted")
+    await pilot.pause(0.6)
+
+
+async def model_picker(pilot: Pilot[Any], chutes: FakeProvider, sutra: FakeProvider) -> None:
+    await pilot.press("f2")
+    await pilot.pause(0.5)
+
+
+async def settings(pilot: Pilot[Any], chutes: FakeProvider, sutra: FakeProvider) -> None:
+    await pilot.press("f3")
+    await pilot.pause(0.5)
+
+
+SHOTS: dict[str, Shot] = {
+    "conversation": conversation,
+    "sutra-hindi": sutra_hindi,
+    "sidebar": sidebar,
+    "model-picker": model_picker,
+    "settings": settings,
+}
+
+
+async def take(name: str, shot: Shot, workdir: Path) -> Path:
+    home = workdir / name
+    os.environ.update(XDG_CONFIG_HOME=str(home / "config"), XDG_DATA_HOME=str(home / "data"),
+                      XDG_CACHE_HOME=str(home / "cache"), TEXTUAL_THEME="")
+    with FakeProvider("chutes") as chutes, FakeProvider("sutra", prefix="/v2") as sutra:
+        os.environ.update(CHUTES_BASE_URL=chutes.url, SUTRA_BASE_URL=sutra.url,
+                          CHUTES_API_KEY="demo-key-not-real", SUTRA_API_KEY="demo-key-not-real")
+        with Store.open(home / "store.sqlite3") as store:
+            chat = seed_demo(store)
+            services = Services(settings=Settings(), store=store,
+                                config_path=home / "config" / "config.toml",
+                                clock=iter(x * 0.125 for x in range(10**6)).__next__)
+            app = TuiChatApp(services, conversation=chat.id, provider="chutes")
+            async with app.run_test(size=SIZE) as pilot:
+                screen_of(pilot).prompt.cursor_blink = False
+                await pilot.pause()
+                await shot(pilot, chutes, sutra)
+                svg = app.export_screenshot(title="tui-chat")
+                await app.action_quit()
+    path = OUT / f"{name}.svg"
+    path.write_text(svg, encoding="utf-8")
+    return path
+
+
+def to_png(svg: Path) -> None:
+    converter = shutil.which("rsvg-convert")
+    if converter is None:
+        print("rsvg-convert not found (apt-get install librsvg2-bin): SVG only", file=sys.stderr)
+        return
+    subprocess.run([converter, "-w", "1600", "-o", str(svg.with_suffix(".png")), str(svg)],
+                   check=True)
+
+
+def main(names: list[str]) -> None:
+    unknown = [name for name in names if name not in SHOTS]
+    if unknown:
+        sys.exit(f"unknown shot(s): {', '.join(unknown)}; choose from {', '.join(SHOTS)}")
+    for key in ("CHUTES_API_KEY", "SUTRA_API_KEY", "TUI_CHAT_CONFIG", "TUI_CHAT_DB"):
+        os.environ.pop(key, None)
+    with tempfile.TemporaryDirectory() as workdir:
+        for name in names or list(SHOTS):
+            svg = asyncio.run(take(name, SHOTS[name], Path(workdir)))
+            to_png(svg)
+            print(f"wrote {svg.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
