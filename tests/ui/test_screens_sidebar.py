@@ -210,3 +210,21 @@ def test_export_path_is_a_safe_new_name(tmp_path: Path) -> None:
     path.write_text("mine", encoding="utf-8")
     again = export_path(tmp_path, "../../etc/passwd [x]", "abcdef1234")
     assert again.name == "etc-passwd-x-abcdef12-2.md"
+
+
+async def test_long_lists_draw_the_newest_and_say_so(store: Store, tmp_path: Path,
+                                                     monkeypatch: Any) -> None:
+    from tui_chat.ui.widgets import conversation_list
+
+    monkeypatch.setattr(conversation_list, "MAX_SHOWN", 2)
+    ids = seed(store)
+    app = Host(store, tmp_path)
+    async with app.run_test(size=(60, 30)) as pilot:
+        sidebar = app.query_one(ConversationList)
+        await pilot.pause()
+        assert [o.id for o in sidebar.option_list.options] == [ids["nasty"], ids["python"]]
+        status = str(sidebar.query_one("#conversation-status").render())
+        assert status == "3 conversations; the newest 2 shown, search for the others"
+        sidebar.query_one("#conversation-filter", Input).value = "trip"
+        await until(pilot, lambda: sidebar.search_done)
+        assert [o.id for o in sidebar.option_list.options] == [ids["trip"]]

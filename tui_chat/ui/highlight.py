@@ -39,13 +39,13 @@ def highlighted(text: str, spans: Iterable[tuple[int, int]], *, style: str = "",
     return result
 
 
-def highlighted_content(text: str, spans: Iterable[tuple[int, int]], *,
+def highlighted_content(text: str, spans: Iterable[tuple[int, int]], *, style: str = "",
                         limit: int = 200) -> Content:
     """`highlighted()` as a Textual `Content`: cheaper for long virtual lists (no conversion
     from Rich on every layout)."""
     line = one_line(text, limit)
     kept = line[:-1] if line != text and line.endswith("…") else line
-    content = Content(line)
+    content = Content(line).stylize(style) if style else Content(line)
     if text.startswith(kept):
         for start, end in spans:
             if 0 <= start < end <= len(kept):

@@ -18,6 +18,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
@@ -27,10 +28,11 @@ from tui_chat.core.export import export_markdown
 from tui_chat.core.models import ConversationSummary, SearchHit
 from tui_chat.core.store import Store
 from tui_chat.core.text import one_line
-from tui_chat.ui.highlight import around_first_match, find_terms, highlighted
+from tui_chat.ui.highlight import around_first_match, find_terms, highlighted_content
 from tui_chat.ui.screens.confirm import ConfirmScreen, TextPromptScreen
 
-LIST_LIMIT = 1000
+LIST_LIMIT = 2000  # conversations read for the title filter
+MAX_SHOWN = 300  # rows drawn at most
 SEARCH_LIMIT = 200
 SEARCH_DELAY = 0.15  # seconds of typing pause before the full-text search runs
 
@@ -135,6 +137,7 @@ class ConversationList(Vertical):
         self.export_dir = export_dir
         self._local_time = local_time or (lambda moment: moment.astimezone())
         self._summaries: list[ConversationSummary] = []
+        self._loaded_ids: set[str] = set()
         self._hits: dict[str, SearchHit] = {}
         self._searched = ""
 
@@ -160,6 +163,7 @@ class ConversationList(Vertical):
         """Read the list from the store again (after a reply, a new conversation…)."""
         try:
             self._summaries = self.store.list_conversations(limit=LIST_LIMIT)
+            self._loaded_ids = {summary.id for summary in self._summaries}
         except TuiChatError as error:
             self._summaries = []
             self._status(error.message)
@@ -177,50 +181,56 @@ class ConversationList(Vertical):
         terms = self.filter_text.casefold().split()
         options: list[Option] = []
         shown: set[str] = set()
+        matched = 0
         for summary in self._summaries:
             spans = find_terms(summary.title, terms) if terms else []
             if spans is None and summary.id not in self._hits:
                 continue
-            hit = self._hits.get(summary.id)
-            options.append(Option(self._prompt(summary, spans or [], hit), id=summary.id))
-            shown.add(summary.id)
+            matched += 1
+            if len(options) < MAX_SHOWN:  # every drawn row costs at each keystroke
+                hit = self._hits.get(summary.id)
+                options.append(Option(self._prompt(summary, spans or [], hit), id=summary.id))
+                shown.add(summary.id)
         for conversation_id, hit in self._hits.items():  # beyond the loaded list
-            if conversation_id not in shown:
-                options.append(Option(self._hit_prompt(hit), id=conversation_id))
+            if conversation_id not in shown and conversation_id not in self._loaded_ids:
+                matched += 1
+                if len(options) < MAX_SHOWN:
+                    options.append(Option(self._hit_prompt(hit), id=conversation_id))
         listing = self.option_list
         previous = listing.highlighted_option
         listing.set_options(options)
         ids = [option.id for option in options]
         keep = previous.id if previous is not None else self.active_id
         listing.highlighted = ids.index(keep) if keep in ids else (0 if ids else None)
-        self._status(self._count_line(len(options), bool(terms)))
+        self._status(self._count_line(matched, len(options), bool(terms)))
 
-    def _count_line(self, count: int, filtered: bool) -> str:
+    def _count_line(self, count: int, drawn: int, filtered: bool) -> str:
+        more = f"; the newest {drawn} shown, search for the others" if drawn < count else ""
         if not filtered:
             if count == 0:
                 return "No saved conversations yet."
-            return "1 conversation" if count == 1 else f"{count} conversations"
-        return "Nothing matches." if count == 0 else f"{count} matching"
+            return ("1 conversation" if count == 1 else f"{count} conversations") + more
+        return "Nothing matches." if count == 0 else f"{count} matching{more}"
 
     def _prompt(self, summary: ConversationSummary, spans: list[tuple[int, int]],
-                hit: SearchHit | None) -> Text:
-        mark = "● " if summary.id == self.active_id else "  "
-        prompt = Text(mark, style="bold", no_wrap=True, overflow="ellipsis")
-        prompt.append_text(highlighted(summary.title, spans, style="bold",
-                                       limit=self._line_width()))
+                hit: SearchHit | None) -> Content:
+        width = self._line_width()
         when = self._local_time(summary.updated).strftime("%b %d %H:%M")
         details = [when, f"{summary.message_count} msgs"]
         if summary.model:
             details.append(one_line(summary.model.rsplit("/", 1)[-1], 30))
-        prompt.append("\n  " + one_line(" · ".join(details), self._line_width()), style="dim")
+        parts: list[Content | tuple[str, str]] = [
+            ("● " if summary.id == self.active_id else "  ", "bold"),
+            highlighted_content(summary.title, spans, style="bold", limit=width),
+            ("\n  " + one_line(" · ".join(details), width), "dim"),
+        ]
         if hit is not None:
-            prompt.append("\n  ")
-            prompt.append_text(self._snippet(hit))
-        return prompt
+            parts += [Content("\n  "), self._snippet(hit)]
+        return Content.assemble(*parts)
 
-    def _snippet(self, hit: SearchHit) -> Text:
+    def _snippet(self, hit: SearchHit) -> Content:
         text, spans = around_first_match(hit.snippet, hit.spans, self._line_width())
-        return highlighted(text, spans, style="italic", limit=self._line_width())
+        return highlighted_content(text, spans, style="italic", limit=self._line_width())
 
     def _line_width(self) -> int:
         """Characters that fit on one row of the list (options wrap otherwise)."""
@@ -230,12 +240,9 @@ class ConversationList(Vertical):
     def on_resize(self) -> None:
         self._draw()
 
-    def _hit_prompt(self, hit: SearchHit) -> Text:
-        prompt = Text("  ", no_wrap=True, overflow="ellipsis")
-        prompt.append_text(highlighted(hit.title, [], style="bold", limit=self._line_width()))
-        prompt.append("\n  ")
-        prompt.append_text(self._snippet(hit))
-        return prompt
+    def _hit_prompt(self, hit: SearchHit) -> Content:
+        title = highlighted_content(hit.title, [], style="bold", limit=self._line_width())
+        return Content.assemble("  ", title, "\n  ", self._snippet(hit))
 
     def _status(self, text: str) -> None:
         self.query_one("#conversation-status", Static).update(Text(one_line(text, 300)))
