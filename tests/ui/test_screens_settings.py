@@ -133,6 +133,7 @@ async def test_theme_is_previewed_live_and_restored_on_cancel() -> None:
 async def test_environment_key_is_shown_as_such_and_the_file_key_kept(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CHUTES_API_KEY", "cpk_from_env_secret")
+    monkeypatch.setenv("CHUTES_BASE_URL", "http://127.0.0.1:9/v1")
     original = Settings(providers={"chutes": ProviderConfig(api_key="cpk_in_file")})  # type: ignore[arg-type]
     app = Host()
     async with app.run_test(size=(100, 40)) as pilot:
@@ -141,6 +142,9 @@ async def test_environment_key_is_shown_as_such_and_the_file_key_kept(
         assert isinstance(key, Input)
         assert key.disabled and key.password and key.value == ""
         assert key.placeholder == "from environment (CHUTES_API_KEY)"
+        url = field(screen, "providers", "chutes", "base_url")
+        assert url.disabled and url.placeholder == "from environment (CHUTES_BASE_URL)"
+        assert not url.password
         sutra_key = field(screen, "providers", "sutra", "api_key")
         assert not sutra_key.disabled and sutra_key.password
         assert "cpk_from_env_secret" not in app.export_screenshot()
