@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from tui_chat.core.models import Conversation, Message, MessageStatus, Role
 from tui_chat.core.store import Store
@@ -121,3 +124,35 @@ def test_deleted_messages_leave_the_index(store: Store) -> None:
     # Raises "database disk image is malformed" if the index disagrees with the table.
     store._conn.execute(
         "INSERT INTO messages_fts(messages_fts, rank) VALUES ('integrity-check', 1)")
+
+
+# -- properties: any query is safe, and an exact piece of a message always finds it ----------
+
+_PRINTABLE = st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp"),
+                           blacklist_characters="\u202a\u202b\u202c\u202d\u202e"
+                                                "\u2066\u2067\u2068\u2069")
+
+
+@settings(max_examples=150, deadline=None)
+@given(query=st.text(max_size=30))
+def test_any_query_is_safe(query: str) -> None:
+    with tempfile.TemporaryDirectory() as folder, Store.open(Path(folder) / "s.db") as store:
+        store.create_conversation(Conversation(id="c"))
+        store.add_message(Message(conversation_id="c", role=Role.USER,
+                                  content='AND OR NOT NEAR( "quoted" * ^ -x col:y'))
+        for hit in store.search(query):
+            assert all(0 <= a < b <= len(hit.snippet) for a, b in hit.spans)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=st.text(_PRINTABLE, min_size=1, max_size=120), data=st.data())
+def test_an_exact_piece_of_a_message_finds_it(text: str, data: st.DataObject) -> None:
+    start = data.draw(st.integers(0, len(text) - 1))
+    end = data.draw(st.integers(start + 1, min(len(text), start + 12)))
+    piece = text[start:end]
+    assume(piece.strip())
+    with tempfile.TemporaryDirectory() as folder, Store.open(Path(folder) / "s.db") as store:
+        store.create_conversation(Conversation(id="c"))
+        message = store.add_message(Message(conversation_id="c", role=Role.USER, content=text))
+        hits = store.search(piece)
+        assert [hit.message_id for hit in hits] == [message.id]

@@ -319,11 +319,15 @@ class Store:
             return store_search.run(conn, query, limit)
 
     def recover_interrupted(self) -> int:
-        """Mark streaming messages whose writer is gone as interrupted; returns how many."""
-        with self._write() as conn:
+        """Mark streaming messages whose writer is gone as interrupted; returns how many.
+        Takes the write lock only when there is something to mark."""
+        with self._read() as conn:
             rows = conn.execute("SELECT seq, writer_pid, writer_host, heartbeat FROM messages "
                                 "WHERE status = 'streaming'").fetchall()
-            stale = [row["seq"] for row in rows if self._is_stale(row)]
+        stale = [row["seq"] for row in rows if self._is_stale(row)]
+        if not stale:
+            return 0
+        with self._write() as conn:
             conn.executemany(
                 "UPDATE messages SET status = 'interrupted', error = coalesce(error, ?), "
                 "writer_pid = NULL, writer_host = NULL, heartbeat = NULL "
