@@ -11,7 +11,7 @@ Usage::
     store.search("नमस्ते")  ->  list[SearchHit]
 
 Opening: a file that is not a database, or is corrupt (PRAGMA quick_check, for files up to
-QUICK_CHECK_MAX_BYTES), is moved aside (NAME.broken-TIMESTAMP,
+store_file.QUICK_CHECK_MAX_BYTES), is moved aside (NAME.broken-TIMESTAMP,
 with its -wal/-shm) and a fresh store started; `store.notice` then holds the sentence to show.
 A store written by a newer tui-chat is never touched: `open` raises StoreError. A store that
 is busy or unreadable (permissions) raises StoreError too.
@@ -35,7 +35,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from tui_chat.core import paths, store_search
-from tui_chat.core.config import move_aside
 from tui_chat.core.errors import ExitCode, StoreError
 from tui_chat.core.models import (
     Conversation,
@@ -45,40 +44,27 @@ from tui_chat.core.models import (
     SearchHit,
     utc_now,
 )
+from tui_chat.core.store_file import Unusable, connect, translate_errors
 from tui_chat.core.store_schema import (
     CONVERSATION_COLUMNS,
     MESSAGE_COLUMNS,
-    OUR_TABLES,
-    SCHEMA_VERSION,
     conversation_from,
     conversation_row,
     message_from,
     message_row,
-    migrate,
     summary_from,
     to_text,
 )
 from tui_chat.core.text import one_line
 
-BUSY_TIMEOUT_SECONDS = 10.0
-# PRAGMA quick_check reads the whole file (about 1 ms per MB); bigger stores skip it at open
-# and report damage when a damaged page is read.
-QUICK_CHECK_MAX_BYTES = 100 * 1024 * 1024
 LEASE_SECONDS = 3600.0
 INTERRUPTED_NOTE = "The reply was cut off when tui-chat stopped; the text received so far is kept."
-_CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
 
 
 class NotFoundError(StoreError):
     """No conversation or message with that id (or prefix)."""
 
     exit_code = ExitCode.USAGE
-
-
-class _Unusable(Exception):
-    """The file is not a usable tui-chat store: move it aside and start afresh."""
-
-    moved: Path
 
 
 class Store:
@@ -104,9 +90,9 @@ class Store:
             raise StoreError(f"Cannot create the folder for the conversation store "
                              f"{path.parent}: {error.strerror}; check its permissions.") from None
         try:
-            store = cls(_connect(path), path)
-        except _Unusable as problem:
-            store = cls(_connect(path), path)
+            store = cls(connect(path), path)
+        except Unusable as problem:
+            store = cls(connect(path), path)
             store.notice = (f"The conversation store {path} could not be read ({problem}); "
                             f"it was moved to {problem.moved} and a new, empty one was started.")
         store.recover_interrupted()
@@ -125,7 +111,7 @@ class Store:
     @contextlib.contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One write transaction, taking the write lock at once (no upgrade deadlocks)."""
-        with self._lock, _translate_errors(self.path):
+        with self._lock, translate_errors(self.path):
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self._conn
@@ -136,7 +122,7 @@ class Store:
 
     @contextlib.contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
-        with self._lock, _translate_errors(self.path):
+        with self._lock, translate_errors(self.path):
             yield self._conn
 
     # -- conversations -------------------------------------------------------------------
@@ -369,86 +355,3 @@ def _pid_alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
-
-
-def _connect(path: Path) -> sqlite3.Connection:
-    """Connect, check and migrate. Raises _Unusable (move aside) or StoreError (leave it)."""
-    is_new = not path.exists()
-    try:
-        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None,
-                               check_same_thread=False)
-    except sqlite3.Error as error:
-        raise StoreError(f"Cannot open the conversation store {path} ({error}); "
-                         "check the file and its folder's permissions.") from None
-    conn.row_factory = sqlite3.Row
-    if is_new:
-        with contextlib.suppress(OSError):
-            path.chmod(0o600)
-    try:
-        _check_and_migrate(conn, path)
-    except _Unusable as problem:
-        # Move the files before closing: SQLite deletes a -wal file when it closes.
-        problem.moved = _move_aside_with_sidecars(path)
-        conn.close()
-        raise
-    except BaseException:
-        conn.close()
-        raise
-    return conn
-
-
-def _check_and_migrate(conn: sqlite3.Connection, path: Path) -> None:
-    try:
-        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
-        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-        if version > SCHEMA_VERSION:
-            raise StoreError(
-                f"The conversation store {path} was written by a newer tui-chat (schema "
-                f"version {version}; this one reads up to {SCHEMA_VERSION}); upgrade tui-chat. "
-                "The file was not changed.")
-        tables = {row[0] for row in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if version == 0 and tables:
-            raise _Unusable("it is an SQLite database of another program")
-        if version > 0 and not tables >= OUR_TABLES:
-            raise _Unusable("its tables are missing")
-        if path.stat().st_size <= QUICK_CHECK_MAX_BYTES:
-            check = [row[0] for row in conn.execute("PRAGMA quick_check")]
-            if check != ["ok"]:
-                raise _Unusable("it is damaged: " + one_line(str(check[0]), 80))
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")
-        conn.execute("PRAGMA foreign_keys = ON")
-        migrate(conn, version)
-    except sqlite3.Error as error:
-        if getattr(error, "sqlite_errorcode", None) in _CORRUPT_CODES:
-            raise _Unusable(str(error)) from None
-        raise _store_error(path, error) from None
-
-
-def _store_error(path: Path, error: sqlite3.Error) -> StoreError:
-    text = str(error)
-    if "locked" in text or "busy" in text:
-        return StoreError(f"The conversation store {path} is busy in another process; "
-                          "try again in a moment.")
-    return StoreError(f"The conversation store {path} could not be used ({text}); "
-                      "check the disk and the file's permissions.")
-
-
-@contextlib.contextmanager
-def _translate_errors(path: Path) -> Iterator[None]:
-    try:
-        yield
-    except sqlite3.IntegrityError as error:
-        raise StoreError(f"That would duplicate or orphan a record ({error}).") from None
-    except sqlite3.Error as error:
-        raise _store_error(path, error) from None
-
-
-def _move_aside_with_sidecars(path: Path) -> Path:
-    moved = move_aside(path)
-    for suffix in ("-wal", "-shm"):
-        sidecar = path.with_name(path.name + suffix)
-        if sidecar.exists():
-            sidecar.rename(moved.with_name(moved.name + suffix))
-    return moved

@@ -1,0 +1,113 @@
+"""Opening the store file: connect, check, migrate; move an unusable file aside.
+
+`connect` raises Unusable (with `.moved`, where the file now is) for a file that is not a
+tui-chat store or is damaged, after renaming it and its -wal/-shm aside; StoreError for a store
+of a newer schema (left untouched), a busy store, or one that cannot be opened at all.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+from tui_chat.core.config import move_aside
+from tui_chat.core.errors import StoreError
+from tui_chat.core.store_schema import OUR_TABLES, SCHEMA_VERSION, migrate
+from tui_chat.core.text import one_line
+
+BUSY_TIMEOUT_SECONDS = 10.0
+# PRAGMA quick_check reads the whole file (about 1 ms per MB); bigger stores skip it at open
+# and report damage when a damaged page is read.
+QUICK_CHECK_MAX_BYTES = 100 * 1024 * 1024
+_CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
+
+
+class Unusable(Exception):
+    """The file is not a usable tui-chat store; it has been moved aside to `moved`."""
+
+    moved: Path
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """Connect, check and migrate. Raises Unusable (move aside) or StoreError (leave it)."""
+    is_new = not path.exists()
+    try:
+        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None,
+                               check_same_thread=False)
+    except sqlite3.Error as error:
+        raise StoreError(f"Cannot open the conversation store {path} ({error}); "
+                         "check the file and its folder's permissions.") from None
+    conn.row_factory = sqlite3.Row
+    if is_new:
+        with contextlib.suppress(OSError):
+            path.chmod(0o600)
+    try:
+        _check_and_migrate(conn, path)
+    except Unusable as problem:
+        # Move the files before closing: SQLite deletes a -wal file when it closes.
+        problem.moved = _move_aside_with_sidecars(path)
+        conn.close()
+        raise
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _check_and_migrate(conn: sqlite3.Connection, path: Path) -> None:
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"The conversation store {path} was written by a newer tui-chat (schema "
+                f"version {version}; this one reads up to {SCHEMA_VERSION}); upgrade tui-chat. "
+                "The file was not changed.")
+        tables = {row[0] for row in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if version == 0 and tables:
+            raise Unusable("it is an SQLite database of another program")
+        if version > 0 and not tables >= OUR_TABLES:
+            raise Unusable("its tables are missing")
+        if path.stat().st_size <= QUICK_CHECK_MAX_BYTES:
+            check = [row[0] for row in conn.execute("PRAGMA quick_check")]
+            if check != ["ok"]:
+                raise Unusable("it is damaged: " + one_line(str(check[0]), 80))
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        migrate(conn, version)
+    except sqlite3.Error as error:
+        if getattr(error, "sqlite_errorcode", None) in _CORRUPT_CODES:
+            raise Unusable(str(error)) from None
+        raise _store_error(path, error) from None
+
+
+def _store_error(path: Path, error: sqlite3.Error) -> StoreError:
+    text = str(error)
+    if "locked" in text or "busy" in text:
+        return StoreError(f"The conversation store {path} is busy in another process; "
+                          "try again in a moment.")
+    return StoreError(f"The conversation store {path} could not be used ({text}); "
+                      "check the disk and the file's permissions.")
+
+
+@contextlib.contextmanager
+def translate_errors(path: Path) -> Iterator[None]:
+    try:
+        yield
+    except sqlite3.IntegrityError as error:
+        raise StoreError(f"That would duplicate or orphan a record ({error}).") from None
+    except sqlite3.Error as error:
+        raise _store_error(path, error) from None
+
+
+def _move_aside_with_sidecars(path: Path) -> Path:
+    moved = move_aside(path)
+    for suffix in ("-wal", "-shm"):
+        sidecar = path.with_name(path.name + suffix)
+        if sidecar.exists():
+            sidecar.rename(moved.with_name(moved.name + suffix))
+    return moved
