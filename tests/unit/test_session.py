@@ -172,7 +172,7 @@ async def test_closing_the_iterator_saves_the_partial_reply(
     async for event in events:
         if isinstance(event, ContentDelta) and "t2" in event.text:
             break
-    await events.aclose()  # type: ignore[attr-defined]
+    await events.aclose()
     reply = store.get_messages(session.conversation.id)[-1]
     assert reply.status == MessageStatus.INTERRUPTED
     assert reply.content == "t0 t1 t2 "
@@ -303,3 +303,16 @@ async def test_an_empty_prompt_saves_nothing(store: Store, client: ProviderClien
 ])
 def test_title_from_first_prompt(prompt: str, title: str) -> None:
     assert make_title(prompt) == title
+
+
+async def test_stopping_right_after_the_reply_started_saves_it_interrupted(
+        store: Store, client: ProviderClient, chutes_server: FakeProvider) -> None:
+    session = ChatSession.start(store)
+    events = session.send("q", client=client, model="m")
+    async for event in events:
+        if isinstance(event, ReplyStarted):
+            break
+    await events.aclose()
+    reply = store.get_messages(session.conversation.id)[-1]
+    assert reply.role == Role.ASSISTANT and reply.status == MessageStatus.INTERRUPTED
+    assert chutes_server.requests == []  # nothing was sent

@@ -228,8 +228,8 @@ class ChatSession:
         self.conversation.provider, self.conversation.model = reply.provider, model
         self.conversation.updated = utc_now()
         fold = _Fold(reply, self._clock)
-        yield ReplyStarted(reply.model_copy())
         try:
+            yield ReplyStarted(reply.model_copy())
             stream = client.stream_chat(model, history, parameters or self.conversation.parameters)
             try:
                 async for event in stream:
@@ -247,7 +247,7 @@ class ChatSession:
             return
         except BaseException as error:
             # Cancellation, a closed iterator, or a bug: keep what arrived, then re-raise.
-            stopped = isinstance(error, GeneratorExit | KeyboardInterrupt) or _cancelled(error)
+            stopped = isinstance(error, GeneratorExit | KeyboardInterrupt | asyncio.CancelledError)
             self._flush(fold.stop(CANCELLED_NOTE if stopped else f"Internal error: {error!r}",
                                   MessageStatus.INTERRUPTED if stopped else MessageStatus.ERROR))
             raise
@@ -258,10 +258,6 @@ class ChatSession:
         self.store.update_message(message)
         fold.flushed()
         return message
-
-
-def _cancelled(error: BaseException) -> bool:
-    return isinstance(error, asyncio.CancelledError)
 
 
 class _Fold:
