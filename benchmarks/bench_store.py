@@ -92,6 +92,7 @@ def measure(store: Store, small: str, big: str) -> dict[str, Figure]:
     worst_search_ms = max(_median_ms(lambda q=q: store.search(q), 5)  # type: ignore[misc]
                           for q in (*SEARCHES, *SHORT_SEARCHES))
     flush_10, flush_2000 = _flush_ms(store, small, big)
+    open_ms = _median_ms(lambda: Store.open(store.path).close(), 5)  # includes quick_check
     size_mb = store.path.stat().st_size / 1e6
     text_mb = store._conn.execute(
         "SELECT sum(length(CAST(content AS BLOB))) FROM messages").fetchone()[0] / 1e6
@@ -103,6 +104,7 @@ def measure(store: Store, small: str, big: str) -> dict[str, Figure]:
         "store.flush_at_message_10_ms": figure(flush_10, float("inf"), "ms"),
         "store.flush_at_message_2000_ms": figure(flush_2000, float("inf"), "ms"),
         "store.flush_2000_over_10_ratio": figure(flush_2000 / flush_10, 1.5, "x"),
+        "store.open_ms": figure(open_ms, float("inf"), "ms"),
         "store.text_mb": figure(text_mb, float("inf"), "MB"),
         "store.file_mb": figure(size_mb, float("inf"), "MB"),
     }
