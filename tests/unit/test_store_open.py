@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tui_chat.core import store_file
 from tui_chat.core.errors import StoreError
 from tui_chat.core.models import Conversation, Message, MessageStatus, Role
 from tui_chat.core.store import Store
@@ -178,3 +179,28 @@ def test_a_folder_in_the_way_is_reported(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="Cannot create the folder"):
         Store.open(blocker / "store.sqlite3")
     assert blocker.read_text() == "x"
+
+
+def test_a_store_another_process_already_replaced_is_not_moved_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two instances find the same damaged file: the second must not move aside the fresh
+    store the first has just started."""
+    path = tmp_path / "store.sqlite3"
+    path.write_bytes(b"garbage " * 100)
+    real_check = store_file._check_and_migrate
+    calls = 0
+
+    def check_while_another_process_recovers(conn: sqlite3.Connection, where: Path) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            path.rename(tmp_path / "moved-by-the-other-process")
+            Store.open(path).close()  # the other process's fresh store
+        real_check(conn, where)
+
+    monkeypatch.setattr(store_file, "_check_and_migrate", check_while_another_process_recovers)
+    with Store.open(path) as store:
+        assert store.notice is not None
+        assert "another tui-chat process moved it aside" in store.notice
+    assert _broken_files(tmp_path, "store.sqlite3") == []
+    assert (tmp_path / "moved-by-the-other-process").read_bytes() == b"garbage " * 100

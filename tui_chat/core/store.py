@@ -93,8 +93,10 @@ class Store:
             store = cls(connect(path), path)
         except Unusable as problem:
             store = cls(connect(path), path)
+            where = (f"it was moved to {problem.moved}" if problem.moved else
+                     "another tui-chat process moved it aside")
             store.notice = (f"The conversation store {path} could not be read ({problem}); "
-                            f"it was moved to {problem.moved} and a new, empty one was started.")
+                            f"{where} and a new, empty one was started.")
         store.recover_interrupted()
         return store
 

@@ -25,14 +25,16 @@ _CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
 
 
 class Unusable(Exception):
-    """The file is not a usable tui-chat store; it has been moved aside to `moved`."""
+    """The file is not a usable tui-chat store; it has been moved aside to `moved` (None when
+    another process moved it first)."""
 
-    moved: Path
+    moved: Path | None = None
 
 
 def connect(path: Path) -> sqlite3.Connection:
     """Connect, check and migrate. Raises Unusable (move aside) or StoreError (leave it)."""
     is_new = not path.exists()
+    identity = _identity(path)
     try:
         conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None,
                                check_same_thread=False)
@@ -46,14 +48,24 @@ def connect(path: Path) -> sqlite3.Connection:
     try:
         _check_and_migrate(conn, path)
     except Unusable as problem:
-        # Move the files before closing: SQLite deletes a -wal file when it closes.
-        problem.moved = _move_aside_with_sidecars(path)
+        # Move the files before closing: SQLite deletes a -wal file when it closes. If the
+        # path is another file by now, another tui-chat moved ours aside and started afresh.
+        if _identity(path) == identity:
+            problem.moved = _move_aside_with_sidecars(path)
         conn.close()
         raise
     except BaseException:
         conn.close()
         raise
     return conn
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        status = path.stat()
+    except OSError:
+        return None
+    return status.st_dev, status.st_ino
 
 
 def _check_and_migrate(conn: sqlite3.Connection, path: Path) -> None:
