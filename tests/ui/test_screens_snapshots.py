@@ -1,25 +1,30 @@
-"""Snapshots of the model picker, settings and help screens: fixed content, no cursor blink,
-no network (the picker reads a seeded cache and does not refresh)."""
+"""Snapshots of the model picker, settings, help and the sidebar: fixed content and times, no
+cursor blink, no network (the picker reads a seeded cache and does not refresh)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from tui_chat.core.config import ProviderConfig, Settings
 from tui_chat.core.model_catalog import ModelCatalog, ProviderModels, default_cache_file
-from tui_chat.core.models import ModelInfo
+from tui_chat.core.models import Conversation, Message, ModelInfo, Role
+from tui_chat.core.store import Store
 from tui_chat.ui.screens.help import HelpScreen
 from tui_chat.ui.screens.model_picker import ModelChoice, ModelPickerScreen
 from tui_chat.ui.screens.settings import SettingsScreen
 from tui_chat.ui.themes import install_themes
+from tui_chat.ui.widgets.conversation_list import ConversationList
 
 SIZE = (100, 32)
 
@@ -120,3 +125,64 @@ def test_settings_scrolled_to_providers_snapshot(snap_compare: Any,
 def test_help_snapshot(snap_compare: Any) -> None:
     app = Host(HelpScreen)
     assert snap_compare(app, terminal_size=SIZE, run_before=no_blink)
+
+
+def sidebar_store(path: Path) -> Store:
+    store = Store.open(path)
+    start = datetime(2026, 11, 28, 9, 30, tzinfo=UTC)
+    rows = [
+        ("Trip to Delhi", "sutra", "sutra-v2", "नमस्ते! मुझे दिल्ली की यात्रा के बारे में बताइए।"),
+        ("Sorting in Python", "chutes", "deepseek-ai/DeepSeek-V3-0324", "How do I sort a list?"),
+        ("Tamil greetings", "sutra", "sutra-v2", "வணக்கம்! எப்படி இருக்கிறீர்கள்?"),
+        ("Rust lifetimes", "chutes", "Qwen/Qwen3-235B-A22B", "Explain lifetimes simply."),
+    ]
+    for index, (title, provider, model, text) in enumerate(rows):
+        conversation = store.create_conversation(Conversation(title=title))
+        store.add_message(Message(conversation_id=conversation.id, role=Role.USER, content=text))
+        store.add_message(Message(conversation_id=conversation.id, role=Role.ASSISTANT,
+                                  content=f"A reply about {title.lower()}.",
+                                  provider=provider, model=model))
+        fixed = store.get_conversation(conversation.id).model_copy(
+            update={"updated": start + timedelta(hours=index), "created": start})
+        store.update_conversation(fixed)
+    return store
+
+
+class SidebarHost(App[None]):
+    def __init__(self, store: Store) -> None:
+        super().__init__()
+        self.store = store
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            yield ConversationList(self.store, local_time=lambda moment: moment.astimezone(UTC))
+            yield Static("The open conversation would be here.")
+
+    def on_mount(self) -> None:
+        install_themes(self, "tui-chat-dusk")
+
+
+def test_sidebar_with_search_snapshot(snap_compare: Any, tmp_path: Path) -> None:
+    store = sidebar_store(tmp_path / "store.sqlite3")
+
+    async def search(pilot: Pilot[Any]) -> None:
+        sidebar = pilot.app.query_one(ConversationList)
+        sidebar.query_one("#conversation-filter", Input).value = "दिल्ली"
+        for _ in range(200):
+            await pilot.pause(0.01)
+            if sidebar.search_done:
+                break
+        await no_blink(pilot)
+
+    try:
+        assert snap_compare(SidebarHost(store), terminal_size=SIZE, run_before=search)
+    finally:
+        store.close()
+
+
+def test_sidebar_list_snapshot(snap_compare: Any, tmp_path: Path) -> None:
+    store = sidebar_store(tmp_path / "store.sqlite3")
+    try:
+        assert snap_compare(SidebarHost(store), terminal_size=SIZE, run_before=no_blink)
+    finally:
+        store.close()
