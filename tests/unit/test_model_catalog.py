@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from tests.fakeprovider import FakeProvider
 from tui_chat.core.config import ProviderConfig, Settings
 from tui_chat.core.errors import ServerError
@@ -74,3 +76,16 @@ def test_unknown_config_provider_is_reported_not_raised() -> None:
     assert [p.name for p in catalog.providers()] == ["chutes", "sutra"]
     assert len(catalog.problems) == 1 and "Unknown provider 'local'" in catalog.problems[0]
     assert default_cache_file().name == "models.json"
+
+
+async def test_the_key_is_sent_to_models_but_never_cached(
+        chutes_server: FakeProvider, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CHUTES_API_KEY", "cpk_DISTINCTIVE_KEY_42")
+    settings = Settings(providers={"chutes": ProviderConfig(base_url=chutes_server.url)})
+    cache = tmp_path / "models.json"
+    entry = await ModelCatalog(settings, cache_file=cache).refresh(
+        settings.resolve_provider("chutes"))
+    assert entry.has_key
+    [request] = [r for r in chutes_server.requests if r.path == "/v1/models"]
+    assert request.headers["authorization"] == "Bearer cpk_DISTINCTIVE_KEY_42"
+    assert "DISTINCTIVE" not in cache.read_text(encoding="utf-8")
