@@ -84,16 +84,25 @@ def all_commands(app: App[Any], screen: Screen[Any] | None) -> list[PaletteComma
 class ActionCommands(Provider):
     """Every key-bound action of the app and current screen, and every theme."""
 
-    def _commands(self) -> Iterable[PaletteCommand]:
-        return all_commands(self.app, self.screen)
+    _commands: list[PaletteCommand] | None = None
+
+    async def startup(self) -> None:
+        # Gathered once per opening of the palette, not at every keystroke.
+        self._commands = all_commands(self.app, self.screen)
+
+    def commands(self) -> Iterable[PaletteCommand]:
+        if self._commands is None:
+            self._commands = all_commands(self.app, self.screen)
+        return self._commands
 
     async def discover(self) -> Hits:
-        for command in binding_commands(self.app, self.screen):
-            yield DiscoveryHit(Content(command.title), command.run, help=command.help)
+        for command in self.commands():
+            if not command.title.startswith("Theme: "):
+                yield DiscoveryHit(Content(command.title), command.run, help=command.help)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for command in self._commands():
+        for command in self.commands():
             score = matcher.match(command.title)
             if score > 0:
                 yield Hit(score, matcher.highlight(command.title), command.run,
