@@ -113,3 +113,13 @@ async def test_install_themes_quietly_applies_a_good_choice() -> None:
         assert install_themes(app, "tui-chat-forest") is None
         assert app.theme == "tui-chat-forest"
         assert app.current_theme.primary == "#8FC97A"
+
+
+def test_the_example_in_the_themes_readme_loads(tmp_path: Path) -> None:
+    readme = (shipped_themes_dir() / "README.md").read_text(encoding="utf-8")
+    example = readme.split("```toml\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "example.toml").write_text(example, encoding="utf-8")
+    loaded, problems = load_themes([tmp_path])
+    assert problems == []
+    assert [theme.name for theme in loaded] == ["my-theme"]
+    assert loaded[0].variables == {"footer-key-foreground": "#E0A458"}

@@ -48,6 +48,8 @@ class ThemeFile(BaseModel):
     luminosity_spread: float = Field(default=0.15, ge=0, le=1)
     text_alpha: float = Field(default=0.95, ge=0, le=1)
     variables: dict[str, str] = Field(default_factory=dict)
+    """Extra Textual design variables, e.g. "footer-key-foreground" = "#E0A458"."""
+    ansi: bool = False
 
     @field_validator("primary", "secondary", "warning", "error", "success", "accent",
                      "foreground", "background", "surface", "panel", "boost")
