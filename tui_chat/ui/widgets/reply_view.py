@@ -26,10 +26,15 @@ from tui_chat.core.text import sanitize
 from tui_chat.ui.widgets.message_view import CachedRender, author_line
 
 MIN_FLUSH_INTERVAL = 0.05
-"""Seconds between two appends to the live Markdown, at least (~20 a second)."""
+"""Seconds between two appends to the live Markdown, at least (20 a second at most)."""
+MAX_FLUSH_INTERVAL = 0.5
+"""Seconds between two appends, at most, however busy the process is."""
+CPU_BUDGET = 0.08
+"""Share of one core the process may use while a reply streams: above it, appends (each one
+a layout and a full repaint of the scrolled view) are spaced out; below it, drawn sooner."""
 FLUSH_COST_FACTOR = 2.0
 """Wait at least this many times the last append's cost, so rendering never hogs the loop."""
-FREEZE_CHARS = 2000
+FREEZE_CHARS = 800
 """Live Markdown longer than this moves its settled blocks into a Static."""
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -69,6 +74,8 @@ class PacedMarkdownStream:
         self._wake = asyncio.Event()
         self._stopped = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._mark: tuple[float, float] | None = None
+        self.interval = MIN_FLUSH_INTERVAL
         self.appends = 0
 
     def start(self) -> None:
@@ -101,19 +108,36 @@ class PacedMarkdownStream:
             started = time.perf_counter()
             await asyncio.shield(self._show(text))
             self.appends += 1
-            pause = max(MIN_FLUSH_INTERVAL, FLUSH_COST_FACTOR * (time.perf_counter() - started))
+            cost = time.perf_counter() - started
+            pause = max(self._govern(), FLUSH_COST_FACTOR * cost)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stopped.wait(), pause)
 
+    def _govern(self) -> float:
+        """The next pause: the process's CPU share since the last append, steered to the
+        budget (a multiplicative step, so a burst at full speed spaces appends out quickly and
+        a quiet trickle is drawn at the highest rate)."""
+        wall, cpu = time.perf_counter(), time.process_time()
+        if self._mark is not None:
+            elapsed = wall - self._mark[0]
+            share = (cpu - self._mark[1]) / elapsed if elapsed > 0 else 0.0
+            step = min(2.0, max(0.5, (share / CPU_BUDGET) ** 0.5))
+            self.interval = min(MAX_FLUSH_INTERVAL, max(MIN_FLUSH_INTERVAL,
+                                                        self.interval * step))
+        self._mark = (wall, cpu)
+        return self.interval
+
     async def _show(self, text: str) -> None:
-        self.live += text
-        cut = settled_length(self.live) if len(self.live) > FREEZE_CHARS else 0
-        if cut and self._freeze is not None:
-            settled, self.live = self.live[:cut], self.live[cut:]
-            await self._freeze(settled)
-            await self.markdown.update(self.live)
-        else:
-            await self.markdown.append(text)
+        # One batch: the screen lays out and paints once per append, not once per await.
+        with self.markdown.app.batch_update():
+            self.live += text
+            cut = settled_length(self.live) if len(self.live) > FREEZE_CHARS else 0
+            if cut and self._freeze is not None:
+                settled, self.live = self.live[:cut], self.live[cut:]
+                await self._freeze(settled)
+                await self.markdown.update(self.live)
+            else:
+                await self.markdown.append(text)
 
 
 class ReplyView(Vertical):
@@ -121,6 +145,7 @@ class ReplyView(Vertical):
 
     DEFAULT_CSS = """
     ReplyView {
+        layout: stream;
         height: auto;
         padding: 0 1;
         margin: 0 0 1 0;
@@ -132,7 +157,6 @@ class ReplyView(Vertical):
     ReplyView #reasoning { color: $text-muted; text-style: italic; }
     ReplyView > .settled { height: auto; }
     ReplyView > #answer { margin: 0; padding: 0; layout: stream; }
-    ReplyView > #answer > MarkdownBlock:last-child { margin-bottom: 0; }
     """
 
     def __init__(self, message: Message, *, code_theme: str = "monokai") -> None:

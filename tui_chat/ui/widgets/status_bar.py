@@ -60,4 +60,4 @@ class StatusBar(Static):
 
     def update_info(self, **changes: object) -> None:
         self.info = replace(self.info, **changes)  # type: ignore[arg-type]
-        self.update(status_text(self.info))
+        self.update(status_text(self.info), layout=False)  # one line, always: no reflow
