@@ -56,8 +56,7 @@ async def stream_and_hold(pilot: Pilot[Any], prompt: str, tail: str) -> None:
     await until(pilot, lambda: bool(screen.query(ReplyView))
                 and screen.query_one(ReplyView).content.endswith(tail))
     reply = screen.query_one(ReplyView)
-    await until(pilot, lambda: reply.settled + reply.query_one("#answer").source  # type: ignore[attr-defined]
-                == reply.content)
+    await until(pilot, lambda: reply.caught_up)
     await pilot.pause(0.2)
 
 

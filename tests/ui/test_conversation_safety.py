@@ -38,8 +38,8 @@ async def test_markup_and_escape_sequences_in_a_reply_are_literal_and_inert(
         await pilot.press("h", "enter")
         await wait_until(pilot, lambda: bool(screen.query(ReplyView))
                          and "[/]" in screen.query_one(ReplyView).content)
-        await pilot.pause(0.2)  # let the paced stream append it
         live = screen.query_one(ReplyView)
+        await wait_until(pilot, lambda: live.caught_up)
         shown = rendered_text(live.query_one(Markdown))
         assert "[bold red]x[/]" in shown and "[@click=app.quit]y[/]" in shown
         assert "x[/]" in shown and without_escapes(shown)

@@ -43,8 +43,7 @@ def test_conversation_mid_stream_snapshot(snap_compare: Any, make_app: AppFactor
         await wait_until(pilot, lambda: bool(screen.query(ReplyView))
                          and screen.query_one(ReplyView).content.endswith("asyncio.run("))
         reply = screen.query_one(ReplyView)
-        await wait_until(pilot, lambda: reply.settled + reply.query_one("#answer").source
-                         == reply.content)  # type: ignore[attr-defined]
+        await wait_until(pilot, lambda: reply.caught_up)
         await pilot.pause(0.1)
 
     app = make_app(conversation=chat.id, provider="chutes")

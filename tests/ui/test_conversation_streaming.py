@@ -7,7 +7,13 @@ from textual.widgets import Markdown
 from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tests.ui.conftest import AppFactory, conversation, wait_idle, wait_until
 from tui_chat.ui.widgets.message_view import MessageView
-from tui_chat.ui.widgets.reply_view import FREEZE_CHARS, ReplyView, settled_length
+from tui_chat.ui.widgets.reply_view import (
+    FENCE_LINES,
+    FREEZE_CHARS,
+    ReplyView,
+    settled_length,
+    split_settled,
+)
 
 
 def test_settled_length_stops_before_the_last_block_and_never_inside_a_fence() -> None:
@@ -17,6 +23,14 @@ def test_settled_length_stops_before_the_last_block_and_never_inside_a_fence() -
     assert settled_length("intro\n\n```py\na\n\nb\n") == len("intro\n\n")  # open fence
     assert settled_length("```py\na\n\nb\n```\n\nafter") == len("```py\na\n\nb\n```\n\n")
     assert settled_length("~~~~\n```\n\n~~~~\n\nx") == len("~~~~\n```\n\n~~~~\n\n")
+
+
+def test_a_long_open_fence_is_split_at_a_line_and_reopened() -> None:
+    body = "".join(f"x{i}\n" for i in range(FENCE_LINES + 5))
+    settled, rest = split_settled("Intro\n\n~~~~py\n" + body + "par") or ("", "")
+    assert settled == "Intro\n\n~~~~py\n" + body + "~~~~\n"
+    assert rest == "~~~~py\npar"
+    assert split_settled("```\n" + "x\n" * 3) is None  # short fences stay live
 
 
 async def test_long_reply_moves_settled_blocks_out_of_the_live_markdown(
@@ -32,9 +46,10 @@ async def test_long_reply_moves_settled_blocks_out_of_the_live_markdown(
                          and "Paragraph 299" in screen.query_one(ReplyView).content)
         reply = screen.query_one(ReplyView)
         live = reply.query_one(Markdown)
-        await wait_until(pilot, lambda: reply.settled + live.source == reply.content)
+        await wait_until(pilot, lambda: reply.caught_up)
         assert len(live.source) <= FREEZE_CHARS + 200  # bounded, however long the reply
-        assert len(reply.query(".settled")) >= 1 and reply.settled.startswith("Paragraph 0 ")
+        assert reply.query(".settled")
+        assert "Paragraph 0 " not in live.source  # moved out to a .settled Static
         await pilot.press("escape")
         await wait_idle(pilot)
         final = screen.query(MessageView)[-1].message

@@ -130,8 +130,13 @@ class MessageList(VerticalScroll, can_focus=True):
         if message is not None:
             self.messages.append(message)
             self._hi = len(self.messages)
-            await self.mount(self._view(message), before=reply)
-        await reply.remove()
+            view = self._view(message)
+            await view.prepare(self.app, reply.content_region.width)
+            with self.app.batch_update():
+                await self.mount(view, before=reply)
+                await reply.remove()
+        else:
+            await reply.remove()
 
     async def truncate(self, count: int) -> None:
         """Keep only the first `count` messages (edit-and-resend, regenerate)."""

@@ -8,11 +8,14 @@ Everything shown here is untrusted: it goes through `sanitize()` and never throu
 
 from __future__ import annotations
 
+import asyncio
+
 from markdown_it import MarkdownIt
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.markdown import Markdown as RichMarkdown
 from rich.segment import Segment
 from rich.text import Text
+from textual.app import App
 from textual.widgets import Static
 
 from tui_chat.core.models import Message, MessageStatus, Role
@@ -77,11 +80,16 @@ class CachedRender:
         self._key: tuple[int, bool] | None = None
         self._lines: list[list[Segment]] = []
 
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+    def prepare(self, console: Console, options: ConsoleOptions) -> None:
+        """Draw for `options` now; safe in a worker thread before the widget is mounted, so a
+        long reply is not drawn on the event loop (where it would hold up key presses)."""
         key = (options.max_width, options.ascii_only)
         if key != self._key:
             self._lines = console.render_lines(self.renderable, options, pad=False)
             self._key = key
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        self.prepare(console, options)
         new_line = Segment.line()
         for line in self._lines:
             yield from line
@@ -119,9 +127,16 @@ class MessageView(Static):
             classes += " -failed"
         super().__init__(self._renderable(), markup=False, classes=classes)
 
-    def _renderable(self) -> RenderableType:
-        return CachedRender(render_message(self.message, code_theme=self.code_theme,
-                                           show_reasoning=self.show_reasoning))
+    def _renderable(self) -> CachedRender:
+        self.cached = CachedRender(render_message(self.message, code_theme=self.code_theme,
+                                                  show_reasoning=self.show_reasoning))
+        return self.cached
+
+    async def prepare(self, app: App[object], width: int) -> None:
+        """Draw the message for `width` cells in a worker thread (see CachedRender.prepare)."""
+        if width > 0:
+            options = app.console_options.update_width(width).update(highlight=False)
+            await asyncio.to_thread(self.cached.prepare, app.console, options)
 
     def set_message(self, message: Message) -> None:
         self.message = message

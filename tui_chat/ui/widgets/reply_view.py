@@ -36,26 +36,47 @@ FLUSH_COST_FACTOR = 2.0
 """Wait at least this many times the last append's cost, so rendering never hogs the loop."""
 FREEZE_CHARS = 800
 """Live Markdown longer than this moves its settled blocks into a Static."""
+FENCE_LINES = 40
+"""An open code fence longer than this many lines is split: its lines so far settle."""
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
 def settled_length(text: str) -> int:
     """How much of `text` is complete blocks: up to the last blank line outside a fence."""
+    split = split_settled(text, fence_lines=None)
+    return len(split[0]) if split else 0
+
+
+def split_settled(text: str, fence_lines: int | None = FENCE_LINES
+                  ) -> tuple[str, str] | None:
+    """(settled, rest) of `text`, or None when nothing is settled yet.
+
+    Settled is every block before the last blank line outside a code fence. Inside an open
+    fence with more than `fence_lines` complete lines, the fence is split instead: settled
+    gets its complete lines and a closing fence, rest reopens it with the same opener line.
+    """
     fence: str | None = None
+    opener_line = ""
     offset = settled = 0
+    fence_body_start = 0
     for line in text.splitlines(keepends=True):
-        opener = _FENCE.match(line)
+        match = _FENCE.match(line)
         if fence is None:
-            if opener:
-                fence = opener.group(1)
+            if match:
+                fence, opener_line = match.group(1), line
+                fence_body_start = offset + len(line)
             elif not line.strip() and offset and line.endswith("\n"):
                 settled = offset + len(line)
-        elif (opener and opener.group(1)[0] == fence[0] and len(opener.group(1)) >= len(fence)
-              and not line[opener.end():].strip()):
+        elif (match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence)
+              and not line[match.end():].strip()):
             fence = None
         offset += len(line)
-    return settled
+    if fence is not None and fence_lines is not None:
+        complete = text.rfind("\n") + 1
+        if complete > fence_body_start and text.count("\n", fence_body_start) > fence_lines:
+            return text[:complete] + fence + "\n", opener_line + text[complete:]
+    return (text[:settled], text[settled:]) if settled else None
 
 
 class PacedMarkdownStream:
@@ -66,7 +87,8 @@ class PacedMarkdownStream:
     """
 
     def __init__(self, markdown: Markdown,
-                 freeze: Callable[[str], Awaitable[None]] | None = None) -> None:
+                 freeze: Callable[[str, str], Awaitable[None]] | None = None) -> None:
+        """`freeze(settled, rest)` moves `settled` out and leaves `rest` in the Markdown."""
         self.markdown = markdown
         self._freeze = freeze
         self.live = ""
@@ -75,8 +97,14 @@ class PacedMarkdownStream:
         self._stopped = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._mark: tuple[float, float] | None = None
+        self._showing = False
         self.interval = MIN_FLUSH_INTERVAL
         self.appends = 0
+
+    @property
+    def caught_up(self) -> bool:
+        """Everything written so far is on screen (no fragment queued or being appended)."""
+        return not self._pending and not self._showing
 
     def start(self) -> None:
         if self._task is None:
@@ -106,7 +134,11 @@ class PacedMarkdownStream:
             text = "".join(self._pending)
             self._pending.clear()
             started = time.perf_counter()
-            await asyncio.shield(self._show(text))
+            self._showing = True
+            try:
+                await asyncio.shield(self._show(text))
+            finally:
+                self._showing = False
             self.appends += 1
             cost = time.perf_counter() - started
             pause = max(self._govern(), FLUSH_COST_FACTOR * cost)
@@ -128,16 +160,15 @@ class PacedMarkdownStream:
         return self.interval
 
     async def _show(self, text: str) -> None:
+        self.live += text
+        split = split_settled(self.live) if len(self.live) > FREEZE_CHARS else None
+        if split is not None and self._freeze is not None:
+            settled, self.live = split
+            await self._freeze(settled, self.live)
+            return
         # One batch: the screen lays out and paints once per append, not once per await.
         with self.markdown.app.batch_update():
-            self.live += text
-            cut = settled_length(self.live) if len(self.live) > FREEZE_CHARS else 0
-            if cut and self._freeze is not None:
-                settled, self.live = self.live[:cut], self.live[cut:]
-                await self._freeze(settled)
-                await self.markdown.update(self.live)
-            else:
-                await self.markdown.append(text)
+            await self.markdown.append(text)
 
 
 class ReplyView(Vertical):
@@ -166,8 +197,6 @@ class ReplyView(Vertical):
         self.content = ""
         self.reasoning = ""
         self._held_cr = ""
-        self.settled = ""
-        """The text moved out of the live Markdown into `.settled` Statics."""
         self._stream: PacedMarkdownStream | None = None
 
     def compose(self) -> ComposeResult:
@@ -180,11 +209,23 @@ class ReplyView(Vertical):
         self._stream = PacedMarkdownStream(self.query_one("#answer", Markdown), self._settle)
         self._stream.start()
 
-    async def _settle(self, text: str) -> None:
-        self.settled += text
-        renderable = RichMarkdown(text, code_theme=self.code_theme, hyperlinks=False)
-        await self.mount(Static(CachedRender(renderable), classes="settled", markup=False),
-                         before="#answer")
+    async def _settle(self, settled: str, rest: str) -> None:
+        """Draw `settled` in a worker thread (a big part must not stall the event loop), then
+        swap it in for the live blocks in one batch."""
+        cached = CachedRender(RichMarkdown(settled, code_theme=self.code_theme,
+                                           hyperlinks=False))
+        width = self.content_region.width
+        if width > 0:
+            options = self.app.console_options.update_width(width).update(highlight=False)
+            await asyncio.to_thread(cached.prepare, self.app.console, options)
+        with self.app.batch_update():
+            await self.mount(Static(cached, classes="settled", markup=False), before="#answer")
+            await self.query_one("#answer", Markdown).update(rest)
+
+    @property
+    def caught_up(self) -> bool:
+        """All content received so far is drawn (tests and screenshots wait for this)."""
+        return self._stream is None or self._stream.caught_up
 
     def add_reasoning(self, text: str) -> None:
         self.reasoning += sanitize(text)
