@@ -36,6 +36,8 @@ FLUSH_COST_FACTOR = 2.0
 """Wait at least this many times the last append's cost, so rendering never hogs the loop."""
 FREEZE_CHARS = 800
 """Live Markdown longer than this moves its settled blocks into a Static."""
+REASONING_INTERVAL = 0.2
+"""Seconds between two redraws of the Thinking block while reasoning streams."""
 FENCE_LINES = 40
 """An open code fence longer than this many lines is split: its lines so far settle."""
 
@@ -197,6 +199,8 @@ class ReplyView(Vertical):
         self.content = ""
         self.reasoning = ""
         self._held_cr = ""
+        self._reasoning_due = False
+        self._reasoning_drawn = False
         self._stream: PacedMarkdownStream | None = None
 
     def compose(self) -> ComposeResult:
@@ -225,13 +229,22 @@ class ReplyView(Vertical):
     @property
     def caught_up(self) -> bool:
         """All content received so far is drawn (tests and screenshots wait for this)."""
-        return self._stream is None or self._stream.caught_up
+        return not self._reasoning_due and (self._stream is None or self._stream.caught_up)
 
     def add_reasoning(self, text: str) -> None:
         self.reasoning += sanitize(text)
+        if not self._reasoning_due:  # drawn at most every REASONING_INTERVAL, not per delta
+            self._reasoning_due = True
+            if self._reasoning_drawn:
+                self.set_timer(REASONING_INTERVAL, self._draw_reasoning)
+            else:
+                self.call_later(self._draw_reasoning)
+
+    def _draw_reasoning(self) -> None:
+        self._reasoning_due = False
+        self._reasoning_drawn = True
         thinking = self.query_one("#thinking", Collapsible)
-        if not thinking.has_class("-shown"):
-            thinking.add_class("-shown")
+        thinking.add_class("-shown")
         self.query_one("#reasoning", Static).update(Text(self.reasoning.strip()))
 
     def add_content(self, text: str) -> None:
