@@ -12,6 +12,7 @@ import argparse
 import collections
 import contextlib
 import json
+import select
 import socket
 import threading
 import time
@@ -302,7 +303,7 @@ class FakeProvider:
                 self.end_headers()
                 for index, frame in enumerate(reply.frames):
                     if reply.stall_after is not None and index == reply.stall_after:
-                        server._stop.wait(reply.stall_seconds)
+                        self._hold(reply.stall_seconds)
                         self.close_connection = True
                         return
                     if reply.drop_after is not None and index == reply.drop_after:
@@ -315,6 +316,15 @@ class FakeProvider:
                         time.sleep(reply.delay)
                 self.wfile.write(b"0\r\n\r\n")
                 self.wfile.flush()
+
+            def _hold(self, seconds: float) -> None:
+                """Send nothing for `seconds`, but stop as soon as the client hangs up, so
+                `open_connections` tells whether the client closed its end."""
+                deadline = time.monotonic() + seconds
+                while not server._stop.is_set() and time.monotonic() < deadline:
+                    readable, _, _ = select.select([self.connection], [], [], 0.05)
+                    if readable and not self.connection.recv(1, socket.MSG_PEEK):
+                        return
 
         return Handler
 
