@@ -228,3 +228,19 @@ async def test_a_page_shorter_than_the_view_is_topped_up_with_older_pages(
         messages = conversation(app).message_list
         await wait_until(pilot, lambda: len(messages.query(MessageView)) > PAGE)
         assert messages.query(MessageView)[-1].message.content == f"message {PAGE * 3 - 1}"
+
+
+async def test_opening_a_search_hit_reveals_the_matching_message(make_app: AppFactory,
+                                                                 store: Store) -> None:
+    from tui_chat.ui.widgets.conversation_list import ConversationList
+
+    chat = saved_conversation(store, 100)
+    target = store.get_messages(chat.id)[5]
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        screen.post_message(ConversationList.ConversationChosen(chat.id, target.id))
+        await wait_until(pilot, lambda: screen.message_list.selected == 5)
+        shown = [v.message.id for v in screen.query(MessageView)]
+        assert target.id in shown
+        assert screen.controller.session.conversation.id == chat.id
