@@ -244,3 +244,14 @@ async def test_opening_a_search_hit_reveals_the_matching_message(make_app: AppFa
         shown = [v.message.id for v in screen.query(MessageView)]
         assert target.id in shown
         assert screen.controller.session.conversation.id == chat.id
+
+
+async def test_code_blocks_follow_a_light_or_dark_theme(make_app: AppFactory,
+                                                       store: Store) -> None:
+    chat = saved_conversation(store, 2)
+    app = make_app(conversation=chat.id)
+    async with app.run_test(size=(100, 30)) as pilot:
+        views = conversation(app).query(MessageView)
+        assert {v.code_theme for v in views} == {"monokai"}
+        app.theme = "textual-light"
+        await wait_until(pilot, lambda: {v.code_theme for v in views} == {"friendly"})

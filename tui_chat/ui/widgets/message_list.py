@@ -72,9 +72,9 @@ class MessageList(VerticalScroll, can_focus=True):
     class LeaveRequested(TextualMessage):
         """The user pressed Esc in the list: focus goes back to the prompt."""
 
-    def __init__(self, *, code_theme: str = "monokai", id: str | None = None) -> None:
+    def __init__(self, *, code_theme: str | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.code_theme = code_theme
+        self._code_theme = code_theme
         self.messages: list[Message] = []
         self._lo = 0  # window of mounted messages: [lo, hi)
         self._hi = 0
@@ -98,6 +98,13 @@ class MessageList(VerticalScroll, can_focus=True):
             self._lo, self._hi = lo, hi
             await self.mount_all([self._view(m) for m in self.messages[lo:hi]])
 
+    @property
+    def code_theme(self) -> str:
+        """Pygments style for code blocks: fixed if given, else by the app theme's darkness."""
+        if self._code_theme:
+            return self._code_theme
+        return "monokai" if self.app.current_theme.dark else "friendly"
+
     def _view(self, message: Message) -> MessageView:
         return MessageView(message, code_theme=self.code_theme)
 
@@ -116,7 +123,7 @@ class MessageList(VerticalScroll, can_focus=True):
 
     async def start_reply(self, message: Message) -> ReplyView:
         """Mount the live view of a reply that is about to stream."""
-        self.reply = ReplyView(message)
+        self.reply = ReplyView(message, code_theme=self.code_theme)
         await self.mount(self.reply)
         self.anchor()
         return self.reply
@@ -165,6 +172,17 @@ class MessageList(VerticalScroll, can_focus=True):
         for view in self._views():
             if view.message.id == message.id:
                 view.set_message(message)
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def _theme_changed(self, _theme: object) -> None:
+        """Code blocks follow the theme: redraw the mounted messages in the new style."""
+        theme = self.code_theme
+        for view in self._views():
+            if view.code_theme != theme:
+                view.code_theme = theme
+                view.set_message(view.message)
 
     # --- lazy pages --------------------------------------------------------------------
 
