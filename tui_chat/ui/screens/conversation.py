@@ -107,7 +107,7 @@ class ConversationScreen(Screen[None]):
 
     @property
     def streaming(self) -> bool:
-        return any(w.is_running for w in self.workers if w.group == "llm")
+        return any(not w.is_finished for w in self.workers if w.group == "llm")
 
     async def show_messages(self, messages: list[Message]) -> None:
         """Show the current conversation (already opened in the controller)."""
@@ -171,7 +171,6 @@ class ConversationScreen(Screen[None]):
 
     @work(exclusive=True, group="llm", exit_on_error=False)
     async def run_exchange(self, exchange: Exchange) -> None:
-        self._received = False
         self.post_message(ReplyStateChanged(True))
         presenter = self.presenter
         presenter.begin(exchange.text)
@@ -184,6 +183,9 @@ class ConversationScreen(Screen[None]):
             raise
         except TuiChatError as error:
             await presenter.failed_before_reply(error.message)
+        except Exception:
+            await presenter.stopped()  # a bug: show what was saved, then report it
+            raise
         finally:
             self.post_message(ReplyStateChanged(False))
             if self.controller.session.is_saved:
@@ -207,7 +209,7 @@ class ConversationScreen(Screen[None]):
 
     async def stop_streaming(self) -> None:
         """Cancel the reply in progress (saved as interrupted) and wait until it is drawn."""
-        workers = [w for w in self.workers if w.group == "llm" and w.is_running]
+        workers = [w for w in self.workers if w.group == "llm" and not w.is_finished]
         for worker in workers:
             worker.cancel()
         for worker in workers:
