@@ -67,3 +67,28 @@ async def test_a_long_code_fence_streams_whole(make_app: AppFactory,
         await wait_idle(pilot)
         final = screen.query(MessageView)[-1].message
         assert final.content == "```python\n" + "".join(body) + "```\n"
+
+
+async def test_view_follows_the_stream_until_the_user_scrolls_up(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    lines = [f"line {i}\n\n" for i in range(200)]
+    chutes_server.script(Reply(stream_of(lines), delay=0.02))
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        messages = screen.message_list
+        screen.prompt.load_text("x")
+        screen.prompt.submit()
+        await wait_until(pilot, lambda: messages.max_scroll_y > 10)
+        await pilot.pause(0.1)
+        assert messages.scroll_y == messages.max_scroll_y  # following
+        messages.scroll_to(y=0, animate=False, immediate=True)  # the user scrolls up
+        height = messages.max_scroll_y
+        await wait_until(pilot, lambda: messages.max_scroll_y > height + 10)
+        assert messages.scroll_y == 0, (messages.scroll_y, messages.max_scroll_y)
+        messages.scroll_end(animate=False, immediate=True)  # back to the bottom
+        height = messages.max_scroll_y
+        await wait_until(pilot, lambda: messages.max_scroll_y > height + 10)
+        await pilot.pause(0.05)
+        assert messages.scroll_y >= height  # following again
+        await screen.stop_streaming()
