@@ -73,6 +73,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if args.command is None:
+            return run_app(args)
         settings = load_settings(paths.config_file())
         if args.command == "ask":
             return asyncio.run(run_ask(args, settings))
@@ -80,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(run_models(args, settings))
         if args.command in STORE_COMMANDS:
             return run_store_command(args)
-        return run_app(args, settings)
+        raise UsageError(f"Unknown command '{args.command}'; see tui-chat --help.")
     except TuiChatError as error:
         print(f"{PROG}: {sanitize(error.message)}", file=sys.stderr)
         return int(error.exit_code)
@@ -94,14 +96,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(ExitCode.FAILURE)
 
 
-def run_app(args: argparse.Namespace, settings: Settings) -> int:
+def run_app(args: argparse.Namespace) -> int:
+    """The full-screen app. It starts even with a broken config file (the defaults, and a
+    notification naming the file) or an unusable store (a temporary one that says so)."""
     from tui_chat.ui.app import run  # Textual is imported only when the app runs
 
     conversation = None
     if args.conversation:
         with Store.open() as store:
             conversation = store.resolve_id(args.conversation)
-    return run(settings, provider=args.provider, model=args.model, conversation=conversation,
+    # None: the app reads config.toml itself, and starts on the defaults if it is broken.
+    return run(None, provider=args.provider, model=args.model, conversation=conversation,
                continue_last=args.continue_last)
 
 

@@ -142,6 +142,10 @@ def load_settings(path: Path) -> Settings:
         raw = path.read_bytes()
     except FileNotFoundError:
         return Settings()
+    except IsADirectoryError:
+        raise ConfigError(
+            f"Cannot read the config file {path}: it is a folder, not a file; move it away."
+        ) from None
     except OSError as error:
         raise ConfigError(
             f"Cannot read the config file {path}: {error.strerror}; fix its permissions."
@@ -163,6 +167,16 @@ def load_settings(path: Path) -> Settings:
         ) from None
 
 
+def load_settings_or_defaults(path: Path) -> tuple[Settings, str | None]:
+    """For the app, which must start anyway: the settings in `path`, or the defaults and the
+    sentence to show when the file cannot be used (the file itself is left alone)."""
+    try:
+        return load_settings(path), None
+    except ConfigError as error:
+        return Settings(), (f"{error.message.rstrip('.')} (tui-chat uses the default settings "
+                            "until then; saving Settings moves the file aside first).")
+
+
 def settings_to_toml(settings: Settings) -> str:
     data = settings.model_dump(mode="json", exclude_none=True, exclude_defaults=True)
     for name, section in settings.providers.items():
@@ -173,9 +187,24 @@ def settings_to_toml(settings: Settings) -> str:
     return tomli_w.dumps(data)
 
 
-def save_settings(settings: Settings, path: Path) -> None:
-    """Write atomically (temp file + rename), mode 0600: the file may hold keys."""
+def save_settings(settings: Settings, path: Path) -> Path | None:
+    """Write atomically (temp file + rename), mode 0600: the file may hold keys.
+
+    A file already there that cannot be read as settings (not TOML, invalid, a folder) is the
+    user's: it is moved aside first, never overwritten; returns where it went (else None)."""
+    moved = None
+    if path.is_dir() or _unusable(path):
+        moved = move_aside(path)
     write_private_file(path, settings_to_toml(settings))
+    return moved
+
+
+def _unusable(path: Path) -> bool:
+    try:
+        load_settings(path)
+    except ConfigError:
+        return path.exists()
+    return False
 
 
 def write_private_file(path: Path, text: str) -> None:

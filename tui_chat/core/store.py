@@ -14,7 +14,8 @@ Opening: a file that is not a database, or is corrupt (PRAGMA quick_check, for f
 store_file.QUICK_CHECK_MAX_BYTES), is moved aside (NAME.broken-TIMESTAMP,
 with its -wal/-shm) and a fresh store started; `store.notice` then holds the sentence to show.
 A store written by a newer tui-chat is never touched: `open` raises StoreError. A store that
-is busy or unreadable (permissions) raises StoreError too.
+is busy or unreadable (permissions) raises StoreError too; the app then runs on
+`Store.open_temporary(reason)`, deleted on close, whose notice says nothing will be saved.
 
 Crash safety: a message is saved with status "streaming" together with the writer's pid and
 host. On open, a streaming message whose writer is gone (same host and pid not alive, or no
@@ -27,8 +28,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import socket
 import sqlite3
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -77,6 +80,7 @@ class Store:
         self.notice: str | None = None
         """One sentence for the user when the store had to be moved aside, else None."""
         self._host = socket.gethostname()
+        self._temporary: Path | None = None
 
     # -- opening -------------------------------------------------------------------------
 
@@ -100,9 +104,23 @@ class Store:
         store.recover_interrupted()
         return store
 
+    @classmethod
+    def open_temporary(cls, reason: str) -> Store:
+        """A store in a new temporary folder, deleted on close, for a session whose real store
+        cannot be used (`reason` says why); `notice` tells the user nothing will be kept."""
+        folder = Path(tempfile.mkdtemp(prefix="tui-chat-"))
+        path = folder / "conversations.sqlite3"
+        store = cls(connect(path), path)
+        store._temporary = folder
+        store.notice = (f"{reason} Until then tui-chat runs on a temporary store: what you "
+                        "write in this session will not be saved.")
+        return store
+
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+        if self._temporary is not None:
+            shutil.rmtree(self._temporary, ignore_errors=True)
 
     def __enter__(self) -> Store:
         return self
