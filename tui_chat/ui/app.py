@@ -16,7 +16,8 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from tui_chat.core import paths
-from tui_chat.core.config import Settings
+from tui_chat.core.config import Settings, load_settings_or_defaults
+from tui_chat.core.errors import StoreError
 from tui_chat.core.models import Message
 from tui_chat.core.store import Store
 from tui_chat.ui.commands import ActionCommands
@@ -66,6 +67,9 @@ class TuiChatApp(App[int]):
         await self.push_screen(screen)
         if self._initial:
             await screen.show_messages(self._initial)
+        if self.services.config_notice:
+            self.notify(self.services.config_notice, title="Settings", severity="warning",
+                        markup=False, timeout=15)
         if self.services.store.notice:
             self.notify(self.services.store.notice, title="Store", severity="warning",
                         markup=False, timeout=15)
@@ -110,15 +114,33 @@ class TuiChatApp(App[int]):
         self.exit(0)
 
 
-def run(settings: Settings, *, provider: str | None = None, model: str | None = None,
-        conversation: str | None = None, continue_last: bool = False) -> int:
-    """Open the store and run the app until the user quits; returns the exit code."""
-    store = Store.open(paths.store_file())
+def build_services(settings: Settings | None = None) -> Services:
+    """Settings and store as `tui-chat` finds them; the app starts whatever state they are in.
+
+    `settings` None reads config.toml: a file that cannot be used gives the defaults (and
+    `config_notice`). A store that cannot be opened (newer version, permissions, busy) gives
+    a temporary one that says so."""
+    config = paths.config_file()
+    config_notice = None
+    if settings is None:
+        settings, config_notice = load_settings_or_defaults(config)
     try:
-        services = Services(settings=settings, store=store, config_path=paths.config_file())
+        store = Store.open(paths.store_file())
+    except StoreError as error:
+        store = Store.open_temporary(error.message)
+    return Services(settings=settings, store=store, config_path=config,
+                    config_notice=config_notice)
+
+
+def run(settings: Settings | None = None, *, provider: str | None = None,
+        model: str | None = None, conversation: str | None = None,
+        continue_last: bool = False) -> int:
+    """Run the app until the user quits (settings: see build_services); the exit code."""
+    services = build_services(settings)
+    try:
         app = TuiChatApp(services, provider=provider, model=model,
                          conversation=conversation, continue_last=continue_last)
         result = app.run()
         return int(result or 0)
     finally:
-        store.close()
+        services.store.close()

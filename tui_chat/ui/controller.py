@@ -32,6 +32,8 @@ class Services:
     config_path: Path
     env: Mapping[str, str] = field(default_factory=lambda: os.environ)
     clock: Callable[[], float] = time.monotonic
+    config_notice: str | None = None
+    """Why config.toml could not be used (the app then runs on the defaults), else None."""
 
 
 def no_key_sentence(settings: Settings, env: Mapping[str, str]) -> str | None:

@@ -214,11 +214,15 @@ class SettingsScreen(ModalScreen[Settings | None]):
             return
         if self.path is not None:
             try:
-                await asyncio.to_thread(save_settings, settings, self.path)
+                moved = await asyncio.to_thread(save_settings, settings, self.path)
             except OSError as error:
                 self._summary(f"Could not save {self.path} ({error.strerror or error}); "
                               "check the folder's permissions. Nothing was changed.")
                 return
+            if moved is not None:
+                self.notify(f"The old {self.path} could not be read, so it was moved to "
+                            f"{moved} before saving.", title="Settings", severity="warning",
+                            markup=False, timeout=15)
         self.dismiss(settings)
 
     def _show_errors(self, messages: dict[FieldPath, str]) -> None:
