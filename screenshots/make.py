@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -148,6 +149,8 @@ def main(names: list[str]) -> None:
         sys.exit(f"unknown shot(s): {', '.join(unknown)}; choose from {', '.join(SHOTS)}")
     for key in ("CHUTES_API_KEY", "SUTRA_API_KEY", "TUI_CHAT_CONFIG", "TUI_CHAT_DB"):
         os.environ.pop(key, None)
+    os.environ["TZ"] = "UTC"  # times in the sidebar are local times: fix the zone
+    time.tzset()
     with tempfile.TemporaryDirectory() as workdir:
         for name in names or list(SHOTS):
             svg = asyncio.run(take(name, SHOTS[name], Path(workdir)))
