@@ -11,11 +11,15 @@ from __future__ import annotations
 import asyncio
 
 from markdown_it import MarkdownIt
-from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.console import Console, ConsoleOptions, Group, RenderableType
 from rich.markdown import Markdown as RichMarkdown
-from rich.segment import Segment
 from rich.text import Text
 from textual.app import App
+from textual.css.styles import RulesMap
+from textual.strip import Strip
+from textual.style import Style
+from textual.visual import RenderOptions, Visual
+from textual.widget import Widget
 from textual.widgets import Static
 
 from tui_chat.core.models import Message, MessageStatus, Role
@@ -71,29 +75,47 @@ def render_message(message: Message, *, code_theme: str = "monokai",
     return Group(*parts)
 
 
-class CachedRender:
-    """A Rich renderable drawn once per width: Textual asks for it twice per layout (height,
-    then lines), and Markdown with highlighted code is the costly part of a frame."""
+class CachedRender(Visual):
+    """A Rich renderable drawn once per width into Strips, as a Textual Visual.
 
-    def __init__(self, renderable: RenderableType) -> None:
+    Textual draws a Rich renderable on every layout (height) and again per refresh (lines),
+    and Markdown with highlighted code is the costly part of a frame. This draws it once per
+    width; `prepare()` may run in a worker thread before the widget is mounted, so a long
+    reply is never drawn on the event loop (where it would hold up key presses).
+    """
+
+    def __init__(self, renderable: RenderableType, owner: Widget) -> None:
         self.renderable = renderable
-        self._key: tuple[int, bool] | None = None
-        self._lines: list[list[Segment]] = []
+        self.owner = owner
+        self._width: int | None = None
+        self._strips: list[Strip] = []
 
     def prepare(self, console: Console, options: ConsoleOptions) -> None:
-        """Draw for `options` now; safe in a worker thread before the widget is mounted, so a
-        long reply is not drawn on the event loop (where it would hold up key presses)."""
-        key = (options.max_width, options.ascii_only)
-        if key != self._key:
-            self._lines = console.render_lines(self.renderable, options, pad=False)
-            self._key = key
+        if options.max_width != self._width:
+            lines = console.render_lines(self.renderable, options, pad=False)
+            self._strips = [Strip(line) for line in lines]
+            self._width = options.max_width
 
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        self.prepare(console, options)
-        new_line = Segment.line()
-        for line in self._lines:
-            yield from line
-            yield new_line
+    def _ensure(self, width: int) -> list[Strip]:
+        if width != self._width:
+            app = self.owner.app
+            self.prepare(app.console,
+                         app.console_options.update_width(width).update(highlight=False))
+        return self._strips
+
+    def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
+        return container_width
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        return len(self._ensure(width))
+
+    def render_strips(self, width: int, height: int | None, style: Style,
+                      options: RenderOptions) -> list[Strip]:
+        strips = self._ensure(width)
+        if height is not None:
+            strips = strips[:height]
+        rich_style = style.rich_style
+        return [strip.apply_style(rich_style) for strip in strips]
 
 
 def last_code_block(markdown: str) -> str | None:
@@ -125,11 +147,12 @@ class MessageView(Static):
         classes = "-user" if message.role is Role.USER else "-assistant"
         if message.status is MessageStatus.ERROR:
             classes += " -failed"
-        super().__init__(self._renderable(), markup=False, classes=classes)
+        super().__init__(markup=False, classes=classes)
+        self.update(self._renderable())
 
     def _renderable(self) -> CachedRender:
         self.cached = CachedRender(render_message(self.message, code_theme=self.code_theme,
-                                                  show_reasoning=self.show_reasoning))
+                                                  show_reasoning=self.show_reasoning), self)
         return self.cached
 
     async def prepare(self, app: App[object], width: int) -> None:

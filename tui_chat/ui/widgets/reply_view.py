@@ -217,7 +217,7 @@ class ReplyView(Vertical):
         """Draw `settled` in a worker thread (a big part must not stall the event loop), then
         swap it in for the live blocks in one batch."""
         cached = CachedRender(RichMarkdown(settled, code_theme=self.code_theme,
-                                           hyperlinks=False))
+                                           hyperlinks=False), self)
         width = self.content_region.width
         if width > 0:
             options = self.app.console_options.update_width(width).update(highlight=False)
