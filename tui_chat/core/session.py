@@ -30,7 +30,7 @@ from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 
 from tui_chat.core.client import ProviderClient
-from tui_chat.core.errors import TuiChatError, UsageError
+from tui_chat.core.errors import StoreError, TuiChatError, UsageError
 from tui_chat.core.events import (
     ContentDelta,
     FinishReason,
@@ -243,7 +243,8 @@ class ChatSession:
                 if aclose is not None:
                     await aclose()
         except TuiChatError as error:
-            yield ReplyFailed(self._flush(fold.fail(error.message)), error)
+            message, unsaved = self._final_flush(fold.fail(error.message))
+            yield ReplyFailed(message, unsaved or error)
             return
         except BaseException as error:
             # Cancellation, a closed iterator, or a bug: keep what arrived, then re-raise.
@@ -251,7 +252,19 @@ class ChatSession:
             self._flush(fold.stop(CANCELLED_NOTE if stopped else f"Internal error: {error!r}",
                                   MessageStatus.INTERRUPTED if stopped else MessageStatus.ERROR))
             raise
-        yield ReplyFinished(self._flush(fold.finish()))
+        message, unsaved = self._final_flush(fold.finish())
+        yield ReplyFinished(message) if unsaved is None else ReplyFailed(message, unsaved)
+
+    def _final_flush(self, fold: _Fold) -> tuple[Message, StoreError | None]:
+        """Save the reply as it ends. When the store cannot take it (disk full, read-only), the
+        reply is still returned, whole, with a sentence saying it was not saved."""
+        try:
+            return self._flush(fold), None
+        except StoreError as error:
+            unsaved = StoreError(f"{error.message.rstrip('.')}; the reply is shown but was "
+                                 "not saved.")
+            fold.message.error = unsaved.message
+            return fold.snapshot(), unsaved
 
     def _flush(self, fold: _Fold) -> Message:
         message = fold.snapshot()
