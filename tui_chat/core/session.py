@@ -140,14 +140,20 @@ class ChatSession:
         """Every stored message of the conversation, oldest first."""
         return self.store.get_messages(self.conversation.id) if self._saved else []
 
-    def history(self) -> list[ChatMessage]:
+    def history(self, until: str | None = None) -> list[ChatMessage]:
         """What is sent to the model: the system prompt, then every user message and every
         assistant reply with text (complete or interrupted); failed empty replies and replies
-        still streaming elsewhere are left out."""
+        still streaming elsewhere are left out. `until`: stop after the message with this id
+        (the prompt being answered: another tui-chat writing to the same conversation may have
+        added messages after it, which are not part of this question)."""
         sent: list[ChatMessage] = []
         if self.conversation.system_prompt:
             sent.append(ChatMessage(role=Role.SYSTEM, content=self.conversation.system_prompt))
-        for message in self.messages():
+        messages = self.messages()
+        if until is not None:
+            ids = [message.id for message in messages]
+            messages = messages[:ids.index(until) + 1] if until in ids else messages
+        for message in messages:
             if message.status == MessageStatus.STREAMING or not message.content:
                 continue
             if message.role == Role.ASSISTANT and message.status == MessageStatus.ERROR:
@@ -163,8 +169,10 @@ class ChatSession:
     async def send(self, prompt: str, *, client: ProviderClient, model: str,
                    parameters: Parameters | None = None) -> AsyncGenerator[SessionEvent, None]:
         """Save `prompt` as a user message, then stream and save the reply."""
-        yield UserMessageSaved(self._add_user_message(prompt))
-        async with contextlib.aclosing(self._reply(client, model, parameters)) as events:
+        user = self._add_user_message(prompt)
+        yield UserMessageSaved(user)
+        async with contextlib.aclosing(self._reply(client, model, parameters,
+                                                   until=user.id)) as events:
             async for event in events:
                 yield event
 
@@ -215,12 +223,12 @@ class ChatSession:
         self.conversation.updated = message.created
         return message
 
-    async def _reply(self, client: ProviderClient, model: str,
-                     parameters: Parameters | None) -> AsyncGenerator[SessionEvent, None]:
+    async def _reply(self, client: ProviderClient, model: str, parameters: Parameters | None,
+                     until: str | None = None) -> AsyncGenerator[SessionEvent, None]:
         if parameters is not None and parameters != self.conversation.parameters:
             self.conversation.parameters = parameters
             self.store.update_conversation(self.conversation)
-        history = self.history()
+        history = self.history(until)
         reply = Message(conversation_id=self.conversation.id, role=Role.ASSISTANT,
                         provider=client.provider.name, model=model,
                         status=MessageStatus.STREAMING)
