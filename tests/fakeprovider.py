@@ -154,6 +154,13 @@ def scenario_for(model: str, request: dict[str, Any], flavour: str) -> Reply:
         "slow/long": Reply(stream_of([f"token{i} " for i in range(400)], model=model),
                            delay=0.02),
     }
+    if model.startswith(("bench/markdown-", "bench/fence-", "bench/paced-")):
+        from benchmarks.textgen import scenario  # the UI benchmarks' replies (see there)
+
+        generated = scenario(model)
+        if generated is not None:
+            pieces, delay = generated
+            return Reply(stream_of(pieces, model=model), delay=delay)
     if model.startswith("bench/"):  # bench/N: N content events at full speed
         count = int(model.split("/", 1)[1])
         return Reply(stream_of([f"tok{i} " for i in range(count)], model=model))

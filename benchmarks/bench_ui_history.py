@@ -1,0 +1,60 @@
+"""A long conversation: 2,000 messages (Markdown, a code block in every third answer; generated
+once, cached: ui_stores), opened in the running app as the sidebar opens it, headless at
+120×40, each run in a fresh process (ui_driver.history, which says exactly what is timed):
+
+- open to its first frame (the newest messages drawn) ≤ 0.5 s; VmRSS of the process after it
+  ≤ 300 MB;
+- Home in the message list to the frame showing the first message at the top, and End back
+  to the frame showing the last one, each ≤ 100 ms (ROUNDS of each per run, median).
+
+Medians over RUNS processes. Run: `python -m benchmarks ui_history`.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from benchmarks.bench_ui_startup import ROOT, bench_env
+from benchmarks.common import Figure, figure, median, report
+from benchmarks.ui_stores import long_conversation
+
+RUNS = 3
+ROUNDS = 5
+
+
+def history_once(store: Path, conversation_id: str) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="tui-chat-bench-") as name:
+        folder = Path(name)
+        out = folder / "out.json"
+        subprocess.run([sys.executable, "-m", "benchmarks.ui_driver", "history", str(out),
+                        conversation_id, str(ROUNDS)], env=bench_env(folder, store), cwd=ROOT,
+                       check=True, timeout=300)
+        result: dict[str, Any] = json.loads(out.read_text())
+    assert result["messages"] == 2000, result["messages"]
+    return result
+
+
+def run() -> dict[str, Figure]:
+    store, conversation_id = long_conversation()
+    runs = [history_once(store, conversation_id) for _ in range(RUNS)]
+    for item in runs:
+        print(f"  open {item['open_s']:.3f} s, RSS {item['rss_before_mb']:.0f} → "
+              f"{item['rss_mb']:.0f} MB, home {[round(v * 1000) for v in item['home_s']]} ms, "
+              f"end {[round(v * 1000) for v in item['end_s']]} ms", flush=True)
+    return {
+        "ui.open_2000_messages_s": figure(median([r["open_s"] for r in runs]), 0.5, "s"),
+        "ui.open_2000_messages_rss_mb": figure(median([r["rss_mb"] for r in runs]), 300, "MB"),
+        "ui.scroll_home_ms": figure(median([1000 * median(r["home_s"]) for r in runs]), 100,
+                                    "ms"),
+        "ui.scroll_end_ms": figure(median([1000 * median(r["end_s"]) for r in runs]), 100,
+                                   "ms"),
+    }
+
+
+if __name__ == "__main__":
+    report("ui_history", run())

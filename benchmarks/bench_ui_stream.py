@@ -1,0 +1,158 @@
+"""Streaming figures of the app, headless at 120×40, against the fake provider in its own
+process (its replies: benchmarks/textgen.py). Medians of RUNS runs, each in a fresh app.
+
+- markdown 2,000 / 20,000 chunks, one 20,000-character fence in 5,000 chunks, at full loopback
+  speed: from Enter to the whole reply rendered = the first frame painted (see ui_harness)
+  at which the live reply view is gone and the last message view holds the whole text.
+- per-chunk cost, first 1,000 vs last 1,000 chunks: `ReplyPresenter.apply` (every session
+  event goes through it) is wrapped to time-stamp each content delta as the app takes it,
+  with the characters received so far; chunk i is taken when the text reaches the end of the
+  i-th chunk sent (the client may join a few chunks into one delta). Cost of a range = time
+  from its first chunk taken to its last / chunks. Rendering runs on the same event loop, so a
+  growing render cost shows as a growing gap between chunks.
+- CPU at 100 chunks/s: `time.process_time()` of this process (the app; the fake provider is
+  another process) over the wall time, Enter to rendered, of a 2,000-chunk reply sent at
+  about 100 chunks a second (20 s).
+- key press to screen: during a 20,000-chunk reply at full speed, a letter is sent every
+  50 ms the way the terminal driver delivers keys; latency = from sending to the first frame
+  painted with that letter in the prompt. p95 of each run, median over runs.
+
+Run: `python -m benchmarks ui_stream`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchmarks.common import Figure, fake_provider_process, figure, median, report, timer
+from benchmarks.textgen import fence_chunks, markdown_chunks
+from benchmarks.ui_harness import FrameClock, percentile, reply_shown, running_app, send_key
+from tui_chat.core.events import ContentDelta
+from tui_chat.ui.screens.conversation import ConversationScreen
+
+RUNS = 3
+CPU_RUNS = 3
+WINDOW = 1_000
+
+
+@dataclass
+class StreamRun:
+    seconds: float
+    cpu_seconds: float
+    stamps: list[tuple[float, int]] = field(default_factory=list)  # (time, characters so far)
+    latencies: list[float] = field(default_factory=list)
+
+    def chunk_times(self, chunks: list[str]) -> list[float]:
+        """When the app took each chunk: the first delta whose text reaches the chunk's end."""
+        ends = list(itertools.accumulate(len(c) for c in chunks))
+        times, k = [], 0
+        for end in ends:
+            while self.stamps[k][1] < end:
+                k += 1
+            times.append(self.stamps[k][0])
+        return times
+
+    def per_chunk_ratio(self, chunks: list[str]) -> float:
+        times = self.chunk_times(chunks)
+        return (times[-1] - times[-WINDOW]) / (times[WINDOW - 1] - times[0])
+
+
+def _stamp_deltas(screen: ConversationScreen, stamps: list[tuple[float, int]]) -> None:
+    presenter = screen.presenter
+    original = presenter.apply
+    received = 0
+
+    async def apply(event: Any) -> None:
+        nonlocal received
+        if isinstance(event, ContentDelta):
+            received += len(event.text)
+            stamps.append((timer(), received))
+        await original(event)
+
+    presenter.apply = apply  # type: ignore[method-assign]
+
+
+async def _type_during(app: Any, screen: ConversationScreen, clock: Any,
+                       latencies: list[float]) -> None:
+    """Letters into the prompt every 50 ms while the reply streams; each one timed."""
+    await asyncio.sleep(0.3)
+    typed = 0
+    while screen.streaming:
+        typed += 1
+        length = typed
+        seen = clock.when(lambda n=length: len(screen.prompt.text) >= n)
+        began = timer()
+        send_key(app, "a")
+        try:
+            latencies.append(await asyncio.wait_for(seen, 10) - began)
+        except TimeoutError:
+            latencies.append(10.0)
+        await asyncio.sleep(0.05)
+
+
+async def stream_once(url: str, model: str, expected: str, *, typing: bool = False,
+                      limit: float = 120) -> StreamRun:
+    with tempfile.TemporaryDirectory(prefix="tui-chat-bench-") as folder:
+        async with running_app(url, Path(folder), model=model) as (app, pilot, screen):
+            stamps: list[tuple[float, int]] = []
+            latencies: list[float] = []
+            _stamp_deltas(screen, stamps)
+            clock = FrameClock(app)
+            screen.prompt.load_text("go")
+            done = clock.when(reply_shown(screen, expected))
+            cpu, began = time.process_time(), timer()
+            await pilot.press("enter")
+            typist = (asyncio.create_task(_type_during(app, screen, clock, latencies))
+                      if typing else None)
+            finished = await asyncio.wait_for(done, limit)
+            run = StreamRun(finished - began, time.process_time() - cpu, stamps, latencies)
+            if typist is not None:
+                await typist
+                await pilot.pause()
+                assert "a" * len(latencies) in screen.prompt.text  # every letter arrived
+    return run
+
+
+async def measure(url: str) -> dict[str, Figure]:
+    figures: dict[str, Figure] = {}
+    await stream_once(url, "bench/markdown-200", "".join(markdown_chunks(200)))  # warm up
+    cases = [("md2k", "bench/markdown-2000", markdown_chunks(2000), 1.0),
+             ("md20k", "bench/markdown-20000", markdown_chunks(20000), 8.0),
+             ("fence5k", "bench/fence-5000", fence_chunks(5000), 2.0)]
+    for key, model, chunks, target in cases:
+        runs = [await stream_once(url, model, "".join(chunks)) for _ in range(RUNS)]
+        print(f"  {key}: " + ", ".join(f"{r.seconds:.2f} s" for r in runs), flush=True)
+        figures[f"ui.stream_{key}_to_rendered_s"] = figure(median([r.seconds for r in runs]),
+                                                           target, "s")
+        if key != "md2k":
+            figures[f"ui.stream_{key}_last_over_first_1000_chunks"] = figure(
+                median([r.per_chunk_ratio(chunks) for r in runs]), 1.5, "x")
+    cpu_runs = [await stream_once(url, "bench/paced-100ps-2000",
+                                  "".join(markdown_chunks(2000)), limit=120)
+                for _ in range(CPU_RUNS)]
+    print("  cpu at 100/s: " + ", ".join(f"{r.cpu_seconds / r.seconds:.1%} over "
+                                         f"{r.seconds:.1f} s" for r in cpu_runs), flush=True)
+    figures["ui.stream_100ps_cpu_share_pct"] = figure(
+        median([100 * r.cpu_seconds / r.seconds for r in cpu_runs]), 15, "%")
+    typed = [await stream_once(url, "bench/markdown-20000", "".join(markdown_chunks(20000)),
+                               typing=True) for _ in range(RUNS)]
+    print("  key p95: " + ", ".join(f"{1000 * percentile(r.latencies, 0.95):.0f} ms "
+                                    f"({len(r.latencies)} keys)" for r in typed), flush=True)
+    figures["ui.keypress_while_streaming_p95_ms"] = figure(
+        median([1000 * percentile(r.latencies, 0.95) for r in typed]), 50, "ms")
+    return figures
+
+
+def run() -> dict[str, Figure]:
+    with fake_provider_process() as url:
+        return asyncio.run(measure(url))
+
+
+if __name__ == "__main__":
+    report("ui_stream", run())

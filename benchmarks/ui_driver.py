@@ -1,0 +1,116 @@
+"""Runs in a fresh process for the start-up and history benchmarks; writes JSON to OUT.
+
+`python -m benchmarks.ui_driver startup OUT LAUNCHED`: `tui-chat` as a user starts it
+(`tui_chat.cli.main([])`, imports included) but headless at 120×40; writes `ready` = the
+wall-clock time (time.time) of the first frame painted with the conversation screen up and
+the prompt focused, then quits. The parent passes LAUNCHED, its time.time() just before it
+started this process, so the figure includes the interpreter's start and every import.
+
+`python -m benchmarks.ui_driver history OUT CONVERSATION_ID ROUNDS`: the app on TUI_CHAT_DB,
+then opens the conversation as the sidebar does (posts ConversationChosen) and times: to the
+first frame with its newest page drawn; VmRSS after; ROUNDS × Home and End in the focused
+message list, each to the first frame at the top (the first message drawn, scroll 0) and at
+the bottom (the last message drawn, scrolled to the end).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+SIZE = (120, 40)
+
+
+def startup(out: Path, launched: float) -> None:
+    from textual.app import App
+
+    from tui_chat import cli
+    from tui_chat.ui.app import TuiChatApp
+    from tui_chat.ui.screens.conversation import ConversationScreen
+
+    result: dict[str, float] = {}
+
+    def painted(app: TuiChatApp) -> None:
+        screen = app.screen
+        if ("ready" not in result and isinstance(screen, ConversationScreen)
+                and app.focused is not None and app.focused.id == "prompt"):
+            result["ready"] = time.time()
+            app.exit(0)
+
+    def headless_run(app: App[Any], **kwargs: Any) -> Any:
+        return App.run(app, headless=True, size=SIZE)
+
+    TuiChatApp.post_display_hook = painted  # type: ignore[assignment,method-assign]
+    TuiChatApp.run = headless_run  # type: ignore[assignment,method-assign]
+    code = cli.main([])
+    result["launched"] = launched
+    result["ready_s"] = result["ready"] - launched
+    result["code"] = code
+    out.write_text(json.dumps(result))
+
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+async def history(out: Path, conversation_id: str, rounds: int) -> dict[str, Any]:
+    from benchmarks.common import timer
+    from benchmarks.ui_harness import FrameClock, last_view, running_app, send_key
+    from tui_chat.core import paths
+    from tui_chat.ui.widgets.conversation_list import ConversationList
+    from tui_chat.ui.widgets.message_view import MessageView
+
+    result: dict[str, Any] = {"home_s": [], "end_s": []}
+    async with running_app("http://127.0.0.1:9/v1", Path(out).parent,
+                           store_path=paths.store_file()) as (app, pilot, screen):
+        clock = FrameClock(app)
+        messages = screen.message_list
+
+        def at_bottom() -> bool:
+            view = last_view(screen)
+            total = len(messages.messages)
+            return (total > 0 and view is not None and view.message is messages.messages[-1]
+                    and messages.scroll_y >= messages.max_scroll_y)
+
+        def at_top() -> bool:
+            first = messages.children[0] if messages.children else None
+            return (isinstance(first, MessageView) and bool(messages.messages)
+                    and first.message is messages.messages[0] and messages.scroll_y == 0)
+
+        result["rss_before_mb"] = rss_mb()
+        shown = clock.when(lambda: len(messages.messages) > 1000 and at_bottom())
+        began = timer()
+        screen.post_message(ConversationList.ConversationChosen(conversation_id))
+        result["open_s"] = await asyncio.wait_for(shown, 60) - began
+        await pilot.pause()
+        result["rss_mb"] = rss_mb()
+        result["messages"] = len(messages.messages)
+        messages.focus()
+        await pilot.pause()
+        for _ in range(rounds):
+            for key, check, bucket in (("home", at_top, "home_s"), ("end", at_bottom, "end_s")):
+                await pilot.pause(0.1)
+                seen = clock.when(check)
+                began = timer()
+                send_key(app, key)
+                result[bucket].append(await asyncio.wait_for(seen, 30) - began)
+    return result
+
+
+def main(argv: list[str]) -> None:
+    mode, out = argv[0], Path(argv[1])
+    if mode == "startup":
+        startup(out, float(argv[2]))
+    else:
+        out.write_text(json.dumps(asyncio.run(history(out, argv[2], int(argv[3])))))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
