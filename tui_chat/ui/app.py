@@ -26,6 +26,7 @@ from tui_chat.ui.screens.conversation import ConversationScreen
 from tui_chat.ui.screens.help import HelpScreen
 from tui_chat.ui.screens.settings import SettingsScreen
 from tui_chat.ui.themes import install_themes
+from tui_chat.ui.warmup import warm_up
 
 
 class TuiChatApp(App[int]):
@@ -76,6 +77,8 @@ class TuiChatApp(App[int]):
         hint = no_key_sentence(self.services.settings, self.services.env)
         if hint:
             screen.show_first_run(hint)
+        self.call_after_refresh(self.run_worker, warm_up, thread=True, group="warm-up",
+                                exit_on_error=False)
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):

@@ -196,7 +196,7 @@ class ReplyView(Vertical):
         super().__init__()
         self.message = message
         self.code_theme = code_theme
-        self.content = ""
+        self._content: list[str] = []  # joined on demand: += on a long reply copies it all
         self.reasoning = ""
         self._held_cr = ""
         self._reasoning_due = False
@@ -225,6 +225,13 @@ class ReplyView(Vertical):
         with self.app.batch_update():
             await self.mount(Static(cached, classes="settled", markup=False), before="#answer")
             await self.query_one("#answer", Markdown).update(rest)
+
+    @property
+    def content(self) -> str:
+        """The answer received so far, sanitized."""
+        if len(self._content) > 1:
+            self._content = ["".join(self._content)]
+        return self._content[0] if self._content else ""
 
     @property
     def caught_up(self) -> bool:
@@ -256,9 +263,9 @@ class ReplyView(Vertical):
         clean = sanitize(text)
         if not clean:
             return
-        if not self.content and self.reasoning:
+        if not self._content and self.reasoning:
             self.query_one("#thinking", Collapsible).collapsed = True
-        self.content += clean
+        self._content.append(clean)
         if self._stream is not None:
             self._stream.write(clean)
 

@@ -1,0 +1,14 @@
+"""The warm-up loads the HTTP stack and the highlighter off the event loop."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+
+def test_warm_up_imports_what_the_first_reply_needs() -> None:
+    code = ("import sys; from tui_chat.ui.warmup import warm_up; warm_up(); "
+            "print(all(m in sys.modules for m in ('httpcore', 'h11', 'pygments.lexers')))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True, timeout=60)
+    assert result.stdout.strip() == "True"
