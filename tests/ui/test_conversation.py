@@ -153,3 +153,18 @@ async def test_prompt_keys_newline_and_recall(make_app: AppFactory) -> None:
         assert screen.prompt.text == "a\nb"
         await pilot.press("down")
         assert screen.prompt.text == ""
+
+
+async def test_escape_before_the_first_token_gives_the_prompt_back(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    chutes_server.script(Reply(stream_of(["late"]), first_byte_delay=1))
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        await pilot.press(*"are you there", "enter")
+        await wait_until(pilot, lambda: screen.status.info.state.startswith("waiting"))
+        await pilot.press("escape")
+        await wait_idle(pilot)
+        assert screen.prompt.text == "are you there"
+        assert screen.status.info.state == "stopped"
+        assert screen.query(MessageView)[-1].message.status is MessageStatus.INTERRUPTED
