@@ -149,3 +149,26 @@ async def test_settings_and_help_open_from_their_keys(make_app: AppFactory) -> N
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is conversation(app))
+
+
+async def test_o_offers_the_links_of_a_finished_message_one_by_one(
+        make_app: AppFactory, chutes_server: FakeProvider,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    chutes_server.script(Reply(stream_of(["See [docs](https://a.example/) and ",
+                                          "[code](https://b.example/x)."])))
+    app = make_app()
+    opened: list[str] = []
+    monkeypatch.setattr(app, "open_url", lambda url, **_: opened.append(url))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("q", "enter")
+        await wait_idle(pilot)
+        await pilot.press("ctrl+o", "o")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await pilot.press("o")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("n")
+        await pilot.press("o")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+    assert opened == ["https://b.example/x", "https://b.example/x"]

@@ -298,9 +298,17 @@ class ConversationScreen(Screen[None]):
 
     @on(Markdown.LinkClicked)
     def _link(self, event: Markdown.LinkClicked) -> None:
-        """Links the model wrote open only after the user says yes."""
         event.stop()
-        url = sanitize(event.href)
+        self.confirm_open(event.href)
+
+    @on(MessageList.LinkRequested)
+    def _link_requested(self, event: MessageList.LinkRequested) -> None:
+        event.stop()
+        self.confirm_open(event.url)
+
+    def confirm_open(self, href: str) -> None:
+        """Links the model wrote open only after the user says yes."""
+        url = sanitize(href)
 
         def answered(yes: bool | None) -> None:
             if yes:

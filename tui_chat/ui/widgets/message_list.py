@@ -17,7 +17,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from tui_chat.core.models import Message, Role
-from tui_chat.ui.widgets.message_view import MessageView, last_code_block
+from tui_chat.ui.widgets.message_view import MessageView, last_code_block, links_in
 from tui_chat.ui.widgets.reply_view import ReplyView
 
 PAGE = 20
@@ -47,6 +47,8 @@ class MessageList(VerticalScroll, can_focus=True):
         Binding("r", "regenerate(False)", "Regenerate", id="messages.regenerate"),
         Binding("m", "regenerate(True)", "Regenerate with…", id="messages.regenerate_with"),
         Binding("t", "toggle_thinking", "Thinking", id="messages.toggle_thinking"),
+        Binding("o", "open_link", "Open link", id="messages.open_link",
+                tooltip="Open a link of the selected message (asks first)"),
         Binding("escape", "leave", "Back to prompt", id="messages.leave"),
         Binding("home", "first", "First", id="messages.first", show=False),
         Binding("end", "last", "Last", id="messages.last", show=False),
@@ -69,6 +71,13 @@ class MessageList(VerticalScroll, can_focus=True):
             super().__init__()
             self.choose_model = choose_model
 
+    class LinkRequested(TextualMessage):
+        """The user asked to open a link written in a message (to be confirmed)."""
+
+        def __init__(self, url: str) -> None:
+            super().__init__()
+            self.url = url
+
     class LeaveRequested(TextualMessage):
         """The user pressed Esc in the list: focus goes back to the prompt."""
 
@@ -79,6 +88,8 @@ class MessageList(VerticalScroll, can_focus=True):
         self._lo = 0  # window of mounted messages: [lo, hi)
         self._hi = 0
         self._loading = False
+        self._link_key = ""
+        self._link_step = 0
         self.reply: ReplyView | None = None
 
     # --- content -------------------------------------------------------------------------
@@ -330,6 +341,18 @@ class MessageList(VerticalScroll, can_focus=True):
 
     def action_regenerate(self, choose_model: bool) -> None:
         self.post_message(self.RegenerateRequested(choose_model))
+
+    def action_open_link(self) -> None:
+        """Each press offers the next link of the selected message, last one first."""
+        message = self.selected_message()
+        links = links_in(message.content) if message else []
+        if not links:
+            self.notify("That message has no link.", markup=False, severity="warning")
+            return
+        key = message.id if message else ""
+        step = self._link_step + 1 if self._link_key == key else 0
+        self._link_key, self._link_step = key, step
+        self.post_message(self.LinkRequested(links[-1 - step % len(links)]))
 
     def action_toggle_thinking(self) -> None:
         view = self._view_at(self.selected)

@@ -118,6 +118,17 @@ class CachedRender(Visual):
         return [strip.apply_style(rich_style) for strip in strips]
 
 
+def links_in(markdown: str) -> list[str]:
+    """The targets of the links in `markdown`, in order, without duplicates."""
+    links: list[str] = []
+    for token in MarkdownIt("commonmark").parse(markdown):
+        for child in token.children or ():
+            href = child.attrGet("href") if child.type == "link_open" else None
+            if isinstance(href, str) and href and href not in links:
+                links.append(href)
+    return links
+
+
 def last_code_block(markdown: str) -> str | None:
     """The body of the last fenced or indented code block in `markdown`, if any."""
     tokens = MarkdownIt("commonmark").parse(markdown)
