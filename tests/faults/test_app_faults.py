@@ -61,7 +61,7 @@ FAULTS: dict[str, Fault] = {
     "422": Fault(Reply.error(422, {"detail": [{"msg": "temperature out of range"}]}),
                  "temperature out of range"),
     "429": Fault(Reply.error(429, {"detail": "at capacity"}, **{"Retry-After": "7"}),
-                 "rate limiting"),
+                 "at capacity (429): at capacity. Wait 7 s"),
     "500": Fault(Reply.error(500, {"error": {"message": "boom"}}), "server error (500): boom"),
     "502-html": Fault(Reply.error(502, "<html><body><h1>502 Bad Gateway</h1>" + "x" * 5000
                                   + "</body></html>"), "server error (502)."),

@@ -7,6 +7,7 @@ happen only before the first event is yielded, so text is never duplicated.
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 import re
 import time
@@ -318,11 +319,12 @@ class ProviderClient:
         finally:
             await response.aclose()
         message = provider_message(body)
+        retry_after = _retry_after(response.headers.get("retry-after"))
         error = _classify(
             self._name, response.status_code, self._scrub(message) if message else None,
-            model=model, key_env=self.provider.spec.api_key_env,
+            model=model, key_env=self.provider.spec.api_key_env, retry_after=retry_after,
         )
-        error.retry_after = _retry_after(response.headers.get("retry-after"))
+        error.retry_after = retry_after
         return error
 
     def _timeout_error(self, error: httpx.TimeoutException) -> ProviderError:
@@ -460,6 +462,7 @@ def _classify(
     model: str | None = None,
     key_env: str | None = None,
     during_stream: bool = False,
+    retry_after: float | None = None,
 ) -> ProviderError:
     """The typed error for an HTTP status (None: an error reported inside the stream)."""
     kept = " What arrived before it is kept." if during_stream else ""
@@ -480,7 +483,8 @@ def _classify(
             "Check the model and its parameters."
     elif status == 429:
         cls, head, advice = RateLimitError, f"{name} is rate limiting or at capacity (429)", \
-            "Wait a moment and try again." + kept
+            (f"Wait {math.ceil(retry_after)} s (the provider's Retry-After) and try again."
+             if retry_after else "Wait a moment and try again.") + kept
     elif status == 503:
         cls, head, advice = ServerError, f"{name} has no instance of the model ready (503)", \
             "It may be starting: try again in a minute." + kept
