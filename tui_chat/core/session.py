@@ -115,6 +115,10 @@ class ChatSession:
         self._saved = saved
         self._clock = clock
         self.flush_interval = flush_interval
+        self.stopped_reply: Message | None = None
+        """The last reply that was stopped (cancelled, closed), as it ended."""
+        self.stop_error: StoreError | None = None
+        """Why `stopped_reply` is not in the store (its `error` says so too), else None."""
 
     @classmethod
     def start(cls, store: Store, *, system_prompt: str | None = None,
@@ -257,8 +261,10 @@ class ChatSession:
         except BaseException as error:
             # Cancellation, a closed iterator, or a bug: keep what arrived, then re-raise.
             stopped = isinstance(error, GeneratorExit | KeyboardInterrupt | asyncio.CancelledError)
-            self._flush(fold.stop(CANCELLED_NOTE if stopped else f"Internal error: {error!r}",
-                                  MessageStatus.INTERRUPTED if stopped else MessageStatus.ERROR))
+            # A store that cannot save it now (disk full) must not replace the cancellation.
+            self.stopped_reply, self.stop_error = self._final_flush(
+                fold.stop(CANCELLED_NOTE if stopped else f"Internal error: {error!r}",
+                          MessageStatus.INTERRUPTED if stopped else MessageStatus.ERROR))
             raise
         message, unsaved = self._final_flush(fold.finish())
         yield ReplyFinished(message) if unsaved is None else ReplyFailed(message, unsaved)
