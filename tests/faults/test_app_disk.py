@@ -16,6 +16,7 @@ from textual.pilot import Pilot
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tests.ui.conftest import (
+    AppFactory,
     FixedClock,
     conversation,
     record_notifications,
@@ -229,3 +230,36 @@ def contents(folder: Path) -> dict[str, bytes]:
 
 def remount(mount: Path, mode: str) -> None:
     subprocess.run(["mount", "-o", f"remount,{mode}", str(mount)], check=True)
+
+
+async def test_stopping_a_reply_while_the_disk_is_full_keeps_it_on_screen(
+        make_app: AppFactory, store: Store, chutes_server: FakeProvider) -> None:
+    """Esc, then the store cannot save the partial reply: it stays on screen, the user is told
+    it was not saved, and the stop still stops."""
+    chutes_server.script(Reply(stream_of(PIECES), stall_after=4, stall_seconds=30))
+    app = make_app()
+    disk = PageLimit(store)
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        notes = record_notifications(app)
+        screen = conversation(app)
+        await send(pilot, "stop me")
+        await wait_until(pilot, lambda: bool(screen.query(ReplyView))
+                         and screen.query_one(ReplyView).content.count("lorem") >= 999)
+        disk.fill()
+        await pilot.press("escape")
+        await wait_idle(pilot)
+        assert chutes_server.wait_for_idle(5)
+        reply = screen.query(MessageView)[-1].message
+        assert reply.role is Role.ASSISTANT and reply.content == "".join(PIECES[:3])
+        assert reply.status is MessageStatus.INTERRUPTED
+        errors = [text for severity, text in notes if severity == "error"]
+        assert len(errors) == 1 and "not saved" in errors[0], notes
+        assert "not saved" in " ".join(rendered_text(screen.query(MessageView)[-1]).split())
+        disk.repair()
+        chutes_server.script(Reply(stream_of(["fine"])))
+        screen.prompt.clear()
+        await send(pilot, "next")
+        await wait_idle(pilot)
+        assert screen.query(MessageView)[-1].message.content == "fine"
+        await pilot.press("ctrl+q")
+    assert app.return_code == 0 and app._exception is None

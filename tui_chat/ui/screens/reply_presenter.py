@@ -119,14 +119,24 @@ class ReplyPresenter:
         reply, self.reply = self.reply, None
         if reply is None:
             return
-        try:
-            saved = self.host.controller.store.get_message(reply.message.id)
-        except TuiChatError:
-            saved = None
-        await self.host.message_list.finish_reply(saved)
-        self.host.status.update_info(state="stopped", note="the partial reply is saved")
+        session = self.host.controller.session
+        ended, unsaved = session.stopped_reply, session.stop_error
+        if ended is None or ended.id != reply.message.id:  # stopped before the session saw it
+            ended, unsaved = self._saved(reply.message.id), None
+        await self.host.message_list.finish_reply(ended)
+        self.host.status.update_info(state="stopped", note="the partial reply is saved"
+                                     if unsaved is None else "the partial reply is NOT saved")
+        if unsaved is not None:
+            self.host.notify(sanitize(unsaved.message), title="Reply not saved",
+                             severity="error", markup=False, timeout=8)
         if not self.received:
             self._restore_prompt()
+
+    def _saved(self, message_id: str) -> Message | None:
+        try:
+            return self.host.controller.store.get_message(message_id)
+        except TuiChatError:
+            return None
 
     async def failed_before_reply(self, sentence: str) -> None:
         if self.reply is not None:
