@@ -7,20 +7,23 @@ import asyncio
 import os
 import sys
 from collections.abc import AsyncIterator, Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from tui_chat import __version__
 from tui_chat.commands_store import STORE_COMMANDS, add_store_commands, run_store_command
 from tui_chat.core import paths
-from tui_chat.core.client import ProviderClient
 from tui_chat.core.config import Settings, load_settings
 from tui_chat.core.errors import ExitCode, TuiChatError, UsageError
 from tui_chat.core.events import ContentDelta, FinishReason, ReasoningDelta, RetryScheduled
 from tui_chat.core.models import ChatMessage, Conversation, Parameters, Role
 from tui_chat.core.providers import Provider
-from tui_chat.core.session import ChatSession, ReplyFailed, SessionEvent
 from tui_chat.core.store import Store
 from tui_chat.core.text import sanitize
+
+if TYPE_CHECKING:  # the HTTP stack is imported only by the commands that talk to a provider,
+    # so that `tui-chat` (the app) starts without it
+    from tui_chat.core.client import ProviderClient
+    from tui_chat.core.session import ChatSession, SessionEvent
 
 PROG = "tui-chat"
 
@@ -136,6 +139,8 @@ def read_prompt(prompt: str | None, stdin: TextIO) -> str:
 
 def build_client(settings: Settings, provider: Provider, timeout: float | None = None
                  ) -> ProviderClient:
+    from tui_chat.core.client import ProviderClient
+
     timeouts = settings.timeouts
     if timeout is not None:
         if timeout <= 0:
@@ -178,6 +183,8 @@ async def run_ask(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _ask_session(store: Store, args: argparse.Namespace, settings: Settings) -> ChatSession:
+    from tui_chat.core.session import ChatSession
+
     wanted = args.ask_conversation or args.conversation
     if wanted:
         return ChatSession.resume(store, store.resolve_id(wanted))
@@ -215,6 +222,8 @@ def _ask_parameters(args: argparse.Namespace, base: Parameters) -> Parameters:
 async def print_stream(events: AsyncIterator[SessionEvent], show_reasoning: bool) -> int:
     """Write a reply's text to stdout as it arrives; reasoning to stderr if asked; one
     sentence on stderr on failure. Works on raw client events and on session events."""
+    from tui_chat.core.session import ReplyFailed
+
     out, err = sys.stdout, sys.stderr
     # Model text goes to a terminal only after control characters are dropped; into a pipe or
     # file it goes byte for byte, so scripts get exactly what the model wrote.
@@ -287,6 +296,8 @@ async def list_model_ids(settings: Settings, provider: Provider) -> tuple[list[s
     known = list(provider.spec.models)
     if not provider.spec.has_models_endpoint:
         return known, None
+    from tui_chat.core.client import ProviderClient
+
     key = provider.api_key.get_secret_value() if provider.api_key else None
     async with ProviderClient(provider, key, timeouts=settings.timeouts, max_retries=0) as client:
         try:

@@ -12,15 +12,18 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tui_chat.core.client import ProviderClient
 from tui_chat.core.config import Settings
 from tui_chat.core.errors import TuiChatError, UsageError
-from tui_chat.core.model_catalog import ModelCatalog
 from tui_chat.core.models import Message
 from tui_chat.core.providers import Provider
 from tui_chat.core.session import ChatSession, SessionEvent
 from tui_chat.core.store import Store
+
+if TYPE_CHECKING:  # imported on first use: the HTTP stack is not on the start-up path
+    from tui_chat.core.client import ProviderClient
+    from tui_chat.core.model_catalog import ModelCatalog
 
 
 @dataclass
@@ -125,6 +128,8 @@ class ChatController:
     def catalog(self) -> ModelCatalog:
         """Model lists of every provider (one per app: its memory cache lives on)."""
         if self._catalog is None:
+            from tui_chat.core.model_catalog import ModelCatalog
+
             self._catalog = ModelCatalog(self.settings)
         return self._catalog
 
@@ -150,6 +155,8 @@ class ChatController:
         """The client of the current provider (MissingKeyError when it has no key)."""
         client = self._clients.get(self.provider_name)
         if client is None:
+            from tui_chat.core.client import ProviderClient
+
             key = self.settings.require_key(self.provider)
             client = ProviderClient(self.provider, key, timeouts=self.settings.timeouts,
                                     max_retries=self.settings.max_retries)
