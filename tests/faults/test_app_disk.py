@@ -15,13 +15,13 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
+from tests.faults.pilot import wait_idle
 from tests.ui.conftest import (
     AppFactory,
     FixedClock,
     conversation,
     record_notifications,
     rendered_text,
-    wait_idle,
     wait_until,
 )
 from tui_chat.core.config import Settings

@@ -14,6 +14,7 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.fakeprovider import DONE, FakeProvider, Reply, chunk, sse, stream_of
+from tests.faults.pilot import wait_idle
 from tests.ui.conftest import (
     AppFactory,
     conversation,
@@ -21,7 +22,6 @@ from tests.ui.conftest import (
     rendered_text,
     wait_until,
 )
-from tests.ui.conftest import wait_idle as _wait_idle
 from tui_chat.core.config import Settings, Timeouts
 from tui_chat.core.models import Message, MessageStatus, Role
 from tui_chat.core.store import Store
@@ -30,7 +30,8 @@ from tui_chat.ui.widgets.message_view import MessageView
 
 WORDS = [f"w{i} " for i in range(12)]
 PARTIAL = "".join(WORDS[:5])
-SETTINGS = Settings(max_retries=0, timeouts=Timeouts(read=0.5))
+SETTINGS = Settings(max_retries=0, timeouts=Timeouts(read=1.5))
+BIG = Settings(max_retries=0)  # the default read timeout: a busy machine is not a stall
 
 
 @dataclass
@@ -53,7 +54,7 @@ def _partial(tail: list[bytes]) -> list[bytes]:
 FAULTS: dict[str, Fault] = {
     "drop": Fault(Reply(stream_of(WORDS), drop_after=6), "broke during the reply", PARTIAL),
     "stall": Fault(Reply(stream_of(WORDS), stall_after=6, stall_seconds=10),
-                   "stopped sending for 0.5 seconds", PARTIAL),
+                   "stopped sending for 1.5 seconds", PARTIAL),
     "401": Fault(Reply.error(401, {"detail": "Invalid token."}), "rejected the API key (401)"),
     "402": Fault(Reply.error(402, {"detail": {"message": "Quota exceeded"}}), "(402)"),
     "403": Fault(Reply.error(403, {"error": {"message": "Forbidden"}}), "(403): Forbidden"),
@@ -75,11 +76,6 @@ FAULTS: dict[str, Fault] = {
     "not-json": Fault(Reply(_partial([b"data: {oops\n\n"])), "not a valid chunk", PARTIAL),
     "no-done": Fault(Reply(_partial([])), "ended before it was complete", PARTIAL),
 }
-
-
-async def wait_idle(pilot: Pilot[Any]) -> None:
-    await _wait_idle(pilot)
-    await wait_until(pilot, lambda: not conversation(pilot.app).streaming, seconds=10)
 
 
 def llm_workers(app: TuiChatApp) -> list[object]:
@@ -187,7 +183,7 @@ async def test_one_megabyte_event(make_app: AppFactory, store: Store,
                                   chutes_server: FakeProvider) -> None:
     big = ("y" * 99 + "\n") * 10_000  # 1,000,000 characters in ONE event
     chutes_server.script(Reply(stream_of([big])))
-    app = make_app(settings=SETTINGS, clock=time.monotonic)
+    app = make_app(settings=BIG, clock=time.monotonic)
     async with app.run_test(size=(100, 30)) as pilot:
         await send(pilot, "big")
         reply = shown_messages(app)[-1]
@@ -199,7 +195,7 @@ async def test_one_megabyte_event(make_app: AppFactory, store: Store,
 async def test_hundred_thousand_chunk_reply(make_app: AppFactory, store: Store,
                                             chutes_server: FakeProvider) -> None:
     chutes_server.script(Reply(stream_of(["z"] * 100_000)))
-    app = make_app(settings=SETTINGS, clock=time.monotonic)  # real time: flushes once a second
+    app = make_app(settings=BIG, clock=time.monotonic)  # real time: flushes once a second
     async with app.run_test(size=(100, 30)) as pilot:
         screen = conversation(app)
         screen.prompt.insert("many")

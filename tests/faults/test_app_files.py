@@ -15,8 +15,8 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
+from tests.faults.pilot import wait_idle
 from tests.ui.conftest import conversation, record_notifications, wait_until
-from tests.ui.conftest import wait_idle as wait_idle
 from tui_chat import cli
 from tui_chat.core.config import load_settings
 from tui_chat.core.models import Conversation, Message, MessageStatus, Role

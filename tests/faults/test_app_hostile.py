@@ -13,12 +13,12 @@ from typing import Any
 from textual.pilot import Pilot
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
+from tests.faults.pilot import wait_idle
 from tests.ui.conftest import (
     AppFactory,
     conversation,
     record_notifications,
     rendered_text,
-    wait_idle,
     wait_until,
 )
 from tui_chat import cli

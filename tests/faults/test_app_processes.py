@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
-from tests.ui.conftest import conversation, rendered_text, wait_idle
+from tests.faults.pilot import wait_idle
+from tests.ui.conftest import conversation, rendered_text
 from tui_chat.core.client import ProviderClient
 from tui_chat.core.config import Settings
 from tui_chat.core.models import Conversation, Message, MessageStatus, Role

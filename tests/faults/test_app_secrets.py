@@ -16,7 +16,8 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
-from tests.ui.conftest import conversation, record_notifications, wait_idle, wait_until
+from tests.faults.pilot import wait_idle
+from tests.ui.conftest import conversation, record_notifications, wait_until
 from tui_chat.ui.app import TuiChatApp, build_services
 from tui_chat.ui.screens.model_picker import ModelPickerScreen
 from tui_chat.ui.screens.settings import SettingsScreen

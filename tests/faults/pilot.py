@@ -1,0 +1,17 @@
+"""Pilot helpers for the app-side fault tests: more patient than tests/ui's (big replies, and
+a machine busy with other tests, must not turn into false failures)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.pilot import Pilot
+
+from tests.ui.conftest import conversation, wait_until
+
+
+async def wait_idle(pilot: Pilot[Any], seconds: float = 30) -> None:
+    """Until the conversation screen has no reply streaming."""
+    await pilot.pause(0.02)
+    await wait_until(pilot, lambda: not conversation(pilot.app).streaming, seconds)
+    await pilot.pause()
