@@ -9,10 +9,15 @@ Everything shown here is untrusted: it goes through `sanitize()` and never throu
 from __future__ import annotations
 
 import asyncio
+import functools
 
 from markdown_it import MarkdownIt
-from rich.console import Console, ConsoleOptions, Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.markdown import CodeBlock as RichCodeBlock
 from rich.markdown import Markdown as RichMarkdown
+from rich.padding import Padding
+from rich.style import Style as RichStyle
+from rich.syntax import Syntax
 from rich.text import Text
 from textual.app import App
 from textual.css.styles import RulesMap
@@ -53,6 +58,38 @@ def author_line(message: Message, *, live: bool = False) -> Text:
     return line
 
 
+class _CodeBlock(RichCodeBlock):
+    """Rich's code block, drawn as one highlighted Text in a padded box: the same look,
+    about three times cheaper than `Syntax` for long replies (which lays out line by line)."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        text = highlighted(str(self.text).rstrip(), self.lexer_name, str(self.theme))
+        background = Syntax.get_theme(self.theme).get_background_style()
+        yield Padding(text, 1, style=background or RichStyle(), expand=True)
+
+
+def highlighted(code: str, lexer: str, theme: str) -> Text:
+    """Highlighted `code` (a copy: Text is mutable). Cached, so the blocks drawn while a reply
+    streams, or on an earlier page of a conversation, are not lexed again."""
+    return _highlighted(code, lexer, theme).copy()
+
+
+@functools.lru_cache(maxsize=512)
+def _highlighted(code: str, lexer: str, theme: str) -> Text:
+    text = Syntax(code, lexer, theme=theme, word_wrap=True).highlight(code)
+    text.rstrip()
+    return text
+
+
+class _Markdown(RichMarkdown):
+    elements = {**RichMarkdown.elements, "fence": _CodeBlock, "code_block": _CodeBlock}
+
+
+def markdown_renderable(text: str, code_theme: str) -> RichMarkdown:
+    """Rich Markdown for untrusted text: links shown as text (URL), never as hyperlinks."""
+    return _Markdown(text, code_theme=code_theme, hyperlinks=False)
+
+
 def render_message(message: Message, *, code_theme: str = "monokai",
                    show_reasoning: bool = False) -> RenderableType:
     """The whole message as one Rich renderable (literal text; Markdown for the assistant)."""
@@ -67,7 +104,7 @@ def render_message(message: Message, *, code_theme: str = "monokai",
     content = sanitize(message.content)
     if message.role is Role.ASSISTANT:
         if content.strip():
-            parts.append(RichMarkdown(content, code_theme=code_theme, hyperlinks=False))
+            parts.append(markdown_renderable(content, code_theme))
     else:
         parts.append(Text(content))
     if message.error:

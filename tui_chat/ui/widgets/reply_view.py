@@ -15,7 +15,6 @@ import re
 import time
 from collections.abc import Awaitable, Callable
 
-from rich.markdown import Markdown as RichMarkdown
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -23,7 +22,7 @@ from textual.widgets import Collapsible, Markdown, Static
 
 from tui_chat.core.models import Message
 from tui_chat.core.text import sanitize
-from tui_chat.ui.widgets.message_view import CachedRender, author_line
+from tui_chat.ui.widgets.message_view import CachedRender, author_line, markdown_renderable
 
 MIN_FLUSH_INTERVAL = 0.05
 """Seconds between two appends to the live Markdown, at least (20 a second at most)."""
@@ -36,6 +35,9 @@ FLUSH_COST_FACTOR = 2.0
 """Wait at least this many times the last append's cost, so rendering never hogs the loop."""
 FREEZE_CHARS = 800
 """Live Markdown longer than this moves its settled blocks into a Static."""
+MAX_BATCH_CHARS = 8000
+"""Characters appended at most per flush; at full speed the live view lags a little and the
+finished message (drawn whole) catches up, instead of one huge append blocking the end."""
 REASONING_INTERVAL = 0.2
 """Seconds between two redraws of the Thinking block while reasoning streams."""
 FENCE_LINES = 40
@@ -135,6 +137,10 @@ class PacedMarkdownStream:
                 continue
             text = "".join(self._pending)
             self._pending.clear()
+            if len(text) > MAX_BATCH_CHARS:  # the rest waits: a bounded append, a short stop
+                text, rest = text[:MAX_BATCH_CHARS], text[MAX_BATCH_CHARS:]
+                self._pending.append(rest)
+                self._wake.set()
             started = time.perf_counter()
             self._showing = True
             try:
@@ -216,8 +222,7 @@ class ReplyView(Vertical):
     async def _settle(self, settled: str, rest: str) -> None:
         """Draw `settled` in a worker thread (a big part must not stall the event loop), then
         swap it in for the live blocks in one batch."""
-        cached = CachedRender(RichMarkdown(settled, code_theme=self.code_theme,
-                                           hyperlinks=False), self)
+        cached = CachedRender(markdown_renderable(settled, self.code_theme), self)
         width = self.content_region.width
         if width > 0:
             options = self.app.console_options.update_width(width).update(highlight=False)
