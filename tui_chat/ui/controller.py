@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -182,13 +182,14 @@ class ChatController:
 
     # --- exchanges ---------------------------------------------------------------------
 
-    def send(self, prompt: str) -> AsyncIterator[SessionEvent]:
+    def send(self, prompt: str) -> AsyncGenerator[SessionEvent, None]:
         return self.session.send(prompt, client=self.client(), model=self.model)
 
-    def regenerate(self) -> AsyncIterator[SessionEvent]:
+    def regenerate(self) -> AsyncGenerator[SessionEvent, None]:
         return self.session.regenerate(client=self.client(), model=self.model)
 
-    def edit_and_resend(self, message_id: str, text: str) -> AsyncIterator[SessionEvent]:
+    def edit_and_resend(self, message_id: str, text: str
+                        ) -> AsyncGenerator[SessionEvent, None]:
         if not text.strip():
             raise UsageError("The message is empty: type some text to send.")
         return self.session.edit_and_resend(message_id, text, client=self.client(),

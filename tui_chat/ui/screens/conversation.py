@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -175,9 +175,11 @@ class ConversationScreen(Screen[None]):
         presenter = self.presenter
         presenter.begin(exchange.text)
         try:
-            events = self._events_for(exchange)
-            async for event in events:
-                await presenter.apply(event)
+            # aclosing: stopped between two events (drawing one), the session still saves the
+            # reply as interrupted before `stopped()` reads it, not whenever it is collected.
+            async with contextlib.aclosing(self._events_for(exchange)) as events:
+                async for event in events:
+                    await presenter.apply(event)
         except asyncio.CancelledError:
             await presenter.stopped()
             raise
@@ -191,7 +193,7 @@ class ConversationScreen(Screen[None]):
             if self.controller.session.is_saved:
                 self.post_message(ConversationChanged(self.controller.session.conversation.id))
 
-    def _events_for(self, exchange: Exchange) -> AsyncIterator[SessionEvent]:
+    def _events_for(self, exchange: Exchange) -> AsyncGenerator[SessionEvent, None]:
         controller = self.controller
         if exchange.kind == "regenerate":
             return controller.regenerate()
