@@ -5,6 +5,7 @@ next request works."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from dataclasses import dataclass
@@ -206,3 +207,33 @@ async def test_hundred_thousand_chunk_reply(make_app: AppFactory, store: Store,
         assert (reply.content, reply.status) == ("z" * 100_000, MessageStatus.COMPLETE)
         assert store.get_message(reply.id).content == "z" * 100_000
         await assert_usable(pilot, chutes_server, store)
+
+
+async def test_stop_while_the_reply_is_being_set_up_saves_it_as_interrupted(
+        make_app: AppFactory, store: Store, chutes_server: FakeProvider,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Esc can land while the screen is still drawing the new reply (not inside the stream):
+    the reply must still be saved and shown as interrupted at once."""
+    chutes_server.script(Reply(stream_of(WORDS), delay=0.05))
+    app = make_app(settings=SETTINGS)
+    gate = asyncio.Event()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        original = screen.presenter._reply_started
+
+        async def slow_reply_started(message: Message) -> None:
+            await original(message)
+            gate.set()
+            await asyncio.sleep(30)  # Esc arrives here
+
+        monkeypatch.setattr(screen.presenter, "_reply_started", slow_reply_started)
+        screen.prompt.insert("stop early")
+        await pilot.press("enter")
+        await wait_until(pilot, gate.is_set)
+        await pilot.press("escape")
+        await wait_idle(pilot)
+        reply = shown_messages(app)[-1]
+        assert reply.role is Role.ASSISTANT and reply.status is MessageStatus.INTERRUPTED
+        assert store.get_message(reply.id).status is MessageStatus.INTERRUPTED
+        assert screen.prompt.text == "stop early"  # nothing arrived: the prompt is back
+        assert chutes_server.wait_for_idle(5)
