@@ -149,12 +149,26 @@ class MessageList(VerticalScroll, can_focus=True):
             self.messages.append(message)
             self._hi = len(self.messages)
             view = self._view(message)
-            await view.prepare(self.app, reply.content_region.width)
+            await view.prepare(self.app, self._finished_width(message))
             with self.app.batch_update():
                 await self.mount(view, before=reply)
                 await reply.remove()
         else:
             await reply.remove()
+
+    def _finished_width(self, message: Message) -> int:
+        """The content width a finished reply's view will be drawn at. Prepared at another
+        width, it is drawn again on the event loop (0.5 s for a 2,000-chunk reply). Not the
+        live view's width, which may predate the scrollbar; and the live view may be shorter
+        than the whole reply (its last appends are dropped), so count the scrollbar when the
+        reply's lines alone overflow the list."""
+        views = self._views()
+        gutter = views[-1].styles.gutter.width if views else 3  # its border and padding
+        width = self.scrollable_content_region.width - gutter
+        if (not self.show_vertical_scrollbar
+                and message.content.count("\n") >= self.scrollable_content_region.height):
+            width -= self.styles.scrollbar_size_vertical
+        return width
 
     async def truncate(self, count: int) -> None:
         """Keep only the first `count` messages (edit-and-resend, regenerate)."""
