@@ -9,7 +9,7 @@ import asyncio
 
 import httpx
 
-from benchmarks.common import Figure, fake_provider_process, figure, median, report, timer
+from benchmarks.common import Figure, fake_provider_process, figure, info, median, report, timer
 from tui_chat.core.client import ProviderClient
 from tui_chat.core.config import Settings
 from tui_chat.core.events import ContentDelta
@@ -52,8 +52,8 @@ async def measure(url: str) -> dict[str, Figure]:
         parsed.append(await client_read(url))
     raw_s, client_s = median(raw), median(parsed)
     return {
-        "client.raw_read_20k_events_s": figure(raw_s, float("inf"), "s"),
-        "client.parse_20k_events_s": figure(client_s, float("inf"), "s"),
+        "client.raw_read_20k_events_s": info(raw_s, "s"),
+        "client.parse_20k_events_s": info(client_s, "s"),
         "client.ratio_to_raw_read": figure(client_s / raw_s, 1.5, "x"),
     }
 

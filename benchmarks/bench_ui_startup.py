@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.common import Figure, figure, median, report
+from benchmarks.common import Figure, figure, info, median, report
 from benchmarks.ui_stores import many_conversations
 
 RUNS = 7
@@ -61,7 +61,7 @@ def run() -> dict[str, Figure]:
     empty_median, many_median = median(empty_s), median(many_s)
     return {
         "ui.startup_empty_store_s": figure(empty_median, 0.5, "s"),
-        "ui.startup_10k_conversations_s": figure(many_median, float("inf"), "s"),
+        "ui.startup_10k_conversations_s": info(many_median, "s"),
         "ui.startup_10k_over_empty": figure(many_median / empty_median, 1.2, "x"),
     }
 
