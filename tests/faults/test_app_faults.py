@@ -74,6 +74,15 @@ FAULTS: dict[str, Fault] = {
     "error-in-stream": Fault(Reply(_partial([sse({"error": {"message": "upstream died",
                                                              "code": 502}})])),
                              "upstream died", PARTIAL),
+    "error-in-stream-vllm": Fault(Reply(_partial([sse({"object": "error", "message": "vllm broke",
+                                                        "type": "BadRequestError",
+                                                        "code": 400})])),
+                                  "vllm broke", PARTIAL),
+    "error-in-stream-openrouter": Fault(Reply(_partial([sse({
+        "id": "gen-1", "object": "chat.completion.chunk", "created": 1, "model": "m",
+        "error": {"code": 502, "message": "provider went away"},
+        "choices": [{"index": 0, "delta": {"content": ""}, "finish_reason": "error"}]})])),
+        "provider went away", PARTIAL),
     "not-json": Fault(Reply(_partial([b"data: {oops\n\n"])), "not a valid chunk", PARTIAL),
     "no-done": Fault(Reply(_partial([])), "ended before it was complete", PARTIAL),
 }
