@@ -24,7 +24,6 @@ from tui_chat.ui.commands import ActionCommands
 from tui_chat.ui.controller import ChatController, Services, no_key_sentence
 from tui_chat.ui.screens.conversation import ConversationScreen
 from tui_chat.ui.screens.help import HelpScreen
-from tui_chat.ui.screens.settings import SettingsScreen
 from tui_chat.ui.themes import install_themes
 from tui_chat.ui.warmup import warm_up
 
@@ -85,6 +84,8 @@ class TuiChatApp(App[int]):
             self.push_screen(HelpScreen())
 
     def action_settings(self) -> None:
+        from tui_chat.ui.screens.settings import SettingsScreen  # not on the start-up path
+
         if isinstance(self.screen, SettingsScreen):
             return
         screen = SettingsScreen(self.services.settings, path=self.services.config_path,
