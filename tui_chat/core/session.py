@@ -28,8 +28,8 @@ import contextlib
 import time
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from tui_chat.core.client import ProviderClient
 from tui_chat.core.errors import StoreError, TuiChatError, UsageError
 from tui_chat.core.events import (
     ContentDelta,
@@ -49,6 +49,9 @@ from tui_chat.core.models import (
 )
 from tui_chat.core.store import Store
 from tui_chat.core.text import one_line
+
+if TYPE_CHECKING:  # only a type here: the app starts without importing the HTTP stack
+    from tui_chat.core.client import ProviderClient
 
 Clock = Callable[[], float]
 TITLE_LIMIT = 80

@@ -10,7 +10,7 @@ import asyncio
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import events, work
@@ -24,11 +24,13 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui_chat.core.config import Settings
-from tui_chat.core.model_catalog import ModelCatalog, ProviderModels
 from tui_chat.core.models import ModelInfo
 from tui_chat.core.providers import Provider
 from tui_chat.core.text import one_line
 from tui_chat.ui.highlight import find_terms, highlighted_content
+
+if TYPE_CHECKING:  # imported when the picker opens: the HTTP stack is not on the start-up path
+    from tui_chat.core.model_catalog import ModelCatalog, ProviderModels
 
 MAX_SHOWN = 500
 """Rows drawn at most; more matches are counted in the status line."""
@@ -93,7 +95,11 @@ class ModelPickerScreen(ModalScreen[ModelChoice | None]):
                  recent: Sequence[ModelChoice] = (), current: ModelChoice | None = None,
                  refresh: bool = True, recent_limit: int = 5) -> None:
         super().__init__()
-        self.catalog = catalog or ModelCatalog(settings)
+        if catalog is None:
+            from tui_chat.core.model_catalog import ModelCatalog
+
+            catalog = ModelCatalog(settings)
+        self.catalog = catalog
         self.recent = list(dict.fromkeys(recent))[:recent_limit]
         self.current = current
         self._refresh_on_mount = refresh
