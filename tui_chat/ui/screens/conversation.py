@@ -40,6 +40,8 @@ from tui_chat.ui.widgets.message_view import provider_label
 from tui_chat.ui.widgets.prompt_input import PromptInput
 from tui_chat.ui.widgets.status_bar import StatusBar
 
+YIELD_EVERY = 0.008
+"""Seconds of event handling after which the worker lets key presses in."""
 EMPTY_HINT = ("Type a message and press Enter to send it; Ctrl+J inserts a new line.\n"
               "F2 picks a model, F1 lists every key, Ctrl+P finds any command.")
 
@@ -178,8 +180,14 @@ class ConversationScreen(Screen[None]):
             # aclosing: stopped between two events (drawing one), the session still saves the
             # reply as interrupted before `stopped()` reads it, not whenever it is collected.
             async with contextlib.aclosing(self._events_for(exchange)) as events:
+                turn = time.perf_counter()
                 async for event in events:
                     await presenter.apply(event)
+                    if time.perf_counter() - turn > YIELD_EVERY:
+                        # One network read can hold hundreds of events, and an async
+                        # generator hands them over without returning to the loop.
+                        await asyncio.sleep(0)
+                        turn = time.perf_counter()
         except asyncio.CancelledError:
             await presenter.stopped()
             raise
