@@ -20,10 +20,10 @@ from tui_chat.core.session import (
     UserMessageSaved,
 )
 from tui_chat.core.text import sanitize
-from tui_chat.ui.widgets.reply_view import ReplyView
 
 if TYPE_CHECKING:
     from tui_chat.ui.screens.conversation import ConversationScreen
+    from tui_chat.ui.widgets.reply_view import ReplyView
 
 STATS_INTERVAL = 0.5
 """Seconds between two updates of the live tokens-per-second figure."""

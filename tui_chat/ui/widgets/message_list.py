@@ -9,6 +9,7 @@ The list is focusable: it then selects a message for the keyboard actions below.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -18,7 +19,9 @@ from textual.widget import Widget
 
 from tui_chat.core.models import Message, Role
 from tui_chat.ui.widgets.message_view import MessageView, last_code_block, links_in
-from tui_chat.ui.widgets.reply_view import ReplyView
+
+if TYPE_CHECKING:  # imported with the first reply: Markdown is not on the start-up path
+    from tui_chat.ui.widgets.reply_view import ReplyView
 
 PAGE = 20
 """Messages mounted per page."""
@@ -134,6 +137,8 @@ class MessageList(VerticalScroll, can_focus=True):
 
     async def start_reply(self, message: Message) -> ReplyView:
         """Mount the live view of a reply that is about to stream."""
+        from tui_chat.ui.widgets.reply_view import ReplyView
+
         self.reply = ReplyView(message, code_theme=self.code_theme)
         await self.mount(self.reply)
         self.anchor()
