@@ -218,6 +218,7 @@ async def test_a_read_only_data_folder_at_start(
         services.store.close()
     assert app.return_code == 0
     assert contents(tmpfs) == before
+    assert services.store.path.parent != tmpfs and not services.store.path.exists()
 
 
 def tmp_path_config(mount: Path) -> Path:
