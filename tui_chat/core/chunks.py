@@ -1,4 +1,4 @@
-"""The `chat.completion.chunk` payload, validated leniently: unknown fields are allowed."""
+"""Provider payloads: the streamed `chat.completion.chunk`, error bodies, /models entries."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import TypeAdapter
 from typing_extensions import TypedDict
 
-from tui_chat.core.models import Usage
+from tui_chat.core.models import ModelInfo, Usage
 
 # TypedDicts rather than BaseModels: pydantic validates them as strictly, but building dicts
 # costs 1.7 µs a chunk against 4.6 µs for model instances (measured on a typical content
@@ -82,4 +82,28 @@ def message_from_json(data: object) -> str | None:
             found = message_from_json(data[key])
             if found:
                 return found
+    return None
+
+
+def model_info_from(provider: str, entry: object) -> ModelInfo | None:
+    if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
+        return None
+    context = entry.get("context_length") or entry.get("max_model_len")
+    try:
+        context_length = int(context) if context is not None else None
+    except (TypeError, ValueError):
+        context_length = None
+    return ModelInfo(
+        id=entry["id"], provider=provider,
+        context_length=context_length, price=price_text(entry.get("pricing") or entry.get("price")),
+    )
+
+
+def price_text(pricing: object) -> str | None:
+    if isinstance(pricing, dict):
+        prompt, completion = pricing.get("prompt"), pricing.get("completion")
+        if prompt is not None and completion is not None:
+            return f"in {prompt} / out {completion}"
+    if isinstance(pricing, str | int | float):
+        return str(pricing)
     return None

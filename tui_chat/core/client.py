@@ -7,12 +7,8 @@ happen only before the first event is yielded, so text is never duplicated.
 from __future__ import annotations
 
 import asyncio
-import math
 import random
-import re
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 import httpx
@@ -23,18 +19,14 @@ from tui_chat.core.chunks import (
     CHUNK_ADAPTER,
     ChatCompletionChunk,
     message_from_json,
+    model_info_from,
     provider_message,
 )
 from tui_chat.core.config import Timeouts
 from tui_chat.core.errors import (
-    AuthenticationError,
     ConnectionFailedError,
-    InvalidRequestError,
-    ModelNotFoundError,
     ProtocolError,
     ProviderError,
-    QuotaError,
-    RateLimitError,
     ServerError,
     StreamInterruptedError,
     StreamTimeoutError,
@@ -50,9 +42,17 @@ from tui_chat.core.events import (
     UsageReported,
 )
 from tui_chat.core.models import ChatMessage, ModelInfo, Parameters
+from tui_chat.core.provider_errors import (
+    classify_status,
+    describe,
+    preview,
+    retry_after_seconds,
+    with_detail,
+)
 from tui_chat.core.providers import Provider
 from tui_chat.core.reasoning import ReasoningSplitter
 from tui_chat.core.sse import SSEEvent, SSEParser, StrayLine
+from tui_chat.core.watchdog import IdleWatchdog
 
 Sleep = Callable[[float], Awaitable[None]]
 _MAX_ERROR_BODY = 64 * 1024
@@ -170,7 +170,7 @@ class ProviderClient:
         except httpx.HTTPError as error:
             return ConnectionFailedError(
                 f"Could not connect to {self._name} at {self.provider.base_url} "
-                f"({_describe(error)}); check your network or the base URL."
+                f"({describe(error)}); check your network or the base URL."
             )
         if response.status_code == 200:
             await self._reject_non_stream(response)
@@ -191,7 +191,7 @@ class ProviderClient:
         await response.aclose()
         message = provider_message(body)
         if message:
-            raise ServerError(_with_detail(f"{self._name} returned an error", message)
+            raise ServerError(with_detail(f"{self._name} returned an error", message)
                               + " Try again shortly.")
         raise ProtocolError(
             f"{self._name} answered with a JSON body instead of an event stream; "
@@ -203,7 +203,7 @@ class ProviderClient:
         parser = SSEParser()
         splitter = ReasoningSplitter()
         finished = False
-        watchdog = _IdleWatchdog(self.timeouts.read)
+        watchdog = IdleWatchdog(self.timeouts.read)
         chunks = aiter(body)
         try:
             while True:
@@ -241,7 +241,7 @@ class ProviderClient:
             raise self._timeout_error(error) from None
         except httpx.HTTPError as error:
             raise StreamInterruptedError(
-                f"The connection to {self._name} broke during the reply ({_describe(error)}); "
+                f"The connection to {self._name} broke during the reply ({describe(error)}); "
                 "what arrived is kept. Try again or regenerate."
             ) from None
         finally:
@@ -261,7 +261,7 @@ class ProviderClient:
         except ValidationError:
             raise ProtocolError(
                 f"{self._name} sent an event that is not a valid chunk "
-                f"({_preview(item.data)}); what arrived before it is kept. Try again."
+                f"({preview(item.data)}); what arrived before it is kept. Try again."
             ) from None
         if chunk.get("error") is not None or chunk.get("object") == "error":
             raise self._stream_error(chunk)
@@ -300,7 +300,7 @@ class ProviderClient:
         message = message_from_json(source) or "no details"
         code = source.get("code") if isinstance(source, dict) else None
         status = code if isinstance(code, int) else None
-        return _classify(self._name, status, self._scrub(message), during_stream=True)
+        return classify_status(self._name, status, self._scrub(message), during_stream=True)
 
     def _raise_stray(self, text: str) -> None:
         """A line outside the SSE fields. The spec says ignore it, and we do, unless it is the
@@ -309,7 +309,7 @@ class ProviderClient:
             return
         message = provider_message(text)
         if message is not None:
-            raise _classify(self._name, None, self._scrub(message), during_stream=True)
+            raise classify_status(self._name, None, self._scrub(message), during_stream=True)
 
     async def _status_error(self, response: httpx.Response, model: str) -> ProviderError:
         try:
@@ -319,8 +319,8 @@ class ProviderClient:
         finally:
             await response.aclose()
         message = provider_message(body)
-        retry_after = _retry_after(response.headers.get("retry-after"))
-        error = _classify(
+        retry_after = retry_after_seconds(response.headers.get("retry-after"))
+        error = classify_status(
             self._name, response.status_code, self._scrub(message) if message else None,
             model=model, key_env=self.provider.spec.api_key_env, retry_after=retry_after,
         )
@@ -354,10 +354,10 @@ class ProviderClient:
             response = await self._http.get("models", headers=self._auth_headers())
         except httpx.HTTPError as error:
             raise ConnectionFailedError(
-                f"Could not list {self._name}'s models ({_describe(error)})."
+                f"Could not list {self._name}'s models ({describe(error)})."
             ) from None
         if response.status_code != 200:
-            raise _classify(self._name, response.status_code,
+            raise classify_status(self._name, response.status_code,
                             provider_message(response.text), model=None)
         try:
             data = response.json()
@@ -366,50 +366,7 @@ class ProviderClient:
         entries = data.get("data") if isinstance(data, dict) else data
         if not isinstance(entries, list):
             raise ProtocolError(f"{self._name}'s model list has no 'data' array.")
-        return [info for entry in entries if (info := _model_info(self.provider.name, entry))]
-
-
-class _IdleWatchdog:
-    """Cancels the reading task when no data has arrived for `gap` seconds.
-
-    Cheaper than rescheduling an `asyncio.timeout` on every read (measured: that alone cost
-    13 µs a read, a quarter of the client's time on a fast stream): a read only stores the
-    time, and the timer re-arms itself when it finds recent activity.
-    """
-
-    def __init__(self, gap: float) -> None:
-        self.gap = gap
-        self._loop = asyncio.get_running_loop()
-        self._task = asyncio.current_task()
-        self._last = self._loop.time()
-        self._fired = False
-        self.reading = False
-        self._handle = self._loop.call_at(self._last + gap, self._check)
-
-    def touch(self) -> None:
-        """Data arrived; until `reading` is set again the consumer has the time, not the wire."""
-        self._last = self._loop.time()
-        self.reading = False
-
-    def fired(self) -> bool:
-        """True once, if the cancellation came from this watchdog (and undoes its cancel)."""
-        if self._fired and self._task is not None:
-            self._task.uncancel()
-        return self._fired
-
-    def close(self) -> None:
-        self._handle.cancel()
-
-    def _check(self) -> None:
-        now = self._loop.time()
-        if not self.reading:  # a slow consumer is not a stalled stream
-            self._last = now
-        due = self._last + self.gap
-        if now >= due and self._task is not None:
-            self._fired = True
-            self._task.cancel()
-        else:
-            self._handle = self._loop.call_at(due, self._check)
+        return [info for entry in entries if (info := model_info_from(self.provider.name, entry))]
 
 
 async def _drain(body: AsyncIterator[bytes]) -> None:
@@ -430,99 +387,6 @@ def _flush(splitter: ReasoningSplitter) -> list[StreamEvent]:
     return [ReasoningDelta(t) if r else ContentDelta(t) for r, t in splitter.flush()]
 
 
-def _model_info(provider: str, entry: object) -> ModelInfo | None:
-    if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
-        return None
-    context = entry.get("context_length") or entry.get("max_model_len")
-    try:
-        context_length = int(context) if context is not None else None
-    except (TypeError, ValueError):
-        context_length = None
-    return ModelInfo(
-        id=entry["id"], provider=provider,
-        context_length=context_length, price=_price(entry.get("pricing") or entry.get("price")),
-    )
-
-
-def _price(pricing: object) -> str | None:
-    if isinstance(pricing, dict):
-        prompt, completion = pricing.get("prompt"), pricing.get("completion")
-        if prompt is not None and completion is not None:
-            return f"in {prompt} / out {completion}"
-    if isinstance(pricing, str | int | float):
-        return str(pricing)
-    return None
-
-
-def _classify(
-    name: str,
-    status: int | None,
-    detail: str | None,
-    *,
-    model: str | None = None,
-    key_env: str | None = None,
-    during_stream: bool = False,
-    retry_after: float | None = None,
-) -> ProviderError:
-    """The typed error for an HTTP status (None: an error reported inside the stream)."""
-    kept = " What arrived before it is kept." if during_stream else ""
-    cls: type[ProviderError]
-    if status in (401, 403):
-        where = f"{key_env} or the key in Settings" if key_env else "the key in Settings"
-        cls, head, advice = AuthenticationError, f"{name} rejected the API key ({status})", \
-            f"Check {where}."
-    elif status == 402:
-        cls, head, advice = QuotaError, f"{name} says the account has no credit left (402)", \
-            "Top up the account or switch provider."
-    elif status == 404:
-        what = f"the model '{model}'" if model else "that endpoint"
-        cls, head, advice = ModelNotFoundError, f"{name} does not know {what} (404)", \
-            f"List models with: tui-chat models -p {name.lower()}."
-    elif status in (400, 422):
-        cls, head, advice = InvalidRequestError, f"{name} rejected the request ({status})", \
-            "Check the model and its parameters."
-    elif status == 429:
-        cls, head, advice = RateLimitError, f"{name} is rate limiting or at capacity (429)", \
-            (f"Wait {math.ceil(retry_after)} s (the provider's Retry-After) and try again."
-             if retry_after else "Wait a moment and try again.") + kept
-    elif status == 503:
-        cls, head, advice = ServerError, f"{name} has no instance of the model ready (503)", \
-            "It may be starting: try again in a minute." + kept
-    elif status is not None and status >= 500:
-        cls, head, advice = ServerError, f"{name} had a server error ({status})", \
-            "Try again shortly." + kept
-    elif status is None:
-        cls, head, advice = ServerError, f"{name} reported an error during the reply", \
-            "Try again or regenerate." + kept
-    else:
-        cls, head, advice = ProviderError, f"{name} answered with HTTP {status}", "Try again."
-    error = cls(f"{_with_detail(head, detail)} {advice}", status=status)
-    error.summary = head
-    return error
-
-
-def _with_detail(head: str, detail: str | None) -> str:
-    if not detail:
-        return head + "."
-    detail = re.sub(r"\s+", " ", detail).strip()
-    if len(detail) > 300:
-        detail = detail[:297] + "…"
-    return f"{head}: {detail.rstrip('.')}."
-
-
-def _retry_after(value: str | None) -> float | None:
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
-    except (TypeError, ValueError):
-        return None
-
-
 async def _read_bounded(response: httpx.Response) -> str:
     chunks: list[bytes] = []
     size = 0
@@ -532,13 +396,3 @@ async def _read_bounded(response: httpx.Response) -> str:
         if size >= _MAX_ERROR_BODY:
             break
     return b"".join(chunks)[:_MAX_ERROR_BODY].decode("utf-8", errors="replace")
-
-
-def _describe(error: Exception) -> str:
-    text = str(error).strip()
-    return text or type(error).__name__
-
-
-def _preview(text: str) -> str:
-    text = re.sub(r"\s+", " ", text)
-    return repr(text[:60] + ("…" if len(text) > 60 else ""))
