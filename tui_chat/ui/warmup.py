@@ -8,6 +8,7 @@ import importlib
 import io
 
 _MODULES = ("tui_chat.core.client", "tui_chat.core.model_catalog", "tui_chat.ui.widgets.reply_view",
+            "tui_chat.ui.widgets.markdown_render",
             "anyio._backends._asyncio", "h11", "httpcore", "certifi", "concurrent.futures")
 _SAMPLE = "Warm **up** `code`:\n\n```python\nprint('hi')\n```\n\n- item\n"
 

@@ -9,15 +9,9 @@ Everything shown here is untrusted: it goes through `sanitize()` and never throu
 from __future__ import annotations
 
 import asyncio
-import functools
+from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
-from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
-from rich.markdown import CodeBlock as RichCodeBlock
-from rich.markdown import Markdown as RichMarkdown
-from rich.padding import Padding
-from rich.style import Style as RichStyle
-from rich.syntax import Syntax
+from rich.console import Console, ConsoleOptions, Group, RenderableType
 from rich.text import Text
 from textual.app import App
 from textual.css.styles import RulesMap
@@ -30,6 +24,9 @@ from textual.widgets import Static
 from tui_chat.core.models import Message, MessageStatus, Role
 from tui_chat.core.providers import BUILTIN_PROVIDERS
 from tui_chat.core.text import sanitize
+
+if TYPE_CHECKING:  # Markdown parsing and drawing are imported on first use, not at start-up
+    from rich.markdown import Markdown as RichMarkdown
 
 
 def provider_label(name: str | None) -> str:
@@ -58,36 +55,11 @@ def author_line(message: Message, *, live: bool = False) -> Text:
     return line
 
 
-class _CodeBlock(RichCodeBlock):
-    """Rich's code block, drawn as one highlighted Text in a padded box: the same look,
-    about three times cheaper than `Syntax` for long replies (which lays out line by line)."""
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        text = highlighted(str(self.text).rstrip(), self.lexer_name, str(self.theme))
-        background = Syntax.get_theme(self.theme).get_background_style()
-        yield Padding(text, 1, style=background or RichStyle(), expand=True)
-
-
-def highlighted(code: str, lexer: str, theme: str) -> Text:
-    """Highlighted `code` (a copy: Text is mutable). Cached, so the blocks drawn while a reply
-    streams, or on an earlier page of a conversation, are not lexed again."""
-    return _highlighted(code, lexer, theme).copy()
-
-
-@functools.lru_cache(maxsize=512)
-def _highlighted(code: str, lexer: str, theme: str) -> Text:
-    text = Syntax(code, lexer, theme=theme, word_wrap=True).highlight(code)
-    text.rstrip()
-    return text
-
-
-class _Markdown(RichMarkdown):
-    elements = {**RichMarkdown.elements, "fence": _CodeBlock, "code_block": _CodeBlock}
-
-
 def markdown_renderable(text: str, code_theme: str) -> RichMarkdown:
     """Rich Markdown for untrusted text: links shown as text (URL), never as hyperlinks."""
-    return _Markdown(text, code_theme=code_theme, hyperlinks=False)
+    from tui_chat.ui.widgets.markdown_render import markdown_renderable as make
+
+    return make(text, code_theme)
 
 
 def render_message(message: Message, *, code_theme: str = "monokai",
@@ -157,6 +129,8 @@ class CachedRender(Visual):
 
 def links_in(markdown: str) -> list[str]:
     """The targets of the links in `markdown`, in order, without duplicates."""
+    from markdown_it import MarkdownIt
+
     links: list[str] = []
     for token in MarkdownIt("commonmark").parse(markdown):
         for child in token.children or ():
@@ -168,6 +142,8 @@ def links_in(markdown: str) -> list[str]:
 
 def last_code_block(markdown: str) -> str | None:
     """The body of the last fenced or indented code block in `markdown`, if any."""
+    from markdown_it import MarkdownIt
+
     tokens = MarkdownIt("commonmark").parse(markdown)
     blocks = [t.content for t in tokens if t.type in ("fence", "code_block")]
     return blocks[-1] if blocks else None
