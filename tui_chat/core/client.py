@@ -204,17 +204,18 @@ class ProviderClient:
         splitter = ReasoningSplitter()
         finished = False
         watchdog = IdleWatchdog(self.timeouts.read)
-        chunks = aiter(body)
+        # Bound methods hoisted out of the loop: it runs once per token.
+        next_chunk, feed, chunk_events = aiter(body).__anext__, parser.feed, self._chunk_events
         try:
             while True:
                 watchdog.reading = True
                 try:
-                    data = await anext(chunks)
+                    data = await next_chunk()
                 except StopAsyncIteration:
                     break
                 finally:
                     watchdog.touch()
-                for item in parser.feed(data):
+                for item in feed(data):
                     if isinstance(item, StrayLine):
                         self._raise_stray(item.text)
                         continue
@@ -223,7 +224,7 @@ class ProviderClient:
                             yield event
                         yield StreamDone()
                         return
-                    for event in self._chunk_events(item, splitter):
+                    for event in chunk_events(item, splitter):
                         if isinstance(event, FinishReason):
                             finished = True
                         yield event
