@@ -154,8 +154,13 @@ class MessageList(VerticalScroll, can_focus=True):
             self.messages.append(message)
             self._hi = len(self.messages)
             view = self._view(message)
-            await view.prepare(self.app, self._finished_width(message))
+            width = self._finished_width(message)
+            await view.prepare(self.app, width)
             with self.app.batch_update():
+                if width < self.scrollable_content_region.width - self._gutter():
+                    # It will overflow: lay it out with the scrollbar at once, not first
+                    # without it (a whole extra drawing of the reply, on the event loop).
+                    self.show_vertical_scrollbar = True
                 await self.mount(view, before=reply)
                 await reply.remove()
         else:
@@ -167,13 +172,16 @@ class MessageList(VerticalScroll, can_focus=True):
         live view's width, which may predate the scrollbar; and the live view may be shorter
         than the whole reply (its last appends are dropped), so count the scrollbar when the
         reply's lines alone overflow the list."""
-        views = self._views()
-        gutter = views[-1].styles.gutter.width if views else 3  # its border and padding
-        width = self.scrollable_content_region.width - gutter
+        width = self.scrollable_content_region.width - self._gutter()
         if (not self.show_vertical_scrollbar
                 and message.content.count("\n") >= self.scrollable_content_region.height):
             width -= self.styles.scrollbar_size_vertical
         return width
+
+    def _gutter(self) -> int:
+        """A message view's border and padding, in cells."""
+        views = self._views()
+        return views[-1].styles.gutter.width if views else 3
 
     async def truncate(self, count: int) -> None:
         """Keep only the first `count` messages (edit-and-resend, regenerate)."""

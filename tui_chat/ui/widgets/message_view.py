@@ -98,12 +98,23 @@ class CachedRender(Visual):
         self.owner = owner
         self._width: int | None = None
         self._strips: list[Strip] = []
+        self._previous: tuple[int, list[Strip]] | None = None
 
     def prepare(self, console: Console, options: ConsoleOptions) -> None:
-        if options.max_width != self._width:
+        """Draw for `options.max_width`, keeping the previous width's lines too: a layout
+        asks for the width without the scrollbar, then with it, when the list starts to
+        overflow (a long reply drawn twice, and then twice more, on the event loop)."""
+        width = options.max_width
+        if width == self._width:
+            return
+        if self._previous is not None and self._previous[0] == width:
+            strips = self._previous[1]
+        else:
             lines = console.render_lines(self.renderable, options, pad=False)
-            self._strips = [Strip(line) for line in lines]
-            self._width = options.max_width
+            strips = [Strip(line) for line in lines]
+        if self._width is not None:
+            self._previous = (self._width, self._strips)
+        self._strips, self._width = strips, width
 
     def _ensure(self, width: int) -> list[Strip]:
         if width != self._width:
