@@ -23,13 +23,10 @@ class ReasoningSplitter:
 
     def __init__(self) -> None:
         self._state = _State.START
+        self.passthrough = False
+        """True once everything from here on is answer text (checked once per token)."""
         self._held = ""
         self._close = ""
-
-    @property
-    def passthrough(self) -> bool:
-        """True once everything from here on is answer text."""
-        return self._state is _State.CONTENT
 
     def feed(self, text: str) -> list[tuple[bool, str]]:
         """Returns (is_reasoning, text) pairs with non-empty text."""
@@ -62,6 +59,7 @@ class ReasoningSplitter:
             if not stripped or any(tag.startswith(stripped) for tag in _OPEN_TO_CLOSE):
                 return  # still undecided
             self._state = _State.CONTENT
+            self.passthrough = True
             out.append((False, self._held))
             self._held = ""
         elif self._state is _State.REASONING:
@@ -79,6 +77,7 @@ class ReasoningSplitter:
             stripped = self._held.lstrip()
             if stripped:
                 self._state = _State.CONTENT
+                self.passthrough = True
                 out.append((False, stripped))
             self._held = ""
 
