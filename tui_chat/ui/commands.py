@@ -15,10 +15,9 @@ from typing import Any
 from textual.app import App
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
-from textual.dom import DOMNode
 from textual.screen import Screen
 
-from tui_chat.ui.screens.help import key_label, node_bindings
+from tui_chat.ui.screens.help import key_label, node_bindings, screen_nodes
 
 _SKIPPED_ACTIONS = {"command_palette", "app.command_palette"}
 
@@ -32,25 +31,11 @@ class PaletteCommand:
     run: Callable[[], Any]
 
 
-def _nodes(app: App[Any], screen: Screen[Any] | None) -> list[DOMNode]:
-    nodes: list[DOMNode] = []
-    if screen is not None:
-        nodes.append(screen)
-        seen: set[type[DOMNode]] = {type(screen)}
-        for widget in screen.walk_children():
-            kind = type(widget)
-            if kind not in seen and kind.__module__.startswith("tui_chat."):
-                seen.add(kind)
-                nodes.append(widget)
-    nodes.append(app)
-    return nodes
-
-
 def binding_commands(app: App[Any], screen: Screen[Any] | None) -> list[PaletteCommand]:
     """One command per described binding (screen and widgets first, then the app)."""
     commands: list[PaletteCommand] = []
     seen: set[str] = set()
-    for node in _nodes(app, screen):
+    for node in [*screen_nodes(screen), app]:
         for binding in node_bindings(type(node), own_only=not isinstance(node, App | Screen)):
             if (not binding.description or binding.system
                     or binding.action in _SKIPPED_ACTIONS):

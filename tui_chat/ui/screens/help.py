@@ -88,19 +88,26 @@ def _group_title(node: DOMNode) -> str:
     return " ".join([words[0], *(w.lower() for w in words[1:])]) if words else "Screen"
 
 
+def screen_nodes(screen: Screen[object] | None) -> list[DOMNode]:
+    """`screen` and one widget of each tui-chat widget class on it: the nodes whose bindings
+    the help screen and the command palette list."""
+    if screen is None:
+        return []
+    nodes: list[DOMNode] = [screen]
+    seen: set[type[DOMNode]] = {type(screen)}
+    for widget in screen.walk_children():
+        kind = type(widget)
+        if kind not in seen and kind.__module__.startswith("tui_chat."):
+            seen.add(kind)
+            nodes.append(widget)
+    return nodes
+
+
 def collect_key_help(app: App[object], screen: Screen[object] | None,
                      extra: Sequence[tuple[str, str]] = PROMPT_KEYS,
                      extra_group: str = "Prompt") -> list[KeyHelp]:
     """Rows for every described binding of `app`, `screen` and tui-chat's widgets on it."""
-    nodes: list[DOMNode] = [app]
-    if screen is not None:
-        nodes.append(screen)
-        seen: set[type[DOMNode]] = {type(screen)}
-        for widget in screen.walk_children():
-            kind = type(widget)
-            if kind not in seen and kind.__module__.startswith("tui_chat."):
-                seen.add(kind)
-                nodes.append(widget)
+    nodes: list[DOMNode] = [app, *screen_nodes(screen)]
     rows: list[KeyHelp] = []
     for node in nodes:
         rows.extend(_rows_for(app, node))
