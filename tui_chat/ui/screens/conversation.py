@@ -12,7 +12,7 @@ import contextlib
 import time
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -20,7 +20,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Markdown, Static
+from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
 
 from tui_chat.core.errors import TuiChatError
@@ -31,14 +31,17 @@ from tui_chat.core.session import (
 from tui_chat.core.text import one_line, sanitize
 from tui_chat.ui.controller import ChatController
 from tui_chat.ui.messages import ConversationChanged, ReplyStateChanged
-from tui_chat.ui.screens.confirm import ConfirmScreen
-from tui_chat.ui.screens.model_picker import ModelChoice, ModelPickerScreen
 from tui_chat.ui.screens.reply_presenter import ReplyPresenter
 from tui_chat.ui.widgets.conversation_list import ConversationList
 from tui_chat.ui.widgets.message_list import MessageList
 from tui_chat.ui.widgets.message_view import provider_label
 from tui_chat.ui.widgets.prompt_input import PromptInput
 from tui_chat.ui.widgets.status_bar import StatusBar
+
+if TYPE_CHECKING:  # imported on first use: not on the start-up path
+    from textual.widgets import Markdown
+
+    from tui_chat.ui.screens.model_picker import ModelChoice
 
 YIELD_EVERY = 0.008
 """Seconds of event handling after which the worker lets key presses in."""
@@ -263,6 +266,8 @@ class ConversationScreen(Screen[None]):
 
     def choose_model(self, *, then_regenerate: bool = False) -> None:
         """Open the model picker; the choice applies from the next message on."""
+        from tui_chat.ui.screens.model_picker import ModelChoice, ModelPickerScreen
+
         controller = self.controller
         recent = [ModelChoice(p, m) for p, m in controller.recent_models()]
         picker = ModelPickerScreen(controller.settings, catalog=controller.catalog,
@@ -306,8 +311,8 @@ class ConversationScreen(Screen[None]):
     def _leave(self) -> None:
         self.prompt.focus()
 
-    @on(Markdown.LinkClicked)
-    def _link(self, event: Markdown.LinkClicked) -> None:
+    def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
+        """A link in the live reply (Textual's Markdown, imported with the first reply)."""
         event.stop()
         self.confirm_open(event.href)
 
@@ -318,6 +323,8 @@ class ConversationScreen(Screen[None]):
 
     def confirm_open(self, href: str) -> None:
         """Links the model wrote open only after the user says yes."""
+        from tui_chat.ui.screens.confirm import ConfirmScreen
+
         url = sanitize(href)
 
         def answered(yes: bool | None) -> None:
