@@ -9,6 +9,7 @@ Everything shown here is untrusted: it goes through `sanitize()` and never throu
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType
@@ -84,6 +85,12 @@ def render_message(message: Message, *, code_theme: str = "monokai",
     return Group(*parts)
 
 
+LINES_CACHED = 300
+"""Drawn messages kept (by content, style and width) for when their page is mounted again:
+Home and End in a long conversation mount a page of new views, drawn from here."""
+_LINES: dict[tuple[Hashable, int], list[Strip]] = {}
+
+
 class CachedRender(Visual):
     """A Rich renderable drawn once per width into Strips, as a Textual Visual.
 
@@ -93,12 +100,22 @@ class CachedRender(Visual):
     reply is never drawn on the event loop (where it would hold up key presses).
     """
 
-    def __init__(self, renderable: RenderableType, owner: Widget) -> None:
-        self.renderable = renderable
+    def __init__(self, renderable: RenderableType | Callable[[], RenderableType],
+                 owner: Widget, *, key: Hashable | None = None) -> None:
+        """`renderable` may be a function making it (called when first drawn); with a `key`,
+        the lines drawn are kept in a cache shared by every view of the same message."""
+        self._renderable = renderable
         self.owner = owner
+        self.key = key
         self._width: int | None = None
         self._strips: list[Strip] = []
         self._previous: tuple[int, list[Strip]] | None = None
+
+    @property
+    def renderable(self) -> RenderableType:
+        if callable(self._renderable):
+            self._renderable = self._renderable()
+        return self._renderable
 
     def prepare(self, console: Console, options: ConsoleOptions) -> None:
         """Draw for `options.max_width`, keeping the previous width's lines too: a layout
@@ -107,11 +124,18 @@ class CachedRender(Visual):
         width = options.max_width
         if width == self._width:
             return
+        cached = _LINES.get((self.key, width)) if self.key is not None else None
         if self._previous is not None and self._previous[0] == width:
             strips = self._previous[1]
+        elif cached is not None:
+            strips = cached
         else:
             lines = console.render_lines(self.renderable, options, pad=False)
             strips = [Strip(line) for line in lines]
+            if self.key is not None:
+                _LINES[(self.key, width)] = strips
+                while len(_LINES) > LINES_CACHED:
+                    _LINES.pop(next(iter(_LINES)), None)
         if self._width is not None:
             self._previous = (self._width, self._strips)
         self._strips, self._width = strips, width
@@ -186,8 +210,12 @@ class MessageView(Static):
         self.update(self._renderable())
 
     def _renderable(self) -> CachedRender:
-        self.cached = CachedRender(render_message(self.message, code_theme=self.code_theme,
-                                                  show_reasoning=self.show_reasoning), self)
+        message, theme, reasoning = self.message, self.code_theme, self.show_reasoning
+        key = (message.id, hash(message.content), message.status, message.error,
+               hash(message.reasoning), message.model, message.provider, theme, reasoning)
+        self.cached = CachedRender(
+            lambda: render_message(message, code_theme=theme, show_reasoning=reasoning), self,
+            key=key)
         return self.cached
 
     async def prepare(self, app: App[object], width: int) -> None:
