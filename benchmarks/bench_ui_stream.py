@@ -13,9 +13,10 @@ process (its replies: benchmarks/textgen.py). Medians of RUNS runs, each in a fr
 - CPU at 100 chunks/s: `time.process_time()` of this process (the app; the fake provider is
   another process) over the wall time, Enter to rendered, of a 2,000-chunk reply sent at
   about 100 chunks a second (20 s).
-- key press to screen: during a 20,000-chunk reply at full speed, a letter is sent every
-  50 ms the way the terminal driver delivers keys; latency = from sending to the first frame
-  painted with that letter in the prompt. p95 of each run, median over runs.
+- key press to screen: while the chunks of a 20,000-chunk reply arrive at full speed, a
+  letter is sent every 20 ms the way the terminal driver delivers keys (not waiting for the
+  screen); latency = from sending it to the first frame painted with it in the prompt. p95
+  of the keys of all runs together.
 
 Run: `python -m benchmarks ui_stream`.
 """
@@ -26,6 +27,7 @@ import asyncio
 import itertools
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +41,7 @@ from tui_chat.ui.screens.conversation import ConversationScreen
 RUNS = 3
 CPU_RUNS = 3
 WINDOW = 1_000
+KEY_EVERY = 0.02
 
 
 @dataclass
@@ -78,22 +81,30 @@ def _stamp_deltas(screen: ConversationScreen, stamps: list[tuple[float, int]]) -
     presenter.apply = apply  # type: ignore[method-assign]
 
 
-async def _type_during(app: Any, screen: ConversationScreen, clock: Any,
+def _prompt_has(screen: ConversationScreen, letters: int) -> Callable[[], bool]:
+    return lambda: len(screen.prompt.text) >= letters
+
+
+async def _type_during(app: Any, screen: ConversationScreen, clock: FrameClock,
+                       stamps: list[tuple[float, int]], total: int,
                        latencies: list[float]) -> None:
-    """Letters into the prompt every 50 ms while the reply streams; each one timed."""
-    await asyncio.sleep(0.3)
-    typed = 0
-    while screen.streaming:
-        typed += 1
-        length = typed
-        seen = clock.when(lambda n=length: len(screen.prompt.text) >= n)
-        began = timer()
+    """A letter into the prompt every KEY_EVERY s while the reply's chunks arrive (from the
+    first to the last; not while the finished reply is drawn after them), each timed on its
+    own, as a typist does not wait for the screen: from sending it to the first frame painted
+    with it in the prompt."""
+    while not stamps:  # noqa: ASYNC110 (polls a list the app fills; 2 ms is precise enough)
+        await asyncio.sleep(0.002)
+    pending: list[tuple[float, asyncio.Future[float]]] = []
+    while stamps[-1][1] < total and screen.streaming:
+        seen = clock.when(_prompt_has(screen, len(pending) + 1))
+        pending.append((timer(), seen))
         send_key(app, "a")
+        await asyncio.sleep(KEY_EVERY)
+    for began, seen in pending:
         try:
             latencies.append(await asyncio.wait_for(seen, 10) - began)
         except TimeoutError:
             latencies.append(10.0)
-        await asyncio.sleep(0.05)
 
 
 async def stream_once(url: str, model: str, expected: str, *, typing: bool = False,
@@ -108,7 +119,8 @@ async def stream_once(url: str, model: str, expected: str, *, typing: bool = Fal
             done = clock.when(reply_shown(screen, expected))
             cpu, began = time.process_time(), timer()
             await pilot.press("enter")
-            typist = (asyncio.create_task(_type_during(app, screen, clock, latencies))
+            typist = (asyncio.create_task(_type_during(app, screen, clock, stamps,
+                                                       len(expected), latencies))
                       if typing else None)
             finished = await asyncio.wait_for(done, limit)
             run = StreamRun(finished - began, time.process_time() - cpu, stamps, latencies)
@@ -142,10 +154,12 @@ async def measure(url: str) -> dict[str, Figure]:
         median([100 * r.cpu_seconds / r.seconds for r in cpu_runs]), 15, "%")
     typed = [await stream_once(url, "bench/markdown-20000", "".join(markdown_chunks(20000)),
                                typing=True) for _ in range(RUNS)]
-    print("  key p95: " + ", ".join(f"{1000 * percentile(r.latencies, 0.95):.0f} ms "
-                                    f"({len(r.latencies)} keys)" for r in typed), flush=True)
-    figures["ui.keypress_while_streaming_p95_ms"] = figure(
-        median([1000 * percentile(r.latencies, 0.95) for r in typed]), 50, "ms")
+    print("  key p95 by run: " + ", ".join(
+        f"{1000 * percentile(r.latencies, 0.95):.0f} ms (max {1000 * max(r.latencies):.0f}, "
+        f"{len(r.latencies)} keys)" for r in typed), flush=True)
+    pooled = [latency for r in typed for latency in r.latencies]
+    figures["ui.keypress_while_streaming_p95_ms"] = figure(1000 * percentile(pooled, 0.95), 50,
+                                                           "ms")
     return figures
 
 

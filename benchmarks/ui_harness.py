@@ -65,10 +65,14 @@ def services(url: str, store: Store, folder: Path) -> Services:
 async def running_app(url: str, folder: Path, *, model: str = "bench/1",
                       store_path: Path | None = None
                       ) -> AsyncIterator[tuple[TuiChatApp, Pilot[Any], ConversationScreen]]:
-    """The app, started and settled, with its conversation screen."""
+    """The app, started and settled (see below), with its conversation screen."""
     with Store.open(store_path or folder / "store.sqlite3") as store:
         app = TuiChatApp(services(url, store, folder), model=model)
         async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            # As a user would find it: up and idle, its warm-up thread done (it runs while
+            # the first prompt is typed, which takes longer than the warm-up).
+            await app.workers.wait_for_complete()
             await pilot.pause()
             screen = app.screen
             assert isinstance(screen, ConversationScreen)
