@@ -43,8 +43,12 @@ if TYPE_CHECKING:  # imported on first use: not on the start-up path
 
     from tui_chat.ui.screens.model_picker import ModelChoice
 
-YIELD_EVERY = 0.008
+YIELD_EVERY = 0.004
 """Seconds of event handling after which the worker lets key presses in."""
+YIELD_PAUSE = 0.001
+"""How long it then steps aside. Not sleep(0): a key press goes through several tasks (app,
+screen, prompt, then the frame), each behind another slice of the worker; a millisecond lets
+them all run (key to screen while a reply streams at full speed: p50 40 → 10 ms)."""
 EMPTY_HINT = ("Type a message and press Enter to send it; Ctrl+J inserts a new line.\n"
               "F2 picks a model, F1 lists every key, Ctrl+P finds any command.")
 
@@ -189,7 +193,7 @@ class ConversationScreen(Screen[None]):
                     if time.perf_counter() - turn > YIELD_EVERY:
                         # One network read can hold hundreds of events, and an async
                         # generator hands them over without returning to the loop.
-                        await asyncio.sleep(0)
+                        await asyncio.sleep(YIELD_PAUSE)
                         turn = time.perf_counter()
         except asyncio.CancelledError:
             await presenter.stopped()
