@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.bench_ui_startup import ROOT, bench_env
-from benchmarks.common import Figure, figure, median, report
+from benchmarks.common import Figure, figure, info, machine_reference, median, report
 from benchmarks.ui_stores import long_conversation
 
 RUNS = 3
@@ -42,12 +42,14 @@ def history_once(store: Path, conversation_id: str) -> dict[str, Any]:
 
 def run() -> dict[str, Figure]:
     store, conversation_id = long_conversation()
+    reference = machine_reference()
     runs = [history_once(store, conversation_id) for _ in range(RUNS)]
     for item in runs:
         print(f"  open {item['open_s']:.3f} s, RSS {item['rss_before_mb']:.0f} → "
               f"{item['rss_mb']:.0f} MB, home {[round(v * 1000) for v in item['home_s']]} ms, "
               f"end {[round(v * 1000) for v in item['end_s']]} ms", flush=True)
     return {
+        "ui.history_machine_reference_s": info(reference, "s"),
         "ui.open_2000_messages_s": figure(median([r["open_s"] for r in runs]), 0.5, "s"),
         "ui.open_2000_messages_rss_mb": figure(median([r["rss_mb"] for r in runs]), 300, "MB"),
         "ui.scroll_home_ms": figure(median([1000 * median(r["home_s"]) for r in runs]), 100,

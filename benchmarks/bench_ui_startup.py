@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.common import Figure, figure, info, median, report
+from benchmarks.common import Figure, figure, info, machine_reference, median, report
 from benchmarks.ui_stores import many_conversations
 
 RUNS = 7
@@ -48,6 +48,7 @@ def start_once(store: Path) -> float:
 
 def run() -> dict[str, Figure]:
     many = many_conversations()
+    reference = machine_reference()
     with tempfile.TemporaryDirectory(prefix="tui-chat-bench-") as name:
         empty = Path(name) / "empty.sqlite3"
         start_once(empty)  # warm the page cache for both
@@ -60,6 +61,7 @@ def run() -> dict[str, Figure]:
     print("  10,000 conversations: " + ", ".join(f"{v:.3f}" for v in many_s), flush=True)
     empty_median, many_median = median(empty_s), median(many_s)
     return {
+        "ui.startup_machine_reference_s": info(reference, "s"),
         "ui.startup_empty_store_s": figure(empty_median, 0.5, "s"),
         "ui.startup_10k_conversations_s": info(many_median, "s"),
         "ui.startup_10k_over_empty": figure(many_median / empty_median, 1.2, "x"),

@@ -32,7 +32,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import Figure, fake_provider_process, figure, median, report, timer
+from benchmarks.common import (
+    Figure,
+    fake_provider_process,
+    figure,
+    info,
+    machine_reference,
+    median,
+    report,
+    timer,
+)
 from benchmarks.textgen import fence_chunks, markdown_chunks
 from benchmarks.ui_harness import FrameClock, percentile, reply_shown, running_app, send_key
 from tui_chat.core.events import ContentDelta
@@ -132,7 +141,7 @@ async def stream_once(url: str, model: str, expected: str, *, typing: bool = Fal
 
 
 async def measure(url: str) -> dict[str, Figure]:
-    figures: dict[str, Figure] = {}
+    figures: dict[str, Figure] = {"ui.stream_machine_reference_s": info(machine_reference(), "s")}
     await stream_once(url, "bench/markdown-200", "".join(markdown_chunks(200)))  # warm up
     cases = [("md2k", "bench/markdown-2000", markdown_chunks(2000), 1.0),
              ("md20k", "bench/markdown-20000", markdown_chunks(20000), 8.0),

@@ -73,3 +73,14 @@ def median(values: list[float]) -> float:
 
 def timer() -> float:
     return time.perf_counter()
+
+
+def machine_reference() -> float:
+    """Seconds for a fixed pure-Python loop (median of 5): this machine's speed right now.
+    A shared 2-core VM varies by a third from minute to minute; read the figures beside it."""
+    times = []
+    for _ in range(5):
+        began = timer()
+        sum(i * i for i in range(1_000_000))
+        times.append(timer() - began)
+    return median(times)
