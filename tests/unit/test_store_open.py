@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -204,3 +205,45 @@ def test_a_store_another_process_already_replaced_is_not_moved_again(
         assert "another tui-chat process moved it aside" in store.notice
     assert _broken_files(tmp_path, "store.sqlite3") == []
     assert (tmp_path / "moved-by-the-other-process").read_bytes() == b"garbage " * 100
+
+
+def test_a_store_created_between_two_reads_is_not_taken_for_a_foreign_one(
+    tmp_path: Path,
+) -> None:
+    """Another process may create the store while this one checks it: the version and the
+    tables must be read in one snapshot, or version 0 with tables looks like another
+    program's database and a fresh, in-use store gets moved aside."""
+    from tui_chat.core import store_file
+    from tui_chat.core.store_schema import migrate
+
+    path = tmp_path / "racing.sqlite3"
+
+    class Interleaved(sqlite3.Connection):
+        raced = False
+
+        def execute(self, sql: str, *args: object) -> sqlite3.Cursor:  # type: ignore[override]
+            cursor = super().execute(sql, *args)
+            if sql.startswith("PRAGMA user_version") and not Interleaved.raced:
+                Interleaved.raced = True
+                # The other process creates the store now. Given a snapshot, it has to wait
+                # for our read to end (so we give up waiting after a second); without one,
+                # it finishes before our next read.
+                racer.start()
+                racer.join(timeout=1.0)
+            return cursor
+
+    def create_elsewhere() -> None:
+        other = sqlite3.connect(path, isolation_level=None, timeout=10)
+        migrate(other, 0)
+        other.close()
+
+    racer = threading.Thread(target=create_elsewhere)
+
+    conn = sqlite3.connect(path, isolation_level=None, timeout=5, factory=Interleaved)
+    try:
+        store_file._check_and_migrate(conn, path)
+    finally:
+        conn.close()
+        racer.join()
+    assert Interleaved.raced
+    assert [p.name for p in tmp_path.iterdir() if "broken" in p.name] == []

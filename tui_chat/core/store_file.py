@@ -71,14 +71,21 @@ def _identity(path: Path) -> tuple[int, int] | None:
 def _check_and_migrate(conn: sqlite3.Connection, path: Path) -> None:
     try:
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
-        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        # One read transaction for the version and the tables: read apart, another process
+        # creating the store between the two reads made a fresh store look like another
+        # program's database (version 0 with tables), and it was moved aside mid-use.
+        conn.execute("BEGIN")
+        try:
+            version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+            tables = {row[0] for row in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            conn.execute("COMMIT")
         if version > SCHEMA_VERSION:
             raise StoreError(
                 f"The conversation store {path} was written by a newer tui-chat (schema "
                 f"version {version}; this one reads up to {SCHEMA_VERSION}); upgrade tui-chat. "
                 "The file was not changed.")
-        tables = {row[0] for row in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table'")}
         if version == 0 and tables:
             raise Unusable("it is an SQLite database of another program")
         if version > 0 and not tables >= OUR_TABLES:
