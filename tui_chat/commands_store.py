@@ -13,7 +13,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from tui_chat.core import export
 from tui_chat.core.config import write_private_file
 from tui_chat.core.errors import ExitCode, UsageError
 from tui_chat.core.models import SearchHit
@@ -111,6 +110,8 @@ def _model(provider: str | None, model: str | None) -> str:
 
 def _show(store: Store, args: argparse.Namespace, out: TextIO, _err: TextIO,
           _in: TextIO) -> int:
+    from tui_chat.core import export  # JSON import/export: not on the app's start-up path
+
     cid = store.resolve_id(args.id)
     text = export.conversation_to_markdown(store.get_conversation(cid), store.get_messages(cid))
     out.write(_clean(out)(text))
@@ -147,6 +148,8 @@ def _highlight(hit: SearchHit) -> str:
 
 def _export(store: Store, args: argparse.Namespace, out: TextIO, err: TextIO,
             _in: TextIO) -> int:
+    from tui_chat.core import export  # JSON import/export: not on the app's start-up path
+
     target: Path | None = args.output
     if target is not None and target.exists() and not args.force:
         raise UsageError(f"{target} already exists; pass --force to overwrite it, or choose "
@@ -175,6 +178,8 @@ def _export(store: Store, args: argparse.Namespace, out: TextIO, err: TextIO,
 
 def _import(store: Store, args: argparse.Namespace, out: TextIO, _err: TextIO,
             _in: TextIO) -> int:
+    from tui_chat.core import export  # JSON import/export: not on the app's start-up path
+
     result = export.import_file(store, args.file)
     print(result.describe(), file=out)
     return int(ExitCode.OK)

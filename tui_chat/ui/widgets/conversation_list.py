@@ -24,7 +24,6 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui_chat.core.errors import TuiChatError
-from tui_chat.core.export import export_markdown
 from tui_chat.core.models import ConversationSummary, SearchHit
 from tui_chat.core.store import Store
 from tui_chat.core.text import one_line
@@ -58,6 +57,8 @@ def write_new_file(path: Path, text: str) -> None:
 def export_conversation(store: Store, conversation_id: str, requested: Path) -> Path:
     """Write the conversation as Markdown to `requested`, or beside it under a new name when
     that file exists. Returns the path written."""
+    from tui_chat.core.export import export_markdown  # not on the start-up path
+
     path = requested.expanduser()
     if path.exists():
         path = export_path(path.parent, path.stem, conversation_id)
