@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -94,7 +95,7 @@ def _check_and_migrate(conn: sqlite3.Connection, path: Path) -> None:
             check = [row[0] for row in conn.execute("PRAGMA quick_check")]
             if check != ["ok"]:
                 raise Unusable("it is damaged: " + one_line(str(check[0]), 80))
-        conn.execute("PRAGMA journal_mode = WAL")
+        _enable_wal(conn)
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
         migrate(conn, version)
@@ -102,6 +103,29 @@ def _check_and_migrate(conn: sqlite3.Connection, path: Path) -> None:
         if getattr(error, "sqlite_errorcode", None) in _CORRUPT_CODES:
             raise Unusable(str(error)) from None
         raise _store_error(path, error) from None
+
+
+def _enable_wal(conn: sqlite3.Connection) -> None:
+    """Switch the file to WAL mode, waiting for other connections as the busy timeout would.
+
+    Changing the journal mode needs the file to itself, and SQLite reports "database is
+    locked" at once instead of calling the busy handler: two processes creating the store
+    together failed this way (seen in the two-writer test under load).
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_SECONDS
+    while True:
+        try:
+            mode = str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+            if mode.lower() == "wal":
+                return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) and "busy" not in str(error):
+                raise
+            if time.monotonic() > deadline:
+                raise
+        if time.monotonic() > deadline:
+            raise sqlite3.OperationalError("database is locked")
+        time.sleep(0.02)
 
 
 def _store_error(path: Path, error: sqlite3.Error) -> StoreError:
