@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.terminal import run_on_terminal
 from tests.fakeprovider import FakeProvider, Reply, chunk, sse, stream_of
 from tui_chat import __version__
 
@@ -175,27 +176,10 @@ def test_models_falls_back_to_known_list_and_says_so(sutra_server: FakeProvider)
 
 def test_terminal_output_drops_escape_sequences(chutes_server: FakeProvider) -> None:
     """On a terminal, ESC/OSC sequences in model text never reach it (title, clipboard...)."""
-    import pty
-
     hostile = "safe\x1b]0;pwned\x07 \x1b]52;c;ZXZpbA==\x07\x1b[2J\u202eend"
     chutes_server.script(Reply([sse(chunk(hostile)), sse(chunk(finish_reason="stop")),
                                 b"data: [DONE]\n\n"]))
-    main_fd, child_fd = pty.openpty()
-    env = {**os.environ, **chutes_env(chutes_server)}
-    process = subprocess.Popen([sys.executable, "-m", "tui_chat", "ask", "--no-save", "q"],
-                               stdout=child_fd, stderr=subprocess.PIPE, env=env)
-    os.close(child_fd)
-    received = b""
-    while True:
-        try:
-            data = os.read(main_fd, 4096)
-        except OSError:
-            break
-        if not data:
-            break
-        received += data
-    os.close(main_fd)
-    assert process.wait(timeout=30) == 0
-    text = received.decode()
+    code, text, _ = run_on_terminal("ask", "--no-save", "q", env=chutes_env(chutes_server))
+    assert code == 0
     assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
     assert text.startswith("safe]0;pwned ]52;c;ZXZpbA==[2Jend")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import signal
 import sqlite3
 import subprocess
@@ -16,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.terminal import run_on_terminal
 from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tui_chat.core.models import Conversation, Message, MessageStatus, Role
 from tui_chat.core.session import CANCELLED_NOTE
@@ -60,28 +60,6 @@ def run(*args: str, env: dict[str, str] | None = None, stdin: str | None = None
     return subprocess.run([sys.executable, "-m", "tui_chat", *args], input=stdin,
                           capture_output=True, text=True, env={**os.environ, **(env or {})},
                           timeout=60, check=False)
-
-
-def run_on_terminal(*args: str, answer: str | None = None) -> tuple[int, str, str]:
-    """Run with stdin and stdout on a pseudo-terminal; returns (code, terminal text, stderr)."""
-    main_fd, child_fd = pty.openpty()
-    process = subprocess.Popen([sys.executable, "-m", "tui_chat", *args], stdin=child_fd,
-                               stdout=child_fd, stderr=subprocess.PIPE)
-    os.close(child_fd)
-    if answer is not None:
-        os.write(main_fd, answer.encode())
-    received = b""
-    while True:
-        try:
-            data = os.read(main_fd, 4096)
-        except OSError:
-            break
-        if not data:
-            break
-        received += data
-    os.close(main_fd)
-    _, err = process.communicate(timeout=30)
-    return process.returncode, received.decode(), err.decode()
 
 
 def chutes_env(server: FakeProvider) -> dict[str, str]:
