@@ -13,7 +13,7 @@ from tests.cli.terminal import run_on_terminal
 from tests.fakeprovider import FakeProvider, Reply, chunk, sse, stream_of
 from tui_chat import __version__
 
-KEY = "cpk_0123456789abcdef0123456789abcdef.SECRET"
+KEY = "cpk_fake-test-key-not-real-0123.SECRET"
 
 
 def run(*args: str, env: dict[str, str] | None = None, stdin: str | None = None,
