@@ -15,3 +15,12 @@ async def wait_idle(pilot: Pilot[Any], seconds: float = 30) -> None:
     await pilot.pause(0.02)
     await wait_until(pilot, lambda: not conversation(pilot.app).streaming, seconds)
     await pilot.pause()
+
+
+async def send(pilot: Pilot[Any], text: str) -> None:
+    """Type `text` into an emptied prompt, press Enter and wait until the reply has ended."""
+    screen = conversation(pilot.app)
+    screen.prompt.clear()
+    screen.prompt.insert(text)
+    await pilot.press("enter")
+    await wait_idle(pilot)

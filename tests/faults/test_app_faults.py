@@ -15,7 +15,7 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.fakeprovider import DONE, FakeProvider, Reply, chunk, sse, stream_of
-from tests.faults.pilot import wait_idle
+from tests.faults.pilot import send, wait_idle
 from tests.ui.conftest import (
     AppFactory,
     conversation,
@@ -90,14 +90,6 @@ FAULTS: dict[str, Fault] = {
 
 def llm_workers(app: TuiChatApp) -> list[object]:
     return [w for w in app.workers if w.group == "llm" and not w.is_finished]
-
-
-async def send(pilot: Pilot[Any], text: str) -> None:
-    screen = conversation(pilot.app)
-    screen.prompt.clear()
-    screen.prompt.insert(text)
-    await pilot.press("enter")
-    await wait_idle(pilot)
 
 
 def shown_messages(app: TuiChatApp) -> list[Message]:

@@ -15,7 +15,7 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
-from tests.faults.pilot import wait_idle
+from tests.faults.pilot import send
 from tests.ui.conftest import conversation, record_notifications, wait_until
 from tui_chat import cli
 from tui_chat.core.config import load_settings
@@ -68,11 +68,8 @@ async def run_app(check: Callable[[Pilot[Any], TuiChatApp, Notes], Any]) -> TuiC
 
 async def send_works(pilot: Pilot[Any], server: FakeProvider, text: str = "hello") -> Message:
     server.script(Reply(stream_of(["it ", "works"])))
+    await send(pilot, text)
     screen = conversation(pilot.app)
-    screen.prompt.clear()
-    screen.prompt.insert(text)
-    await pilot.press("enter")
-    await wait_idle(pilot)
     reply = screen.query(MessageView)[-1].message
     assert (reply.content, reply.status) == ("it works", MessageStatus.COMPLETE)
     return reply

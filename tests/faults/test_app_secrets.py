@@ -16,7 +16,7 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
-from tests.faults.pilot import wait_idle
+from tests.faults.pilot import send
 from tests.ui.conftest import conversation, record_notifications, wait_until
 from tui_chat.ui.app import TuiChatApp, build_services
 from tui_chat.ui.screens.model_picker import ModelPickerScreen
@@ -33,14 +33,6 @@ ROOT = Path(__file__).resolve().parents[2]
 def leaks(text: str | bytes) -> list[str]:
     data = text.encode() if isinstance(text, str) else text
     return [secret for secret in SECRETS if secret.encode() in data]
-
-
-async def send(pilot: Pilot[Any], text: str) -> None:
-    screen = conversation(pilot.app)
-    screen.prompt.clear()
-    screen.prompt.insert(text)
-    await pilot.press("enter")
-    await wait_idle(pilot)
 
 
 async def test_keys_appear_nowhere_the_app_writes_or_shows(
