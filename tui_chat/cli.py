@@ -18,7 +18,7 @@ from tui_chat.core.events import ContentDelta, FinishReason, ReasoningDelta, Ret
 from tui_chat.core.models import ChatMessage, Conversation, Parameters, Role
 from tui_chat.core.providers import Provider
 from tui_chat.core.store import Store
-from tui_chat.core.text import sanitize
+from tui_chat.core.text import cleaner_for, sanitize
 
 if TYPE_CHECKING:  # the HTTP stack is imported only by the commands that talk to a provider,
     # so that `tui-chat` (the app) starts without it
@@ -225,9 +225,7 @@ async def print_stream(events: AsyncIterator[SessionEvent], show_reasoning: bool
     from tui_chat.core.session import ReplyFailed
 
     out, err = sys.stdout, sys.stderr
-    # Model text goes to a terminal only after control characters are dropped; into a pipe or
-    # file it goes byte for byte, so scripts get exactly what the model wrote.
-    clean = sanitize if out.isatty() else _identity
+    clean = cleaner_for(out)
     wrote_any = False
     ends_with_newline = True
     failure: TuiChatError | None = None
@@ -270,10 +268,6 @@ async def print_stream(events: AsyncIterator[SessionEvent], show_reasoning: bool
 def _warn_length(err: TextIO) -> None:
     print(f"\n{PROG}: the reply stopped at the max-tokens limit; raise --max-tokens for more.",
           file=err)
-
-
-def _identity(text: str) -> str:
-    return text
 
 
 async def run_models(args: argparse.Namespace, settings: Settings) -> int:

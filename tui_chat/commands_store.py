@@ -17,7 +17,7 @@ from tui_chat.core.config import write_private_file
 from tui_chat.core.errors import ExitCode, UsageError
 from tui_chat.core.models import SearchHit
 from tui_chat.core.store import Store
-from tui_chat.core.text import one_line, sanitize
+from tui_chat.core.text import cleaner_for, one_line
 
 PROG = "tui-chat"
 SHORT_ID = 8
@@ -76,14 +76,6 @@ def run_store_command(args: argparse.Namespace, *, stdout: TextIO | None = None,
         return handlers[args.command](store, args, out, err, stdin or sys.stdin)
 
 
-def _clean(out: TextIO) -> Callable[[str], str]:
-    return sanitize if out.isatty() else _identity
-
-
-def _identity(text: str) -> str:
-    return text
-
-
 def _history(store: Store, args: argparse.Namespace, out: TextIO, err: TextIO,
              _in: TextIO) -> int:
     if args.limit < 1:
@@ -114,7 +106,7 @@ def _show(store: Store, args: argparse.Namespace, out: TextIO, _err: TextIO,
 
     cid = store.resolve_id(args.id)
     text = export.conversation_to_markdown(store.get_conversation(cid), store.get_messages(cid))
-    out.write(_clean(out)(text))
+    out.write(cleaner_for(out)(text))
     return int(ExitCode.OK)
 
 
@@ -165,7 +157,7 @@ def _export(store: Store, args: argparse.Namespace, out: TextIO, err: TextIO,
     writer = export.export_json if fmt == "json" else export.export_markdown
     text = writer(store, ids)
     if target is None:
-        out.write(_clean(out)(text))
+        out.write(cleaner_for(out)(text))
         return int(ExitCode.OK)
     try:
         write_private_file(target, text)

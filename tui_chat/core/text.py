@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import TextIO
 
 # C0 controls except TAB and LF, DEL, C1 controls, and the bidi overrides/isolates that can make
 # text read differently from what it is ("Trojan Source"). ZWJ/ZWNJ stay: emoji sequences and
@@ -24,3 +26,13 @@ def one_line(text: str, limit: int = 80) -> str:
     """Collapse whitespace into a single trimmed line of at most `limit` characters."""
     line = " ".join(sanitize(text).split())
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
+def cleaner_for(stream: TextIO) -> Callable[[str], str]:
+    """`sanitize` for a terminal; text unchanged for a pipe or file, so scripts get exactly
+    what the model wrote."""
+    return sanitize if stream.isatty() else _unchanged
+
+
+def _unchanged(text: str) -> str:
+    return text
