@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 import httpx
@@ -130,7 +130,7 @@ class ProviderClient:
         model: str,
         messages: Sequence[ChatMessage],
         parameters: Parameters | None = None,
-    ) -> AsyncIterator[StreamEvent]:
+    ) -> AsyncGenerator[StreamEvent, None]:
         """Yield typed events until the reply is complete; raise a ProviderError otherwise.
 
         Closing the iterator (or cancelling the task consuming it) closes the response at once.
@@ -198,7 +198,7 @@ class ProviderClient:
             "the provider may not support streaming for this model. Try another model."
         )
 
-    async def parse_stream(self, body: AsyncIterator[bytes]) -> AsyncIterator[StreamEvent]:
+    async def parse_stream(self, body: AsyncIterator[bytes]) -> AsyncGenerator[StreamEvent, None]:
         """Turn the bytes of an event-stream body, however split, into typed events."""
         parser = SSEParser()
         splitter = ReasoningSplitter()

@@ -245,18 +245,14 @@ class ChatSession:
         fold = _Fold(reply, self._clock)
         try:
             yield ReplyStarted(reply.model_copy())
-            stream = client.stream_chat(model, history, parameters or self.conversation.parameters)
-            try:
+            # aclosing: the response is closed now, not when the garbage collector gets to it.
+            async with contextlib.aclosing(client.stream_chat(
+                    model, history, parameters or self.conversation.parameters)) as stream:
                 async for event in stream:
                     fold.apply(event)
                     if fold.since_flush() >= self.flush_interval:
                         self._flush(fold)
                     yield event
-            finally:
-                # Close the response now, not when the garbage collector gets to it.
-                aclose = getattr(stream, "aclose", None)
-                if aclose is not None:
-                    await aclose()
         except TuiChatError as error:
             message, unsaved = self._final_flush(fold.fail(error.message))
             yield ReplyFailed(message, unsaved or error)
