@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from collections.abc import AsyncIterator
 
@@ -433,3 +434,41 @@ async def test_slow_consumer_is_not_a_stalled_stream(chutes_server: FakeProvider
             received.append(event)
             await asyncio.sleep(0.3)
     assert text_of(received) == "abc" and isinstance(received[-1], StreamDone)
+
+
+async def _arrival_batches(server: FakeProvider, coalesce: float) -> tuple[str, int]:
+    """(text, batches) of 40 tokens sent 10 ms apart; a batch is a run of tokens taken
+    less than 5 ms apart (read from the network together)."""
+    words = [f"w{i} " for i in range(40)]
+    server.script(Reply(stream_of(words), delay=0.01))
+    loop = asyncio.get_running_loop()
+    stamps: list[float] = []
+    text = ""
+    async with make_client(server, coalesce=coalesce) as client:
+        async for event in client.stream_chat("m", HELLO):
+            if isinstance(event, ContentDelta):
+                stamps.append(loop.time())
+                text += event.text
+    gaps = [later - earlier for earlier, later in itertools.pairwise(stamps)]
+    return text, 1 + sum(gap > 0.005 for gap in gaps)
+
+
+async def test_a_trickle_is_read_in_batches_when_coalescing(chutes_server: FakeProvider
+                                                            ) -> None:
+    """With `coalesce`, tokens that trickle in are read a batch at a time (fewer wakeups),
+    all of them, in order; without it each token is taken as it comes."""
+    words = "".join(f"w{i} " for i in range(40))
+    text, batches = await _arrival_batches(chutes_server, coalesce=0.1)
+    assert text == words
+    assert batches <= 10  # about 0.4 s / 0.1 s
+    text, batches = await _arrival_batches(chutes_server, coalesce=0.0)
+    assert text == words
+    assert batches >= 15
+
+
+async def test_coalescing_pauses_do_not_count_as_a_stalled_stream(chutes_server: FakeProvider
+                                                                  ) -> None:
+    chutes_server.script(Reply(stream_of([f"w{i} " for i in range(20)]), delay=0.01))
+    async with make_client(chutes_server, timeouts=Timeouts(read=0.15),
+                           coalesce=0.2) as client:
+        assert text_of(await collect(client)) == "".join(f"w{i} " for i in range(20))

@@ -25,6 +25,10 @@ if TYPE_CHECKING:  # imported on first use: the HTTP stack is not on the start-u
     from tui_chat.core.client import ProviderClient
     from tui_chat.core.model_catalog import ModelCatalog
 
+READ_COALESCE = 0.05
+"""Seconds between two reads of a trickling stream: the live reply is drawn at most every
+50 ms anyway, and each read costs as much CPU as drawing a few tokens (ProviderClient)."""
+
 
 @dataclass
 class Services:
@@ -159,7 +163,8 @@ class ChatController:
 
             key = self.settings.require_key(self.provider)
             client = ProviderClient(self.provider, key, timeouts=self.settings.timeouts,
-                                    max_retries=self.settings.max_retries)
+                                    max_retries=self.settings.max_retries,
+                                    coalesce=READ_COALESCE)
             self._clients[self.provider_name] = client
         return client
 
