@@ -7,6 +7,7 @@ from tests.ui.conftest import (
     AppFactory,
     conversation,
     record_notifications,
+    rendered_text,
     wait_idle,
     wait_until,
 )
@@ -48,17 +49,18 @@ async def test_send_streams_reply_and_saves_it(make_app: AppFactory, store: Stor
 async def test_reasoning_streams_into_thinking_block_collapsed_when_answer_starts(
         make_app: AppFactory, chutes_server: FakeProvider) -> None:
     pieces = ["<think>", "let me ", "think", "</think>", "\n\nThe answer", " is 4."]
-    chutes_server.script(Reply(stream_of(pieces), delay=0.05))
+    chutes_server.script(Reply(stream_of(pieces), delay=0.2))
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("q", "enter")
         screen = conversation(app)
         await wait_until(pilot, lambda: bool(screen.query(ReplyView))
-                         and "think" in screen.query_one(ReplyView).reasoning)
-        thinking = screen.query_one("#thinking")
-        assert thinking.has_class("-shown") and not thinking.collapsed  # type: ignore[attr-defined]
-        await wait_until(pilot, lambda: "answer" in screen.query_one(ReplyView).content)
-        assert screen.query_one("#thinking").collapsed  # type: ignore[attr-defined]
+                         and "let me think" in rendered_text(screen.query_one(ReplyView)))
+        live = screen.query_one(ReplyView)
+        assert "▼ Thinking" in rendered_text(live)
+        await wait_until(pilot, lambda: "The answer" in rendered_text(live))
+        shown = rendered_text(live)
+        assert "▶ Thinking (3 words)" in shown and "let me think" not in shown
         await wait_idle(pilot)
         reply = screen.query(MessageView)[-1].message
         assert reply.reasoning == "let me think" and reply.content == "The answer is 4."

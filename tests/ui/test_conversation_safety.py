@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from textual.widgets import Markdown
+from textual.geometry import Region
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tests.ui.conftest import (
@@ -40,7 +40,7 @@ async def test_markup_and_escape_sequences_in_a_reply_are_literal_and_inert(
                          and "[/]" in screen.query_one(ReplyView).content)
         live = screen.query_one(ReplyView)
         await wait_until(pilot, lambda: live.caught_up)
-        shown = rendered_text(live.query_one(Markdown))
+        shown = rendered_text(live)
         assert "[bold red]x[/]" in shown and "[@click=app.quit]y[/]" in shown
         assert "x[/]" in shown and without_escapes(shown)
         assert without_escapes(live.content)
@@ -84,24 +84,25 @@ async def test_first_run_without_any_key_explains_how_to_add_one(
     assert chutes_server.requests == []
 
 
-async def test_links_open_only_after_confirmation(make_app: AppFactory,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_link_in_the_live_reply_is_text_with_its_address_not_a_hyperlink(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    """Links open only through `o` and a confirmation: the live view draws them as text."""
+    pieces = ["See [the docs](https://docs.example/a) ", "for more.\n\n", "Next"]
+    chutes_server.script(Reply(stream_of(pieces), stall_after=len(pieces) + 1, stall_seconds=20))
     app = make_app()
-    opened: list[str] = []
-    monkeypatch.setattr(app, "open_url", lambda url, **_: opened.append(url))
     async with app.run_test(size=(100, 30)) as pilot:
         screen = conversation(app)
-        markdown = Markdown("x", open_links=False)
-        await screen.mount(markdown)
-        markdown.post_message(Markdown.LinkClicked(markdown, "https://example.com/\x1b[2Jx"))
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
-        assert opened == []
-        await pilot.press("n")
-        assert opened == []
-        markdown.post_message(Markdown.LinkClicked(markdown, "https://example.com/a"))
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
-        await pilot.press("y")
-        assert opened == ["https://example.com/a"]
+        await pilot.press("l", "enter")
+        await wait_until(pilot, lambda: bool(screen.query(ReplyView))
+                         and screen.query_one(ReplyView).content.endswith("Next"))
+        live = screen.query_one(ReplyView)
+        await wait_until(pilot, lambda: live.caught_up)
+        shown = rendered_text(live)
+        assert "See the docs (https://docs.example/a) for more." in shown
+        lines = live.render_lines(Region(0, 0, *live.size))
+        assert not any(segment.style and segment.style.link
+                       for line in lines for segment in line)
+        await screen.stop_streaming()
 
 
 async def test_copy_message_and_last_code_block(make_app: AppFactory,

@@ -1,19 +1,18 @@
-"""The live reply: settled text leaves the live Markdown; pacing; long replies end intact."""
+"""The live reply: settled text is drawn once, only the tail per append; long replies end
+intact."""
 
 from __future__ import annotations
 
-from textual.widgets import Markdown
-
 from tests.fakeprovider import FakeProvider, Reply, stream_of
-from tests.ui.conftest import AppFactory, conversation, wait_idle, wait_until
-from tui_chat.ui.widgets.message_view import MessageView
-from tui_chat.ui.widgets.reply_view import (
+from tests.ui.conftest import AppFactory, conversation, rendered_text, wait_idle, wait_until
+from tui_chat.ui.widgets.live_text import (
     FENCE_LINES,
-    FREEZE_CHARS,
-    ReplyView,
+    Split,
     settled_length,
-    split_settled,
+    split_markdown,
 )
+from tui_chat.ui.widgets.message_view import MessageView
+from tui_chat.ui.widgets.reply_view import ReplyView
 
 
 def test_settled_length_stops_before_the_last_block_and_never_inside_a_fence() -> None:
@@ -27,13 +26,13 @@ def test_settled_length_stops_before_the_last_block_and_never_inside_a_fence() -
 
 def test_a_long_open_fence_is_split_at_a_line_and_reopened() -> None:
     body = "".join(f"x{i}\n" for i in range(FENCE_LINES + 5))
-    settled, rest = split_settled("Intro\n\n~~~~py\n" + body + "par") or ("", "")
-    assert settled == "Intro\n\n~~~~py\n" + body + "~~~~\n"
-    assert rest == "~~~~py\npar"
-    assert split_settled("```\n" + "x\n" * 3) is None  # short fences stay live
+    assert split_markdown("Intro\n\n~~~~py\n" + body + "par") == Split(
+        "Intro\n\n~~~~py\n" + body + "~~~~\n", "~~~~py\npar", fence_open=True)
+    assert split_markdown("one\n\ntwo") == Split("one\n\n", "two", fence_open=False)
+    assert split_markdown("```\n" + "x\n" * 3) is None  # short fences stay live
 
 
-async def test_long_reply_moves_settled_blocks_out_of_the_live_markdown(
+async def test_a_long_reply_redraws_only_its_last_block(
         make_app: AppFactory, chutes_server: FakeProvider) -> None:
     paragraphs = [f"Paragraph {i} with **bold** and `code`.\n\n" for i in range(300)]
     chutes_server.script(Reply(stream_of(paragraphs), stall_after=len(paragraphs) + 1,
@@ -45,11 +44,13 @@ async def test_long_reply_moves_settled_blocks_out_of_the_live_markdown(
         await wait_until(pilot, lambda: bool(screen.query(ReplyView))
                          and "Paragraph 299" in screen.query_one(ReplyView).content)
         reply = screen.query_one(ReplyView)
-        live = reply.query_one(Markdown)
         await wait_until(pilot, lambda: reply.caught_up)
-        assert len(live.source) <= FREEZE_CHARS + 200  # bounded, however long the reply
-        assert reply.query(".settled")
-        assert "Paragraph 0 " not in live.source  # moved out to a .settled Static
+        assert reply.answer.source == "".join(paragraphs)
+        assert len(reply.answer.tail_text) < 100  # bounded, however long the reply
+        shown = rendered_text(reply)
+        assert "Paragraph 0 with bold and code." in shown  # settled, drawn as Markdown
+        assert "Paragraph 299 with bold and code." in shown
+        assert "**" not in shown and "`" not in shown
         await pilot.press("escape")
         await wait_idle(pilot)
         final = screen.query(MessageView)[-1].message

@@ -39,8 +39,6 @@ from tui_chat.ui.widgets.prompt_input import PromptInput
 from tui_chat.ui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:  # imported on first use: not on the start-up path
-    from textual.widgets import Markdown
-
     from tui_chat.ui.screens.model_picker import ModelChoice
 
 YIELD_EVERY = 0.004
@@ -314,11 +312,6 @@ class ConversationScreen(Screen[None]):
     @on(MessageList.LeaveRequested)
     def _leave(self) -> None:
         self.prompt.focus()
-
-    def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
-        """A link in the live reply (Textual's Markdown, imported with the first reply)."""
-        event.stop()
-        self.confirm_open(event.href)
 
     @on(MessageList.LinkRequested)
     def _link_requested(self, event: MessageList.LinkRequested) -> None:

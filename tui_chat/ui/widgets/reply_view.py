@@ -1,101 +1,58 @@
-"""The reply in progress: a header, a "Thinking" collapsible and a live Textual `Markdown`.
+"""The reply in progress: ONE widget drawing its header, its reasoning and its answer.
 
-Deltas are queued and appended by a `PacedMarkdownStream` at most every MIN_FLUSH_INTERVAL
-seconds (longer when an append is slow). Settled text (every block before the last blank line
-outside a code fence) is moved out of the live Markdown into one cheap Static once the live
-part passes FREEZE_CHARS, so an append costs the same at the end of a long reply as at its
-start, and a frame lays out a few dozen widgets rather than hundreds.
+Deltas are queued and handed on by a `PacedStream` at most every MIN_FLUSH_INTERVAL seconds
+(more rarely when the process is busy). Each append is drawn in a worker thread by a
+`LiveText` (settled pieces once, the tail again; see live_text), so the event loop only swaps
+lines in: key presses are not held up by Markdown parsing or code highlighting.
+
+Why one widget drawing its own lines, and not Textual's `Markdown` in a container: a frame
+that grows the reply lays out and repaints everything on screen, and each nested widget adds
+its rows to repaint. Measured here at 120×40: 25-120 ms a frame for a container with Textual
+`Markdown` (more with a code fence), about 20 ms for a Static in a bordered container, about
+10 ms for one widget. And the widget keeps GROW_ROWS blank rows below the text: an append
+that fits in them repaints only its own rows (about 2 ms), with no layout and no scrolling.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 import time
 from collections.abc import Awaitable, Callable
 
+from rich.console import ConsoleOptions
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.containers import Vertical
-from textual.widgets import Collapsible, Markdown, Static
+from textual.geometry import Region, Size
+from textual.strip import Strip
+from textual.widget import Widget
 
 from tui_chat.core.models import Message
 from tui_chat.core.text import sanitize
-from tui_chat.ui.widgets.message_view import CachedRender, author_line, markdown_renderable
+from tui_chat.ui.widgets.live_text import LiveText, split_lines, split_markdown
+from tui_chat.ui.widgets.markdown_render import markdown_renderable
+from tui_chat.ui.widgets.message_view import author_line
 
 MIN_FLUSH_INTERVAL = 0.05
-"""Seconds between two appends to the live Markdown, at least (20 a second at most)."""
+"""Seconds between two appends to the live answer, at least (20 a second at most)."""
 MAX_FLUSH_INTERVAL = 0.5
 """Seconds between two appends, at most, however busy the process is."""
 CPU_BUDGET = 0.08
 """Share of one core the process may use while a reply streams: above it, appends (each one
-a layout and a full repaint of the scrolled view) are spaced out; below it, drawn sooner."""
+a layout and a repaint of the scrolled view) are spaced out; below it, drawn sooner."""
 FLUSH_COST_FACTOR = 2.0
-"""Wait at least this many times the last append's cost, so rendering never hogs the loop."""
-FREEZE_CHARS = 800
-"""Live Markdown longer than this moves its settled blocks into a Static."""
+"""Wait at least this many times the last append's cost, so drawing never hogs the loop."""
 MAX_BATCH_CHARS = 8000
 """Characters appended at most per flush; at full speed the live view lags a little and the
 finished message (drawn whole) catches up, instead of one huge append blocking the end."""
-REASONING_INTERVAL = 0.2
-"""Seconds between two redraws of the Thinking block while reasoning streams."""
-FENCE_LINES = 40
-"""An open code fence longer than this many lines is split: its lines so far settle."""
-
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+GROW_ROWS = 5
+"""Blank rows kept below the streaming text, to grow into without a layout."""
 
 
-def settled_length(text: str) -> int:
-    """How much of `text` is complete blocks: up to the last blank line outside a fence."""
-    split = split_settled(text, fence_lines=None)
-    return len(split[0]) if split else 0
+class PacedStream:
+    """Hands queued text to `append`, paced: a frame-rate cap and a CPU budget."""
 
-
-def split_settled(text: str, fence_lines: int | None = FENCE_LINES
-                  ) -> tuple[str, str] | None:
-    """(settled, rest) of `text`, or None when nothing is settled yet.
-
-    Settled is every block before the last blank line outside a code fence. Inside an open
-    fence with more than `fence_lines` complete lines, the fence is split instead: settled
-    gets its complete lines and a closing fence, rest reopens it with the same opener line.
-    """
-    fence: str | None = None
-    opener_line = ""
-    offset = settled = 0
-    fence_body_start = 0
-    for line in text.splitlines(keepends=True):
-        match = _FENCE.match(line)
-        if fence is None:
-            if match:
-                fence, opener_line = match.group(1), line
-                fence_body_start = offset + len(line)
-            elif not line.strip() and offset and line.endswith("\n"):
-                settled = offset + len(line)
-        elif (match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence)
-              and not line[match.end():].strip()):
-            fence = None
-        offset += len(line)
-    if fence is not None and fence_lines is not None:
-        complete = text.rfind("\n") + 1
-        if complete > fence_body_start and text.count("\n", fence_body_start) > fence_lines:
-            return text[:complete] + fence + "\n", opener_line + text[complete:]
-    return (text[:settled], text[settled:]) if settled else None
-
-
-class PacedMarkdownStream:
-    """Textual's `MarkdownStream` with a frame-rate cap and settled text moved out.
-
-    Textual's own `MarkdownStream` appends as often as it can; a long code fence is
-    re-highlighted whole on every append, so unpaced appends grow more costly per chunk.
-    """
-
-    def __init__(self, markdown: Markdown,
-                 freeze: Callable[[str, str], Awaitable[None]] | None = None) -> None:
-        """`freeze(settled, rest)` moves `settled` out and leaves `rest` in the Markdown."""
-        self.markdown = markdown
-        self._freeze = freeze
-        self.live = ""
+    def __init__(self, append: Callable[[str], Awaitable[None]]) -> None:
+        self._append = append
         self._pending: list[str] = []
         self._wake = asyncio.Event()
         self._stopped = asyncio.Event()
@@ -168,34 +125,19 @@ class PacedMarkdownStream:
         return self.interval
 
     async def _show(self, text: str) -> None:
-        self.live += text
-        split = split_settled(self.live) if len(self.live) > FREEZE_CHARS else None
-        if split is not None and self._freeze is not None:
-            settled, self.live = split
-            await self._freeze(settled, self.live)
-            return
-        # One batch: the screen lays out and paints once per append, not once per await.
-        with self.markdown.app.batch_update():
-            await self.markdown.append(text)
+        await self._append(text)
 
 
-class ReplyView(Vertical):
-    """The assistant reply being streamed: header, Thinking block, settled part, live Markdown."""
+class ReplyView(Widget):
+    """The assistant reply being streamed: header, Thinking, answer; see the module doc."""
 
     DEFAULT_CSS = """
     ReplyView {
-        layout: stream;
         height: auto;
         padding: 0 1;
         margin: 0 0 1 0;
         border-left: thick $secondary;
     }
-    ReplyView > #reply-header { height: auto; }
-    ReplyView > #thinking { display: none; margin: 0; padding: 0; border: none; }
-    ReplyView > #thinking.-shown { display: block; }
-    ReplyView #reasoning { color: $text-muted; text-style: italic; }
-    ReplyView > .settled { height: auto; }
-    ReplyView > #answer { margin: 0; padding: 0; layout: stream; }
     """
 
     def __init__(self, message: Message, *, code_theme: str = "monokai") -> None:
@@ -205,31 +147,22 @@ class ReplyView(Vertical):
         self._content: list[str] = []  # joined on demand: += on a long reply copies it all
         self.reasoning = ""
         self._held_cr = ""
-        self._reasoning_due = False
-        self._reasoning_drawn = False
-        self._stream: PacedMarkdownStream | None = None
-
-    def compose(self) -> ComposeResult:
-        yield Static(author_line(self.message, live=True), id="reply-header", markup=False)
-        with Collapsible(title="Thinking", collapsed=False, id="thinking"):
-            yield Static("", id="reasoning", markup=False)
-        yield Markdown(open_links=False, id="answer")
+        self.answer = LiveText(self._draw_markdown, split_markdown, gap=True)
+        self.thinking = LiveText(self._draw_reasoning, split_lines, gap=False)
+        self.thinking_collapsed = False
+        self._answer_stream = PacedStream(self._append_answer)
+        self._thinking_stream = PacedStream(self._append_reasoning)
+        self._width = 0  # the width the rows below were drawn for
+        self._chrome: dict[str, list[Strip]] = {}  # header and Thinking titles, by their text
+        self._lines: list[Strip] = []
+        self._height = 0  # rows: the lines and a reserve to grow into
 
     def on_mount(self) -> None:
-        self._stream = PacedMarkdownStream(self.query_one("#answer", Markdown), self._settle)
-        self._stream.start()
+        self._answer_stream.start()
+        self._thinking_stream.start()
+        self._relayout()
 
-    async def _settle(self, settled: str, rest: str) -> None:
-        """Draw `settled` in a worker thread (a big part must not stall the event loop), then
-        swap it in for the live blocks in one batch."""
-        cached = CachedRender(markdown_renderable(settled, self.code_theme), self)
-        width = self.content_region.width
-        if width > 0:
-            options = self.app.console_options.update_width(width).update(highlight=False)
-            await asyncio.to_thread(cached.prepare, self.app.console, options)
-        with self.app.batch_update():
-            await self.mount(Static(cached, classes="settled", markup=False), before="#answer")
-            await self.query_one("#answer", Markdown).update(rest)
+    # --- what arrives ------------------------------------------------------------------
 
     @property
     def content(self) -> str:
@@ -240,24 +173,13 @@ class ReplyView(Vertical):
 
     @property
     def caught_up(self) -> bool:
-        """All content received so far is drawn (tests and screenshots wait for this)."""
-        return not self._reasoning_due and (self._stream is None or self._stream.caught_up)
+        """All text received so far is drawn (tests and screenshots wait for this)."""
+        return self._answer_stream.caught_up and self._thinking_stream.caught_up
 
     def add_reasoning(self, text: str) -> None:
-        self.reasoning += sanitize(text)
-        if not self._reasoning_due:  # drawn at most every REASONING_INTERVAL, not per delta
-            self._reasoning_due = True
-            if self._reasoning_drawn:
-                self.set_timer(REASONING_INTERVAL, self._draw_reasoning)
-            else:
-                self.call_later(self._draw_reasoning)
-
-    def _draw_reasoning(self) -> None:
-        self._reasoning_due = False
-        self._reasoning_drawn = True
-        thinking = self.query_one("#thinking", Collapsible)
-        thinking.add_class("-shown")
-        self.query_one("#reasoning", Static).update(Text(self.reasoning.strip()))
+        clean = sanitize(text)
+        self.reasoning += clean
+        self._thinking_stream.write(clean)
 
     def add_content(self, text: str) -> None:
         # A CR at the end of a delta may be half of a CRLF: hold it until the next delta.
@@ -269,13 +191,113 @@ class ReplyView(Vertical):
         if not clean:
             return
         if not self._content and self.reasoning:
-            self.query_one("#thinking", Collapsible).collapsed = True
+            self.thinking_collapsed = True  # the answer starts: Thinking folds to one row
+            self._relayout()
         self._content.append(clean)
-        if self._stream is not None:
-            self._stream.write(clean)
+        self._answer_stream.write(clean)
 
     async def finish(self) -> None:
-        """Stop the stream; the finished message replaces this view."""
-        if self._stream is not None:
-            await self._stream.stop()
-            self._stream = None
+        """Stop drawing; the finished message replaces this view."""
+        await self._answer_stream.stop()
+        await self._thinking_stream.stop()
+
+    # --- drawing (the two _draw functions run in worker threads) ------------------------
+
+    def _options(self, width: int) -> ConsoleOptions:
+        return self.app.console_options.update_width(max(1, width)).update(highlight=False)
+
+    def _draw_markdown(self, text: str, width: int) -> list[Strip]:
+        if not text.strip():
+            return []
+        renderable = markdown_renderable(text, self.code_theme)
+        lines = self.app.console.render_lines(renderable, self._options(width), pad=False)
+        return [Strip(line) for line in lines]
+
+    def _draw_reasoning(self, text: str, width: int) -> list[Strip]:
+        if not text:
+            return []
+        return self._draw_text(Text(text.removesuffix("\n"), style="dim italic"), width)
+
+    def _draw_text(self, text: Text, width: int) -> list[Strip]:
+        lines = self.app.console.render_lines(text, self._options(width), pad=False)
+        return [Strip(line) for line in lines]
+
+    def _drawing_width(self) -> int:
+        if self.size.width:
+            return self.content_size.width
+        parent = self.parent  # not laid out yet: the width it will have in the list
+        if isinstance(parent, Widget):
+            return max(1, parent.scrollable_content_region.width - self.styles.gutter.width)
+        return 1
+
+    async def _append_answer(self, text: str) -> None:
+        drawn = await asyncio.to_thread(self.answer.prepare, text, self._drawing_width())
+        self.answer.take(drawn)
+        self._relayout()
+
+    async def _append_reasoning(self, text: str) -> None:
+        drawn = await asyncio.to_thread(self.thinking.prepare, text, self._drawing_width())
+        self.thinking.take(drawn)
+        self._relayout()
+
+    def _chrome_line(self, text: Text) -> list[Strip]:
+        """A header or title row, drawn once per text and width (so rows stay the same
+        objects and are not repainted)."""
+        key = text.plain
+        lines = self._chrome.get(key)
+        if lines is None:
+            lines = self._chrome[key] = self._draw_text(text, self._width)
+        return lines
+
+    def _compose_rows(self) -> list[Strip]:
+        rows = list(self._chrome_line(author_line(self.message, live=True)))
+        if self.reasoning:
+            if self.thinking_collapsed:
+                words = len(self.reasoning.split())
+                rows += self._chrome_line(Text(f"▶ Thinking ({words} words)", style="dim"))
+            else:
+                rows += self._chrome_line(Text("▼ Thinking", style="dim"))
+                rows += self.thinking.lines
+        return rows + self.answer.lines
+
+    def _set_width(self, width: int) -> None:
+        if width == self._width:
+            return
+        self._width = width
+        self._chrome.clear()
+        for text in (self.answer, self.thinking):
+            if text.width and text.width != width:
+                text.redraw(width)
+
+    def _relayout(self) -> None:
+        """New rows: repaint those that changed, or lay out when they outgrow the reserve."""
+        self._set_width(self._drawing_width())
+        old, self._lines = self._lines, self._compose_rows()
+        reserve = GROW_ROWS if self.answer.lines or self.thinking.lines else 0
+        if not len(self._lines) <= self._height <= len(self._lines) + 2 * reserve:
+            self._height = len(self._lines) + reserve
+            self.refresh(layout=True)
+            return
+        first = next((row for row, (was, now) in enumerate(zip(old, self._lines, strict=False))
+                      if was is not now), min(len(old), len(self._lines)))
+        if first < self._height:  # the rows above are the same objects: not repainted
+            self.refresh(Region(0, first, self._width, self._height - first))
+
+    # --- Textual's side -------------------------------------------------------------------
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        return container.width
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        if width != self._width:
+            self._set_width(width)
+            self._lines = self._compose_rows()
+            reserve = GROW_ROWS if self.answer.lines or self.thinking.lines else 0
+            self._height = len(self._lines) + reserve
+        return self._height
+
+    def render_line(self, y: int) -> Strip:
+        style = self.visual_style.rich_style
+        if 0 <= y < len(self._lines):
+            return self._lines[y].apply_style(style)
+        return Strip.blank(self._width, style)

@@ -1,0 +1,98 @@
+"""LiveText: streamed text drawn piece by piece gives the rows the whole text would."""
+
+from __future__ import annotations
+
+import io
+import itertools
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rich.console import Console
+from rich.text import Text
+from textual.strip import Strip
+
+from tui_chat.ui.widgets.live_text import (
+    FENCE_LINES,
+    LiveText,
+    Split,
+    split_lines,
+    split_markdown,
+)
+from tui_chat.ui.widgets.markdown_render import markdown_renderable
+
+CONSOLE = Console(file=io.StringIO(), width=200, color_system="truecolor")
+
+
+def draw_markdown(text: str, width: int) -> list[Strip]:
+    if not text.strip():
+        return []
+    options = CONSOLE.options.update_width(width)
+    return [Strip(line) for line in
+            CONSOLE.render_lines(markdown_renderable(text, "monokai"), options, pad=False)]
+
+
+def draw_plain(text: str, width: int) -> list[Strip]:
+    if not text:
+        return []
+    options = CONSOLE.options.update_width(width)
+    return [Strip(line) for line in
+            CONSOLE.render_lines(Text(text.removesuffix("\n")), options, pad=False)]
+
+
+def rows(lines: list[Strip]) -> list[str]:
+    return [line.text.rstrip() for line in lines]
+
+
+def streamed(live: LiveText, text: str, cuts: list[int], width: int) -> LiveText:
+    """`text` fed to `live` in the pieces `cuts` makes, one append each."""
+    bounds = [0, *sorted({c % (len(text) + 1) for c in cuts}), len(text)]
+    for start, end in itertools.pairwise(bounds):
+        if end > start:
+            live.take(live.prepare(text[start:end], width))
+    return live
+
+
+ANSWER = ("Intro with **bold** and `code` that wraps over the narrow width we draw at.\n\n"
+          "```python\n" + "".join(f"value_{i} = compute({i})\n" for i in range(FENCE_LINES + 12))
+          + "```\n\nA closing paragraph.\n\nLast words")
+
+
+def test_split_lines_settles_every_complete_line() -> None:
+    assert split_lines("one\ntwo\nthr") == Split("one\ntwo\n", "thr", fence_open=False)
+    assert split_lines("no newline yet") is None
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=len(ANSWER)), max_size=30))
+def test_markdown_streamed_in_any_pieces_draws_the_rows_of_the_whole(cuts: list[int]) -> None:
+    """Paragraphs and a fence long enough to be cut in two: the same rows, no seam."""
+    live = streamed(LiveText(draw_markdown, split_markdown, gap=True), ANSWER, cuts, 40)
+    assert live.source == ANSWER
+    assert rows(live.lines) == rows(draw_markdown(ANSWER, 40))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.text(alphabet="ab \nनमस्ते", max_size=300),
+       st.lists(st.integers(min_value=0, max_value=300), max_size=20))
+def test_plain_text_streamed_in_any_pieces_draws_the_rows_of_the_whole(
+        text: str, cuts: list[int]) -> None:
+    live = streamed(LiveText(draw_plain, split_lines, gap=False), text, cuts, 12)
+    assert rows(live.lines) == rows(draw_plain(text, 12))
+
+
+def test_redraw_at_a_new_width_gives_the_rows_drawn_at_that_width() -> None:
+    live = streamed(LiveText(draw_markdown, split_markdown, gap=True), ANSWER,
+                    list(range(0, len(ANSWER), 97)), 40)
+    live.redraw(70)
+    assert live.width == 70
+    assert rows(live.lines) == rows(draw_markdown(ANSWER, 70))
+
+
+def test_an_append_drawn_for_an_old_width_is_drawn_again_for_the_new() -> None:
+    live = LiveText(draw_markdown, split_markdown, gap=True)
+    live.take(live.prepare("First paragraph.\n\nSecond", 40))
+    drawn = live.prepare(" paragraph, drawn at 40 then taken at 30.", 40)
+    live.redraw(30)  # a resize while the append was drawn in its thread
+    live.take(drawn)
+    text = "First paragraph.\n\nSecond paragraph, drawn at 40 then taken at 30."
+    assert rows(live.lines) == rows(draw_markdown(text, 30))

@@ -1,0 +1,185 @@
+"""Text that streams in, kept as drawn lines: settled pieces drawn once, a tail redrawn.
+
+Used by the live reply (`reply_view.ReplyView`) for its answer (Markdown) and its reasoning
+(plain text). The text is split into settled pieces and a live tail: for Markdown, settled is
+every block before the last blank line outside a code fence; for plain text, every line
+before the last newline. Each settled piece is drawn once, with the same Rich Markdown as
+finished messages; only the tail (one paragraph, or the last lines of an open fence) is drawn
+again per append. `prepare` draws in a worker thread; `take` swaps the lines in on the event
+loop. So an append costs the same at the end of a long reply as at its start.
+
+A piece cut out of a long open fence (see `split_markdown`) is joined to the next without the
+padding rows Rich puts around a code block, so the fence reads as one block.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import NamedTuple
+
+from textual.strip import Strip
+
+FENCE_LINES = 40
+"""An open code fence longer than this many lines is split: its lines so far settle."""
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+class Split(NamedTuple):
+    settled: str
+    rest: str
+    fence_open: bool
+    """`settled` ends inside a code fence (closed by us) that `rest` reopens."""
+
+
+def split_markdown(text: str, fence_lines: int | None = FENCE_LINES) -> Split | None:
+    """`text` cut after its complete blocks, or None when nothing is settled yet.
+
+    Settled is every block before the last blank line outside a code fence. Inside an open
+    fence with more than `fence_lines` complete lines, the fence is split instead: settled
+    gets its complete lines and a closing fence, rest reopens it with the same opener line.
+    """
+    fence: str | None = None
+    opener_line = ""
+    offset = settled = 0
+    fence_body_start = 0
+    for line in text.splitlines(keepends=True):
+        match = _FENCE.match(line)
+        if fence is None:
+            if match:
+                fence, opener_line = match.group(1), line
+                fence_body_start = offset + len(line)
+            elif not line.strip() and offset and line.endswith("\n"):
+                settled = offset + len(line)
+        elif (match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence)
+              and not line[match.end():].strip()):
+            fence = None
+        offset += len(line)
+    if fence is not None and fence_lines is not None:
+        complete = text.rfind("\n") + 1
+        if complete > fence_body_start and text.count("\n", fence_body_start) > fence_lines:
+            return Split(text[:complete] + fence + "\n", opener_line + text[complete:], True)
+    return Split(text[:settled], text[settled:], False) if settled else None
+
+
+def settled_length(text: str) -> int:
+    """How much of `text` is complete Markdown blocks: up to the last blank line outside a
+    fence."""
+    split = split_markdown(text, fence_lines=None)
+    return len(split.settled) if split else 0
+
+
+def split_lines(text: str) -> Split | None:
+    """Plain text cut after its last newline (lines wrap on their own: drawing the pieces
+    one by one gives the same lines as drawing the whole)."""
+    end = text.rfind("\n") + 1
+    return Split(text[:end], text[end:], False) if end else None
+
+
+def _is_blank(strip: Strip) -> bool:
+    return not strip.text.strip()
+
+
+def join(head: list[Strip], head_open: bool, tail: list[Strip], gap: Strip | None
+         ) -> list[Strip]:
+    """`head` then `tail`, with `gap` between them (Rich's blank row between two Markdown
+    blocks; None for plain lines), or with neither the gap nor the padding rows of a fence
+    that `head` leaves open and `tail` continues."""
+    if not head:
+        return list(tail)
+    if not tail:
+        return list(head)
+    if head_open and _is_blank(head[-1]) and _is_blank(tail[0]):
+        return [*head[:-1], *tail[1:]]
+    return [*head, gap, *tail] if gap is not None else [*head, *tail]
+
+
+Draw = Callable[[str, int], list[Strip]]
+"""Draws a piece of text for a width, in lines; must be safe to call in a worker thread."""
+
+
+class Drawn(NamedTuple):
+    """What `LiveText.prepare` drew for one append."""
+
+    appended: str
+    width: int
+    settled: Split | None
+    settled_lines: list[Strip]
+    tail: str
+    tail_lines: list[Strip]
+
+
+class LiveText:
+    """Streamed text as lines (see the module doc). Not a widget: `ReplyView` shows it."""
+
+    def __init__(self, draw: Draw, split: Callable[[str], Split | None], *,
+                 gap: bool) -> None:
+        self._draw = draw
+        self._split = split
+        self._gap = gap
+        self._pieces: list[tuple[str, bool]] = []  # settled texts and fence_open, to redraw
+        self._settled: list[Strip] = []
+        self._settled_open = False
+        self._tail_text = ""
+        self._tail: list[Strip] = []
+        self._appended: list[str] = []
+        self.width = 0
+        self.lines: list[Strip] = []
+
+    @property
+    def source(self) -> str:
+        """The text drawn so far, as it was appended."""
+        if len(self._appended) > 1:
+            self._appended = ["".join(self._appended)]
+        return self._appended[0] if self._appended else ""
+
+    @property
+    def tail_text(self) -> str:
+        """The part drawn again on every append."""
+        return self._tail_text
+
+    def prepare(self, text: str, width: int) -> Drawn:
+        """Draw what appending `text` settles, and the new tail, for `width` cells (any
+        thread; one append at a time)."""
+        live = self._tail_text + text
+        split = self._split(live)
+        tail = split.rest if split else live
+        piece = self._draw(split.settled, width) if split else []
+        return Drawn(text, width, split, piece, tail, self._draw(tail, width))
+
+    def take(self, drawn: Drawn) -> None:
+        """Swap in what `prepare` drew (drawn again here if the width changed meanwhile)."""
+        if drawn.width != self.width and self.width:
+            split = drawn.settled
+            piece = self._draw(split.settled, self.width) if split else []
+            drawn = drawn._replace(width=self.width, settled_lines=piece,
+                                   tail_lines=self._draw(drawn.tail, self.width))
+        if drawn.settled is not None:
+            self._pieces.append((drawn.settled.settled, drawn.settled.fence_open))
+            self._settled = join(self._settled, self._settled_open, drawn.settled_lines,
+                                 self._gap_row(drawn.width))
+            self._settled_open = drawn.settled.fence_open
+        self._tail_text, self._tail = drawn.tail, drawn.tail_lines
+        self._appended.append(drawn.appended)
+        self.width = drawn.width
+        self._join()
+
+    def redraw(self, width: int) -> None:
+        """Every piece again for a new width (a resize, or the scrollbar appearing)."""
+        lines: list[Strip] = []
+        is_open = False
+        for text, fence_open in self._pieces:
+            lines = join(lines, is_open, self._draw(text, width), self._gap_row(width))
+            is_open = fence_open
+        self._settled, self._settled_open = lines, is_open
+        self._tail = self._draw(self._tail_text, width)
+        self.width = width
+        self._join()
+
+    def _gap_row(self, width: int) -> Strip | None:
+        return Strip.blank(width) if self._gap else None
+
+    def _join(self) -> None:
+        self.lines = join(self._settled, self._settled_open, self._tail,
+                          self._gap_row(self.width))
