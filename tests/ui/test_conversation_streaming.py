@@ -3,6 +3,11 @@ intact."""
 
 from __future__ import annotations
 
+import pytest
+from rich.console import Console, ConsoleOptions
+from textual.style import Style
+from textual.visual import RenderOptions
+
 from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tests.ui.conftest import AppFactory, conversation, rendered_text, wait_idle, wait_until
 from tui_chat.ui.widgets.live_text import (
@@ -11,7 +16,7 @@ from tui_chat.ui.widgets.live_text import (
     settled_length,
     split_markdown,
 )
-from tui_chat.ui.widgets.message_view import MessageView
+from tui_chat.ui.widgets.message_view import CachedRender, MessageView, render_message
 from tui_chat.ui.widgets.reply_view import ReplyView
 
 
@@ -93,3 +98,37 @@ async def test_view_follows_the_stream_until_the_user_scrolls_up(
         await pilot.pause(0.05)
         assert messages.scroll_y >= height  # following again
         await screen.stop_streaming()
+
+
+async def test_the_finished_reply_keeps_the_rows_drawn_while_it_streamed(
+        make_app: AppFactory, chutes_server: FakeProvider,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """No second drawing of the whole reply when it ends, and the rows are the ones drawing
+    it whole gives (so nothing jumps)."""
+    pieces = [f"Paragraph {i} with **bold** and `code`.\n\n" for i in range(30)]
+    pieces += ["```python\n", *[f"value_{i} = {i}\n" for i in range(60)], "```\n\nDone."]
+    chutes_server.script(Reply(stream_of(pieces), delay=0.005))
+    drawn_whole: list[object] = []
+    prepare = CachedRender.prepare
+
+    def spy(self: CachedRender, console: Console, options: ConsoleOptions) -> None:
+        drawn_whole.append(self.key)
+        prepare(self, console, options)
+
+    monkeypatch.setattr(CachedRender, "prepare", spy)
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        await pilot.press("x", "enter")
+        await wait_idle(pilot)
+        view = screen.query(MessageView)[-1]
+        assert view.message.content == "".join(pieces)
+        assert view.cached.key not in drawn_whole
+        width = view.content_size.width
+        options = app.console_options.update_width(width).update(highlight=False)
+        message = render_message(view.message, code_theme=view.code_theme)
+        whole = app.console.render_lines(message, options, pad=False)
+        plain = RenderOptions(lambda _: Style(), {})
+        shown = view.cached.render_strips(width, None, Style(), plain)
+        assert [s.text.rstrip() for s in shown] == [
+            "".join(seg.text for seg in line).rstrip() for line in whole]

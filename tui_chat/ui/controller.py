@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # imported on first use: the HTTP stack is not on the start-u
     from tui_chat.core.client import ProviderClient
     from tui_chat.core.model_catalog import ModelCatalog
 
-READ_COALESCE = 0.05
+READ_COALESCE = 0.1
 """Seconds between two reads of a trickling stream: the live reply is drawn at most every
 50 ms anyway, and each read costs as much CPU as drawing a few tokens (ProviderClient)."""
 

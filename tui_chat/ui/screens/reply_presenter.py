@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from tui_chat.ui.screens.conversation import ConversationScreen
     from tui_chat.ui.widgets.reply_view import ReplyView
 
-STATS_INTERVAL = 0.5
+STATS_INTERVAL = 1.0
 """Seconds between two updates of the live tokens-per-second figure."""
 
 

@@ -155,7 +155,11 @@ class MessageList(VerticalScroll, can_focus=True):
             self._hi = len(self.messages)
             view = self._view(message)
             width = self._finished_width(message)
-            await view.prepare(self.app, width)
+            lines = reply.finished_lines(message, width)
+            if lines is not None:
+                view.cached.adopt(lines, width)
+            else:
+                await view.prepare(self.app, width)
             with self.app.batch_update():
                 if width < self.scrollable_content_region.width - self._gutter():
                     # It will overflow: lay it out with the scrollbar at once, not first

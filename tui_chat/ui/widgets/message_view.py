@@ -63,26 +63,34 @@ def markdown_renderable(text: str, code_theme: str) -> RichMarkdown:
     return make(text, code_theme)
 
 
-def render_message(message: Message, *, code_theme: str = "monokai",
-                   show_reasoning: bool = False) -> RenderableType:
-    """The whole message as one Rich renderable (literal text; Markdown for the assistant)."""
-    parts: list[RenderableType] = [author_line(message)]
+def message_chrome(message: Message, *, show_reasoning: bool = False
+                   ) -> tuple[list[RenderableType], list[RenderableType]]:
+    """The rows drawn above a message's text (author, Thinking) and below it (its error)."""
+    above: list[RenderableType] = [author_line(message)]
     if message.reasoning:
         words = len(message.reasoning.split())
         if show_reasoning:
-            parts.append(Text(f"▼ Thinking ({words} words)", style="dim"))
-            parts.append(Text(sanitize(message.reasoning.strip()), style="dim italic"))
+            above.append(Text(f"▼ Thinking ({words} words)", style="dim"))
+            above.append(Text(sanitize(message.reasoning.strip()), style="dim italic"))
         else:
-            parts.append(Text(f"▶ Thinking ({words} words; t shows it)", style="dim"))
-    content = sanitize(message.content)
-    if message.role is Role.ASSISTANT:
-        if content.strip():
-            parts.append(markdown_renderable(content, code_theme))
-    else:
-        parts.append(Text(content))
+            above.append(Text(f"▶ Thinking ({words} words; t shows it)", style="dim"))
+    below: list[RenderableType] = []
     if message.error:
-        parts.append(Text(f"⚠ {sanitize(message.error)}", style="bold red"))
-    return Group(*parts)
+        below.append(Text(f"⚠ {sanitize(message.error)}", style="bold red"))
+    return above, below
+
+
+def render_message(message: Message, *, code_theme: str = "monokai",
+                   show_reasoning: bool = False) -> RenderableType:
+    """The whole message as one Rich renderable (literal text; Markdown for the assistant)."""
+    above, below = message_chrome(message, show_reasoning=show_reasoning)
+    content = sanitize(message.content)
+    body: list[RenderableType] = []
+    if message.role is not Role.ASSISTANT:
+        body.append(Text(content))
+    elif content.strip():
+        body.append(markdown_renderable(content, code_theme))
+    return Group(*above, *body, *below)
 
 
 LINES_CACHED = 300
@@ -116,6 +124,14 @@ class CachedRender(Visual):
         if callable(self._renderable):
             self._renderable = self._renderable()
         return self._renderable
+
+    def adopt(self, strips: list[Strip], width: int) -> None:
+        """Take `strips` as this renderable drawn for `width` (already drawn elsewhere)."""
+        if self.key is not None:
+            _LINES[(self.key, width)] = strips
+        if self._width is not None:
+            self._previous = (self._width, self._strips)
+        self._strips, self._width = strips, width
 
     def prepare(self, console: Console, options: ConsoleOptions) -> None:
         """Draw for `options.max_width`, keeping the previous width's lines too: a layout

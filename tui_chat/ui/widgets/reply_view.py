@@ -16,12 +16,14 @@ that fits in them repaints only its own rows (about 2 ms), with no layout and no
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import time
 from collections.abc import Awaitable, Callable
 
-from rich.console import ConsoleOptions
+from rich.console import ConsoleOptions, RenderableType
 from rich.text import Text
+from textual import log
 from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
@@ -30,21 +32,23 @@ from tui_chat.core.models import Message
 from tui_chat.core.text import sanitize
 from tui_chat.ui.widgets.live_text import LiveText, split_lines, split_markdown
 from tui_chat.ui.widgets.markdown_render import markdown_renderable
-from tui_chat.ui.widgets.message_view import author_line
+from tui_chat.ui.widgets.message_view import author_line, message_chrome
 
 MIN_FLUSH_INTERVAL = 0.05
 """Seconds between two appends to the live answer, at least (20 a second at most)."""
 MAX_FLUSH_INTERVAL = 0.5
 """Seconds between two appends, at most, however busy the process is."""
-CPU_BUDGET = 0.08
+CPU_BUDGET = 0.10
 """Share of one core the process may use while a reply streams: above it, appends (each one
 a layout and a repaint of the scrolled view) are spaced out; below it, drawn sooner."""
+GOVERNOR_WINDOW = 1.0
+"""Seconds of history the CPU share is measured over."""
 FLUSH_COST_FACTOR = 2.0
 """Wait at least this many times the last append's cost, so drawing never hogs the loop."""
 MAX_BATCH_CHARS = 8000
 """Characters appended at most per flush; at full speed the live view lags a little and the
 finished message (drawn whole) catches up, instead of one huge append blocking the end."""
-GROW_ROWS = 5
+GROW_ROWS = 8
 """Blank rows kept below the streaming text, to grow into without a layout."""
 
 
@@ -57,7 +61,7 @@ class PacedStream:
         self._wake = asyncio.Event()
         self._stopped = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
-        self._mark: tuple[float, float] | None = None
+        self._marks: collections.deque[tuple[float, float]] = collections.deque()
         self._showing = False
         self.interval = MIN_FLUSH_INTERVAL
         self.appends = 0
@@ -77,14 +81,18 @@ class PacedStream:
             self._pending.append(fragment)
             self._wake.set()
 
-    async def stop(self) -> None:
-        """End the pump after the append in progress; what is queued is dropped (the finished
-        message replaces this view at once)."""
+    async def stop(self, *, drain: bool = False) -> None:
+        """End the pump after the append in progress; what is queued is then appended in one
+        go if `drain`, else dropped."""
         self._stopped.set()
         self._wake.set()
         if self._task is not None:
             await self._task
             self._task = None
+        if drain and self._pending:
+            text = "".join(self._pending)
+            self._pending.clear()
+            await self._show(text)
 
     async def _run(self) -> None:
         while not self._stopped.is_set():
@@ -102,6 +110,8 @@ class PacedStream:
             self._showing = True
             try:
                 await asyncio.shield(self._show(text))
+            except Exception as error:  # a drawing bug must not end the reply
+                log.error(f"live reply: could not draw an append ({error!r})")
             finally:
                 self._showing = False
             self.appends += 1
@@ -111,17 +121,22 @@ class PacedStream:
                 await asyncio.wait_for(self._stopped.wait(), pause)
 
     def _govern(self) -> float:
-        """The next pause: the process's CPU share since the last append, steered to the
-        budget (a multiplicative step, so a burst at full speed spaces appends out quickly and
-        a quiet trickle is drawn at the highest rate)."""
-        wall, cpu = time.perf_counter(), time.process_time()
-        if self._mark is not None:
-            elapsed = wall - self._mark[0]
-            share = (cpu - self._mark[1]) / elapsed if elapsed > 0 else 0.0
+        """The next pause: the process's CPU share over the last GOVERNOR_WINDOW seconds,
+        steered to the budget (a multiplicative step, so a burst at full speed spaces appends
+        out quickly and a quiet trickle is drawn at the highest rate). The window spans
+        several appends and the frames they caused, which the share since the last append
+        alone would miss."""
+        marks = self._marks
+        now = (time.perf_counter(), time.process_time())
+        marks.append(now)
+        while len(marks) > 2 and now[0] - marks[1][0] >= GOVERNOR_WINDOW:
+            marks.popleft()  # marks[0] stays the newest mark at least a window old
+        elapsed = now[0] - marks[0][0]
+        if elapsed > 0:
+            share = (now[1] - marks[0][1]) / elapsed
             step = min(2.0, max(0.5, (share / CPU_BUDGET) ** 0.5))
             self.interval = min(MAX_FLUSH_INTERVAL, max(MIN_FLUSH_INTERVAL,
                                                         self.interval * step))
-        self._mark = (wall, cpu)
         return self.interval
 
     async def _show(self, text: str) -> None:
@@ -197,9 +212,23 @@ class ReplyView(Widget):
         self._answer_stream.write(clean)
 
     async def finish(self) -> None:
-        """Stop drawing; the finished message replaces this view."""
-        await self._answer_stream.stop()
+        """Stop drawing, with every answer delta received drawn (see `finished_lines`)."""
         await self._thinking_stream.stop()
+        await self._answer_stream.stop(drain=True)
+
+    def finished_lines(self, message: Message, width: int) -> list[Strip] | None:
+        """`message` (this reply, finished) drawn as its finished view draws it, reusing the
+        answer's lines; None when they may differ (another width, other text), so the
+        finished view draws it whole. Saves drawing a long reply twice, and shows no jump."""
+        if (width != self.answer.width or not self._answer_stream.caught_up
+                or self.answer.source != sanitize(message.content)
+                or not message.content.strip()):
+            return None
+        above, below = message_chrome(message)
+        rows = [row for part in above for row in self._draw_rows(part, width)]
+        rows += self.answer.lines
+        rows += [row for part in below for row in self._draw_rows(part, width)]
+        return rows
 
     # --- drawing (the two _draw functions run in worker threads) ------------------------
 
@@ -216,10 +245,10 @@ class ReplyView(Widget):
     def _draw_reasoning(self, text: str, width: int) -> list[Strip]:
         if not text:
             return []
-        return self._draw_text(Text(text.removesuffix("\n"), style="dim italic"), width)
+        return self._draw_rows(Text(text.removesuffix("\n"), style="dim italic"), width)
 
-    def _draw_text(self, text: Text, width: int) -> list[Strip]:
-        lines = self.app.console.render_lines(text, self._options(width), pad=False)
+    def _draw_rows(self, renderable: RenderableType, width: int) -> list[Strip]:
+        lines = self.app.console.render_lines(renderable, self._options(width), pad=False)
         return [Strip(line) for line in lines]
 
     def _drawing_width(self) -> int:
@@ -246,7 +275,7 @@ class ReplyView(Widget):
         key = text.plain
         lines = self._chrome.get(key)
         if lines is None:
-            lines = self._chrome[key] = self._draw_text(text, self._width)
+            lines = self._chrome[key] = self._draw_rows(text, self._width)
         return lines
 
     def _compose_rows(self) -> list[Strip]:
