@@ -34,6 +34,17 @@ def test_a_long_open_fence_is_split_at_a_line_and_reopened() -> None:
     assert split_markdown("Intro\n\n~~~~py\n" + body + "par") == Split(
         "Intro\n\n~~~~py\n" + body + "~~~~\n", "~~~~py\npar", fence_open=True)
     assert split_markdown("one\n\ntwo") == Split("one\n\n", "two", fence_open=False)
+
+
+def test_a_blank_line_before_what_may_continue_the_block_above_settles_nothing() -> None:
+    """A list item or an indented line after a blank line may belong to the block above
+    (a loose list, indented code): drawn apart, it would look different."""
+    assert split_markdown("- a\n\n- b\n") is None
+    assert split_markdown("1. a\n\n2) b\n") is None
+    assert split_markdown("    code\n\n    more\n") is None
+    assert split_markdown("one\n\n-") is None  # a list item, or a rule: not known yet
+    assert split_markdown("- a\n\n- b\n\nAfter") == Split("- a\n\n- b\n\n", "After", False)
+    assert split_markdown("one\n\n---\n") == Split("one\n\n", "---\n", False)
     assert split_markdown("```\n" + "x\n" * 3) is None  # short fences stay live
 
 

@@ -53,8 +53,11 @@ def streamed(live: LiveText, text: str, cuts: list[int], width: int) -> LiveText
 
 
 ANSWER = ("Intro with **bold** and `code` that wraps over the narrow width we draw at.\n\n"
+          "- a tight list\n- of two items\n\n> a quote\n\n1. a loose\n\n2. ordered list\n\n"
+          "    indented code\n\n    more of it\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
+          "## A heading\n\n---\n\n"
           "```python\n" + "".join(f"value_{i} = compute({i})\n" for i in range(FENCE_LINES + 12))
-          + "```\n\nA closing paragraph.\n\nLast words")
+          + "```\n\n* closing\n* list\n\nA closing paragraph.\n\nLast words")
 
 
 def test_split_lines_settles_every_complete_line() -> None:
@@ -65,7 +68,8 @@ def test_split_lines_settles_every_complete_line() -> None:
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.integers(min_value=0, max_value=len(ANSWER)), max_size=30))
 def test_markdown_streamed_in_any_pieces_draws_the_rows_of_the_whole(cuts: list[int]) -> None:
-    """Paragraphs and a fence long enough to be cut in two: the same rows, no seam."""
+    """Paragraphs, lists (tight and loose), a quote, indented code, a table, a heading, a rule
+    and a fence long enough to be cut in two: the same rows, no seam."""
     live = streamed(LiveText(draw_markdown, split_markdown, gap=True), ANSWER, cuts, 40)
     assert live.source == ANSWER
     assert rows(live.lines) == rows(draw_markdown(ANSWER, 40))

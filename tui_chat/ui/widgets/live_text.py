@@ -36,22 +36,29 @@ class Split(NamedTuple):
 def split_markdown(text: str, fence_lines: int | None = FENCE_LINES) -> Split | None:
     """`text` cut after its complete blocks, or None when nothing is settled yet.
 
-    Settled is every block before the last blank line outside a code fence. Inside an open
-    fence with more than `fence_lines` complete lines, the fence is split instead: settled
-    gets its complete lines and a closing fence, rest reopens it with the same opener line.
+    Settled is every block before the last blank line outside a code fence that is followed
+    by the start of a new block: not by an indented line or a list item, which may belong to
+    the block above (a loose list, an indented code block). Inside an open fence with more
+    than `fence_lines` complete lines, the fence is split instead: settled gets its complete
+    lines and a closing fence, rest reopens it with the same opener line.
     """
     fence: str | None = None
     opener_line = ""
-    offset = settled = 0
+    offset = settled = blank_end = 0
     fence_body_start = 0
     for line in text.splitlines(keepends=True):
         match = _FENCE.match(line)
         if fence is None:
-            if match:
-                fence, opener_line = match.group(1), line
-                fence_body_start = offset + len(line)
-            elif not line.strip() and offset and line.endswith("\n"):
-                settled = offset + len(line)
+            if not line.strip():
+                if offset and line.endswith("\n"):
+                    blank_end = offset + len(line)
+            else:
+                if blank_end and _starts_a_block(line):
+                    settled = blank_end
+                blank_end = 0
+                if match:
+                    fence, opener_line = match.group(1), line
+                    fence_body_start = offset + len(line)
         elif (match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence)
               and not line[match.end():].strip()):
             fence = None
@@ -61,6 +68,18 @@ def split_markdown(text: str, fence_lines: int | None = FENCE_LINES) -> Split | 
         if complete > fence_body_start and text.count("\n", fence_body_start) > fence_lines:
             return Split(text[:complete] + fence + "\n", opener_line + text[complete:], True)
     return Split(text[:settled], text[settled:], False) if settled else None
+
+
+_CONTINUES = re.compile(r"[ \t]|[-*+]([ \t]|$)|\d{1,9}[.)]([ \t]|$)")
+"""A line that may continue the block above a blank line: indented, or a list item."""
+
+
+def _starts_a_block(line: str) -> bool:
+    """Whether `line`, after a blank line, surely starts a new top-level block. A line still
+    arriving (no newline yet) is judged only once its first character rules a list out."""
+    if not line.endswith("\n"):
+        return not (line[0] in " \t-*+" or line[0].isdigit())
+    return _CONTINUES.match(line.rstrip("\n")) is None
 
 
 def settled_length(text: str) -> int:
@@ -85,14 +104,17 @@ def join(head: list[Strip], head_open: bool, tail: list[Strip], gap: Strip | Non
          ) -> list[Strip]:
     """`head` then `tail`, with `gap` between them (Rich's blank row between two Markdown
     blocks; None for plain lines), or with neither the gap nor the padding rows of a fence
-    that `head` leaves open and `tail` continues."""
+    that `head` leaves open and `tail` continues. Rich draws lists, quotes and tables with an
+    empty row above them (and a rule with one below): that row is the gap then."""
     if not head:
         return list(tail)
     if not tail:
         return list(head)
     if head_open and _is_blank(head[-1]) and _is_blank(tail[0]):
         return [*head[:-1], *tail[1:]]
-    return [*head, gap, *tail] if gap is not None else [*head, *tail]
+    if gap is None or not head[-1].cell_length or not tail[0].cell_length:
+        return [*head, *tail]
+    return [*head, gap, *tail]
 
 
 Draw = Callable[[str, int], list[Strip]]
