@@ -16,6 +16,7 @@ from tui_chat.ui.widgets.live_text import (
     settled_length,
     split_markdown,
 )
+from tui_chat.ui.widgets.markdown_render import markdown_renderable
 from tui_chat.ui.widgets.message_view import CachedRender, MessageView, render_message
 from tui_chat.ui.widgets.reply_view import ReplyView
 
@@ -143,3 +144,32 @@ async def test_the_finished_reply_keeps_the_rows_drawn_while_it_streamed(
         shown = view.cached.render_strips(width, None, Style(), plain)
         assert [s.text.rstrip() for s in shown] == [
             "".join(seg.text for seg in line).rstrip() for line in whole]
+
+
+async def test_a_resize_while_streaming_redraws_the_live_reply_for_the_new_width(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    pieces = [f"Paragraph {i} has enough words in it to wrap at a narrow width.\n\n"
+              for i in range(12)]
+    pieces += ["```python\n", *[f"value_{i} = {i}\n" for i in range(50)], "Tail"]
+    chutes_server.script(Reply(stream_of(pieces), stall_after=len(pieces) + 1,
+                               stall_seconds=20))
+    app = make_app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        screen = conversation(app)
+        await pilot.press("x", "enter")
+        await wait_until(pilot, lambda: bool(screen.query(ReplyView))
+                         and screen.query_one(ReplyView).content.endswith("Tail"))
+        reply = screen.query_one(ReplyView)
+        await wait_until(pilot, lambda: reply.caught_up)
+        await pilot.resize_terminal(60, 40)
+        await wait_until(pilot, lambda: reply.content_size.width < 60)
+        width = reply.content_size.width
+        assert reply.answer.width == width
+        options = app.console_options.update_width(width).update(highlight=False)
+        whole = app.console.render_lines(markdown_renderable("".join(pieces), "monokai"),
+                                         options, pad=False)
+        assert [row.text.rstrip() for row in reply.answer.lines] == [
+            "".join(segment.text for segment in line).rstrip() for line in whole]
+        shown = rendered_text(reply)
+        assert "Paragraph 11 has enough words" in shown and "Tail" in shown
+        await screen.stop_streaming()
