@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import os
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from tui_chat import __version__
-from tui_chat.commands_store import STORE_COMMANDS, add_store_commands, run_store_command
 from tui_chat.core import paths
 from tui_chat.core.config import Settings, load_settings
 from tui_chat.core.errors import ExitCode, TuiChatError, UsageError
@@ -21,7 +19,9 @@ from tui_chat.core.store import Store
 from tui_chat.core.text import cleaner_for, sanitize
 
 if TYPE_CHECKING:  # the HTTP stack is imported only by the commands that talk to a provider,
-    # so that `tui-chat` (the app) starts without it
+    # so that `tui-chat` (the app) starts without it; argparse only when there are arguments
+    import argparse
+
     from tui_chat.core.client import ProviderClient
     from tui_chat.core.session import ChatSession, SessionEvent
 
@@ -29,6 +29,10 @@ PROG = "tui-chat"
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse
+
+    from tui_chat.commands_store import add_store_commands
+
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="A fast, keyboard-first terminal chat client for Chutes, SUTRA and any "
@@ -73,19 +77,34 @@ def _add_conversation_options(parser: argparse.ArgumentParser, prefix: str) -> N
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if not arguments:  # plain `tui-chat`: no parser to build (start-up is measured in ms)
+        return _guarded(run_app)
+    args = build_parser().parse_args(arguments)
+    if args.command is None:
+        return _guarded(lambda: run_app(provider=args.provider, model=args.model,
+                                        conversation=args.conversation,
+                                        continue_last=args.continue_last))
+    return _guarded(lambda: _run_command(args))
+
+
+def _run_command(args: argparse.Namespace) -> int:
+    from tui_chat.commands_store import STORE_COMMANDS, run_store_command
+
+    settings = load_settings(paths.config_file())
+    if args.command == "ask":
+        return asyncio.run(run_ask(args, settings))
+    if args.command == "models":
+        return asyncio.run(run_models(args, settings))
+    if args.command in STORE_COMMANDS:
+        return run_store_command(args)
+    raise UsageError(f"Unknown command '{args.command}'; see tui-chat --help.")
+
+
+def _guarded(command: Callable[[], int]) -> int:
+    """Run `command`; errors the user can act on become one sentence and an exit code."""
     try:
-        if args.command is None:
-            return run_app(args)
-        settings = load_settings(paths.config_file())
-        if args.command == "ask":
-            return asyncio.run(run_ask(args, settings))
-        if args.command == "models":
-            return asyncio.run(run_models(args, settings))
-        if args.command in STORE_COMMANDS:
-            return run_store_command(args)
-        raise UsageError(f"Unknown command '{args.command}'; see tui-chat --help.")
+        return command()
     except TuiChatError as error:
         print(f"{PROG}: {sanitize(error.message)}", file=sys.stderr)
         return int(error.exit_code)
@@ -99,18 +118,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(ExitCode.FAILURE)
 
 
-def run_app(args: argparse.Namespace) -> int:
+def run_app(*, provider: str | None = None, model: str | None = None,
+            conversation: str | None = None, continue_last: bool = False) -> int:
     """The full-screen app. It starts even with a broken config file (the defaults, and a
     notification naming the file) or an unusable store (a temporary one that says so)."""
     from tui_chat.ui.app import run  # Textual is imported only when the app runs
 
-    conversation = None
-    if args.conversation:
+    if conversation:
         with Store.open() as store:
-            conversation = store.resolve_id(args.conversation)
+            conversation = store.resolve_id(conversation)
     # None: the app reads config.toml itself, and starts on the defaults if it is broken.
-    return run(None, provider=args.provider, model=args.model, conversation=conversation,
-               continue_last=args.continue_last)
+    return run(None, provider=provider, model=model, conversation=conversation,
+               continue_last=continue_last)
 
 
 def choose_model(settings: Settings, provider: Provider, requested: str | None) -> str:
