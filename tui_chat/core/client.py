@@ -83,8 +83,8 @@ class ProviderClient:
         have passed since the previous read before reading again, so the tokens that arrived
         meanwhile come in one read. Each read costs the same whatever its size (about 0.5 ms
         of CPU here through httpx, anyio and the event loop), so at 100 tokens a second this
-        is most of a client's CPU. An app that draws at most every 50 ms loses nothing by
-        reading every 50 ms; `ask`, which prints each token as it comes, keeps 0. A fast
+        is most of a client's CPU. An app that draws a few times a second loses nothing by
+        reading every 0.1 s; `ask`, which prints each token as it comes, keeps 0. A fast
         stream is never slowed: its reads are long, and a long read is followed at once."""
         self.provider = provider
         self.coalesce = coalesce

@@ -26,8 +26,10 @@ if TYPE_CHECKING:  # imported on first use: the HTTP stack is not on the start-u
     from tui_chat.core.model_catalog import ModelCatalog
 
 READ_COALESCE = 0.1
-"""Seconds between two reads of a trickling stream: the live reply is drawn at most every
-50 ms anyway, and each read costs as much CPU as drawing a few tokens (ProviderClient)."""
+"""Seconds between two reads of a trickling stream. The live reply is drawn 2-20 times a
+second (reply_view's CPU governor), and each read costs as much CPU as drawing a few tokens
+(ProviderClient.coalesce): measured at 100 tokens/s, the app's CPU without drawing went from
+8 % (every token read) to 5.9 % at 0.1 s."""
 
 
 @dataclass
