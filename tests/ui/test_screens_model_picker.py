@@ -86,15 +86,40 @@ async def test_no_match_says_so_and_escape_returns_none(
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await open_picker(app, pilot, ModelPickerScreen(
             settings_for(chutes_server, sutra_server)))
-        await pilot.press(*"zzz-nothing")
+        await pilot.press(*"zzz nothing")
         await pilot.pause()
-        assert labels(screen) == []
+        assert labels(screen) == []  # with a space it cannot be a model id either
         assert "No model matches the filter." in str(screen.query_one("#status").render())
         await pilot.press("enter")  # nothing to choose: stays open
         assert app.screen is screen
         await pilot.press("escape")
         await pilot.pause()
     assert app.results == [None]
+
+
+async def test_a_model_id_no_list_has_can_be_used_as_typed(
+        chutes_server: FakeProvider, sutra_server: FakeProvider) -> None:
+    """Providers add models before their lists show them; SUTRA's list is the known few."""
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_picker(app, pilot, ModelPickerScreen(
+            settings_for(chutes_server, sutra_server)))
+        await pilot.press(*"org/brand-new-model")
+        await pilot.pause()
+        assert labels(screen) == ["Use the model id you typed",
+                                  "org/brand-new-model   on Chutes, as typed",
+                                  "org/brand-new-model   on SUTRA, as typed"]
+        status = str(screen.query_one("#status").render())
+        assert "No listed model matches the filter." in status
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert app.results == [ModelChoice("sutra", "org/brand-new-model")]
+        screen = await open_picker(app, pilot, ModelPickerScreen(
+            settings_for(chutes_server, sutra_server)))
+        await pilot.press(*"sutra-v2")  # listed by SUTRA: offered as typed for Chutes only
+        await pilot.pause()
+        assert labels(screen)[-2:] == ["Use the model id you typed",
+                                       "sutra-v2   on Chutes, as typed"]
 
 
 async def test_recent_first_and_arrow_keys_move_from_the_filter(
@@ -176,7 +201,8 @@ async def test_typing_while_the_list_has_focus_goes_to_the_filter() -> None:
         await pilot.press("r", "0")
         await pilot.pause()
         assert screen.query_one("#filter", Input).value == "r0"
-        assert labels(screen) == ["SUTRA (sutra)  built-in list  no key", "sutra-r0"]
+        assert labels(screen)[:2] == ["SUTRA (sutra)  built-in list  no key", "sutra-r0"]
+        assert labels(screen)[2] == "Use the model id you typed"  # "r0" itself, listed by none
 
 
 async def test_a_very_long_list_is_capped_and_says_so() -> None:
@@ -193,5 +219,5 @@ async def test_a_very_long_list_is_capped_and_says_so() -> None:
         assert f"Showing {MAX_SHOWN} models; 202 more match: type to narrow the list." in status
         await pilot.press(*"model-69")
         await pilot.pause()
-        assert [str(o.prompt).strip() for o in screen.option_list.options][1:] == [
+        assert [str(o.prompt).strip() for o in screen.option_list.options][1:12] == [
             "org/model-69", *(f"org/model-69{i}" for i in range(10))]

@@ -145,6 +145,7 @@ class ModelPickerScreen(ModalScreen[ModelChoice | None]):
             entry = self._lists[provider.name]
             rows = [_Row(ModelChoice(provider.name, m.id), m) for m in entry.models]
             options += self._section(f"p-{provider.name}", self._header(entry), rows, terms)
+        options += self._typed_section()
         listing.set_options(options[1:])  # no separator above the first group
         self._highlight(keep, keep_id)
         self._show_status()
@@ -167,6 +168,27 @@ class ModelPickerScreen(ModalScreen[ModelChoice | None]):
         if not shown:
             return []
         return [None, Option(title, id=f"{key}:header", disabled=True), *shown]
+
+    def _typed_section(self) -> list[Option | None]:
+        """The filter as a model id, for each provider that does not list it: providers add
+        models before their lists show them, and some lists are only the known few."""
+        typed = self.query_one("#filter", Input).value.strip()
+        if not typed or any(char.isspace() for char in typed):
+            return []
+        shown: list[Option | None] = []
+        for provider in self._providers:
+            if any(info.id == typed for info in self._lists[provider.name].models):
+                continue
+            option_id = f"typed:{provider.name}"
+            choice = ModelChoice(provider.name, typed)
+            self._rows[option_id] = _Row(choice, None)
+            details = f"on {one_line(provider.display_name, 40)}, as typed"
+            shown.append(Option(model_prompt(typed, details, [], choice == self.current),
+                                id=option_id))
+        if not shown:
+            return []
+        title = Text("Use the model id you typed", style="bold")
+        return [None, Option(title, id="typed:header", disabled=True), *shown]
 
     def _header(self, entry: ProviderModels) -> Text:
         title = Text(one_line(entry.display_name, 40), style="bold")
@@ -201,8 +223,9 @@ class ModelPickerScreen(ModalScreen[ModelChoice | None]):
     def _show_status(self) -> None:
         notes = [entry.note for entry in self._lists.values() if entry.note]
         notes += self.catalog.problems
-        if not self._rows:
-            notes.insert(0, "No model matches the filter.")
+        if not any(not key.startswith("typed:") for key in self._rows):
+            notes.insert(0, "No listed model matches the filter." if self._rows
+                         else "No model matches the filter.")
         if self._hidden:
             notes.insert(0, f"Showing {MAX_SHOWN:,} models; {self._hidden:,} more match: "
                             "type to narrow the list.")
