@@ -100,3 +100,12 @@ def test_an_append_drawn_for_an_old_width_is_drawn_again_for_the_new() -> None:
     live.take(drawn)
     text = "First paragraph.\n\nSecond paragraph, drawn at 40 then taken at 30."
     assert rows(live.lines) == rows(draw_markdown(text, 30))
+
+
+def test_lines_for_another_width_leaves_the_shown_lines_alone() -> None:
+    live = streamed(LiveText(draw_markdown, split_markdown, gap=True), ANSWER,
+                    list(range(0, len(ANSWER), 131)), 40)
+    shown = live.lines
+    assert rows(live.lines_for(70)) == rows(draw_markdown(ANSWER, 70))
+    assert live.lines is shown and live.width == 40
+    assert live.lines_for(40) is shown

@@ -189,15 +189,27 @@ class LiveText:
 
     def redraw(self, width: int) -> None:
         """Every piece again for a new width (a resize, or the scrollbar appearing)."""
-        lines: list[Strip] = []
-        is_open = False
-        for text, fence_open in self._pieces:
-            lines = join(lines, is_open, self._draw(text, width), self._gap_row(width))
-            is_open = fence_open
-        self._settled, self._settled_open = lines, is_open
+        self._settled, self._settled_open = self._draw_settled(width)
         self._tail = self._draw(self._tail_text, width)
         self.width = width
         self._join()
+
+    def lines_for(self, width: int) -> list[Strip]:
+        """The lines for `width`, without changing what is shown (any thread, once no more
+        text is appended)."""
+        if width == self.width:
+            return self.lines
+        settled, settled_open = self._draw_settled(width)
+        return join(settled, settled_open, self._draw(self._tail_text, width),
+                    self._gap_row(width))
+
+    def _draw_settled(self, width: int) -> tuple[list[Strip], bool]:
+        lines: list[Strip] = []
+        is_open = False
+        for text, fence_open in list(self._pieces):
+            lines = join(lines, is_open, self._draw(text, width), self._gap_row(width))
+            is_open = fence_open
+        return lines, is_open
 
     def _gap_row(self, width: int) -> Strip | None:
         return Strip.blank(width) if self._gap else None

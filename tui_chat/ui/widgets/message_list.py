@@ -8,6 +8,7 @@ The list is focusable: it then selects a message for the keyboard actions below.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -155,7 +156,7 @@ class MessageList(VerticalScroll, can_focus=True):
             self._hi = len(self.messages)
             view = self._view(message)
             width = self._finished_width(message)
-            lines = reply.finished_lines(message, width)
+            lines = await asyncio.to_thread(reply.finished_lines, message, width)
             if lines is not None:
                 view.cached.adopt(lines, width)
             else:

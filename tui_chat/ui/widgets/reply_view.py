@@ -217,16 +217,16 @@ class ReplyView(Widget):
         await self._answer_stream.stop(drain=True)
 
     def finished_lines(self, message: Message, width: int) -> list[Strip] | None:
-        """`message` (this reply, finished) drawn as its finished view draws it, reusing the
-        answer's lines; None when they may differ (another width, other text), so the
-        finished view draws it whole. Saves drawing a long reply twice, and shows no jump."""
-        if (width != self.answer.width or not self._answer_stream.caught_up
-                or self.answer.source != sanitize(message.content)
-                or not message.content.strip()):
+        """`message` (this reply, finished) drawn as its finished view draws it, from the
+        answer's pieces (drawn again only if `width` is another); None when the text differs,
+        so the finished view draws it whole. Saves drawing a long reply twice, and nothing
+        jumps. Call it after `finish`; it may run in a worker thread."""
+        if (not self._answer_stream.caught_up or not message.content.strip()
+                or self.answer.source != sanitize(message.content)):
             return None
         above, below = message_chrome(message)
         rows = [row for part in above for row in self._draw_rows(part, width)]
-        rows += self.answer.lines
+        rows += self.answer.lines_for(width)
         rows += [row for part in below for row in self._draw_rows(part, width)]
         return rows
 
