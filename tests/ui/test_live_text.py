@@ -39,8 +39,9 @@ def draw_plain(text: str, width: int) -> list[Strip]:
             CONSOLE.render_lines(Text(text.removesuffix("\n")), options, pad=False)]
 
 
-def rows(lines: list[Strip]) -> list[str]:
-    return [line.text.rstrip() for line in lines]
+def rows(lines: list[Strip]) -> list[tuple[str, int]]:
+    """Each row's text and width in cells (an empty row is not the same as a blank one)."""
+    return [(line.text.rstrip(), line.cell_length) for line in lines]
 
 
 def streamed(live: LiveText, text: str, cuts: list[int], width: int) -> LiveText:

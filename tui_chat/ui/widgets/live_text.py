@@ -180,7 +180,7 @@ class LiveText:
         if drawn.settled is not None:
             self._pieces.append((drawn.settled.settled, drawn.settled.fence_open))
             self._settled = join(self._settled, self._settled_open, drawn.settled_lines,
-                                 self._gap_row(drawn.width))
+                                 self._gap_row())
             self._settled_open = drawn.settled.fence_open
         self._tail_text, self._tail = drawn.tail, drawn.tail_lines
         self._appended.append(drawn.appended)
@@ -201,19 +201,20 @@ class LiveText:
             return self.lines
         settled, settled_open = self._draw_settled(width)
         return join(settled, settled_open, self._draw(self._tail_text, width),
-                    self._gap_row(width))
+                    self._gap_row())
 
     def _draw_settled(self, width: int) -> tuple[list[Strip], bool]:
         lines: list[Strip] = []
         is_open = False
         for text, fence_open in list(self._pieces):
-            lines = join(lines, is_open, self._draw(text, width), self._gap_row(width))
+            lines = join(lines, is_open, self._draw(text, width), self._gap_row())
             is_open = fence_open
         return lines, is_open
 
-    def _gap_row(self, width: int) -> Strip | None:
-        return Strip.blank(width) if self._gap else None
+    def _gap_row(self) -> Strip | None:
+        """Rich's blank row between two blocks: an empty line (padded when shown)."""
+        return Strip([], 0) if self._gap else None
 
     def _join(self) -> None:
         self.lines = join(self._settled, self._settled_open, self._tail,
-                          self._gap_row(self.width))
+                          self._gap_row())

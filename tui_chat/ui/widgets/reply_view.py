@@ -9,8 +9,9 @@ Why one widget drawing its own lines, and not Textual's `Markdown` in a containe
 that grows the reply lays out and repaints everything on screen, and each nested widget adds
 its rows to repaint. Measured here at 120×40: 25-120 ms a frame for a container with Textual
 `Markdown` (more with a code fence), about 20 ms for a Static in a bordered container, about
-10 ms for one widget. And the widget keeps GROW_ROWS blank rows below the text: an append
-that fits in them repaints only its own rows (about 2 ms), with no layout and no scrolling.
+10 ms for one widget. And the widget's height is the text's rounded up to a multiple of
+GROW_ROWS: an append that fits in the blank rows below the text repaints only its own rows
+(about 3 ms), with no layout and no scrolling.
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ MAX_BATCH_CHARS = 8000
 """Characters appended at most per flush; at full speed the live view lags a little and the
 finished message (drawn whole) catches up, instead of one huge append blocking the end."""
 GROW_ROWS = 8
-"""Blank rows kept below the streaming text, to grow into without a layout."""
+"""The live reply grows by this many rows at a time (blank ones below the text, to grow into
+without a layout)."""
 
 
 class PacedStream:
@@ -170,7 +172,7 @@ class ReplyView(Widget):
         self._width = 0  # the width the rows below were drawn for
         self._chrome: dict[str, list[Strip]] = {}  # header and Thinking titles, by their text
         self._lines: list[Strip] = []
-        self._height = 0  # rows: the lines and a reserve to grow into
+        self._height = 0  # rows: the lines and blank rows to grow into (_rows_for)
 
     def on_mount(self) -> None:
         self._answer_stream.start()
@@ -302,9 +304,9 @@ class ReplyView(Widget):
         """New rows: repaint those that changed, or lay out when they outgrow the reserve."""
         self._set_width(self._drawing_width())
         old, self._lines = self._lines, self._compose_rows()
-        reserve = GROW_ROWS if self.answer.lines or self.thinking.lines else 0
-        if not len(self._lines) <= self._height <= len(self._lines) + 2 * reserve:
-            self._height = len(self._lines) + reserve
+        height = self._rows_for(len(self._lines))
+        if height != self._height:
+            self._height = height
             self.refresh(layout=True)
             return
         first = next((row for row, (was, now) in enumerate(zip(old, self._lines, strict=False))
@@ -321,9 +323,16 @@ class ReplyView(Widget):
         if width != self._width:
             self._set_width(width)
             self._lines = self._compose_rows()
-            reserve = GROW_ROWS if self.answer.lines or self.thinking.lines else 0
-            self._height = len(self._lines) + reserve
+            self._height = self._rows_for(len(self._lines))
         return self._height
+
+    def _rows_for(self, lines: int) -> int:
+        """The widget's height for `lines` of text: the next multiple of GROW_ROWS, so the
+        blank rows below the text (1 to GROW_ROWS) depend on the text alone, not on how it
+        arrived (screenshots and snapshots are the same every time)."""
+        if not (self.answer.lines or self.thinking.lines):
+            return lines
+        return (lines // GROW_ROWS + 1) * GROW_ROWS
 
     def render_line(self, y: int) -> Strip:
         style = self.visual_style.rich_style
