@@ -223,7 +223,7 @@ class ModelPickerScreen(ModalScreen[ModelChoice | None]):
     def _show_status(self) -> None:
         notes = [entry.note for entry in self._lists.values() if entry.note]
         notes += self.catalog.problems
-        if not any(not key.startswith("typed:") for key in self._rows):
+        if all(key.startswith("typed:") for key in self._rows):  # none listed, or no row
             notes.insert(0, "No listed model matches the filter." if self._rows
                          else "No model matches the filter.")
         if self._hidden:

@@ -127,11 +127,8 @@ class CachedRender(Visual):
 
     def adopt(self, strips: list[Strip], width: int) -> None:
         """Take `strips` as this renderable drawn for `width` (already drawn elsewhere)."""
-        if self.key is not None:
-            _LINES[(self.key, width)] = strips
-        if self._width is not None:
-            self._previous = (self._width, self._strips)
-        self._strips, self._width = strips, width
+        self._remember(strips, width)
+        self._use(strips, width)
 
     def prepare(self, console: Console, options: ConsoleOptions) -> None:
         """Draw for `options.max_width`, keeping the previous width's lines too: a layout
@@ -148,10 +145,16 @@ class CachedRender(Visual):
         else:
             lines = console.render_lines(self.renderable, options, pad=False)
             strips = [Strip(line) for line in lines]
-            if self.key is not None:
-                _LINES[(self.key, width)] = strips
-                while len(_LINES) > LINES_CACHED:
-                    _LINES.pop(next(iter(_LINES)), None)
+            self._remember(strips, width)
+        self._use(strips, width)
+
+    def _remember(self, strips: list[Strip], width: int) -> None:
+        if self.key is not None:
+            _LINES[(self.key, width)] = strips
+            while len(_LINES) > LINES_CACHED:
+                _LINES.pop(next(iter(_LINES)), None)
+
+    def _use(self, strips: list[Strip], width: int) -> None:
         if self._width is not None:
             self._previous = (self._width, self._strips)
         self._strips, self._width = strips, width

@@ -21,6 +21,7 @@ import collections
 import contextlib
 import time
 from collections.abc import Awaitable, Callable
+from functools import partial
 
 from rich.console import ConsoleOptions, RenderableType
 from rich.text import Text
@@ -66,7 +67,6 @@ class PacedStream:
         self._marks: collections.deque[tuple[float, float]] = collections.deque()
         self._showing = False
         self.interval = MIN_FLUSH_INTERVAL
-        self.appends = 0
 
     @property
     def caught_up(self) -> bool:
@@ -116,7 +116,6 @@ class PacedStream:
                 log.error(f"live reply: could not draw an append ({error!r})")
             finally:
                 self._showing = False
-            self.appends += 1
             cost = time.perf_counter() - started
             pause = max(self._govern(), FLUSH_COST_FACTOR * cost)
             with contextlib.suppress(TimeoutError):
@@ -167,8 +166,8 @@ class ReplyView(Widget):
         self.answer = LiveText(self._draw_markdown, split_markdown, gap=True)
         self.thinking = LiveText(self._draw_reasoning, split_lines, gap=False)
         self.thinking_collapsed = False
-        self._answer_stream = PacedStream(self._append_answer)
-        self._thinking_stream = PacedStream(self._append_reasoning)
+        self._answer_stream = PacedStream(partial(self._append, self.answer))
+        self._thinking_stream = PacedStream(partial(self._append, self.thinking))
         self._width = 0  # the width the rows below were drawn for
         self._chrome: dict[str, list[Strip]] = {}  # header and Thinking titles, by their text
         self._lines: list[Strip] = []
@@ -240,9 +239,7 @@ class ReplyView(Widget):
     def _draw_markdown(self, text: str, width: int) -> list[Strip]:
         if not text.strip():
             return []
-        renderable = markdown_renderable(text, self.code_theme)
-        lines = self.app.console.render_lines(renderable, self._options(width), pad=False)
-        return [Strip(line) for line in lines]
+        return self._draw_rows(markdown_renderable(text, self.code_theme), width)
 
     def _draw_reasoning(self, text: str, width: int) -> list[Strip]:
         if not text:
@@ -261,14 +258,9 @@ class ReplyView(Widget):
             return max(1, parent.scrollable_content_region.width - self.styles.gutter.width)
         return 1
 
-    async def _append_answer(self, text: str) -> None:
-        drawn = await asyncio.to_thread(self.answer.prepare, text, self._drawing_width())
-        self.answer.take(drawn)
-        self._relayout()
-
-    async def _append_reasoning(self, text: str) -> None:
-        drawn = await asyncio.to_thread(self.thinking.prepare, text, self._drawing_width())
-        self.thinking.take(drawn)
+    async def _append(self, live: LiveText, text: str) -> None:
+        drawn = await asyncio.to_thread(live.prepare, text, self._drawing_width())
+        live.take(drawn)
         self._relayout()
 
     def _chrome_line(self, text: Text) -> list[Strip]:
