@@ -102,19 +102,26 @@ def _is_blank(strip: Strip) -> bool:
 
 def join(head: list[Strip], head_open: bool, tail: list[Strip], gap: Strip | None
          ) -> list[Strip]:
-    """`head` then `tail`, with `gap` between them (Rich's blank row between two Markdown
+    """`head` then `tail`, in a new list (see `extend`)."""
+    joined = list(head)
+    extend(joined, head_open, tail, gap)
+    return joined
+
+
+def extend(head: list[Strip], head_open: bool, tail: list[Strip], gap: Strip | None) -> None:
+    """Add `tail` to `head`, with `gap` between them (Rich's blank row between two Markdown
     blocks; None for plain lines), or with neither the gap nor the padding rows of a fence
     that `head` leaves open and `tail` continues. Rich draws lists, quotes and tables with an
     empty row above them (and a rule with one below): that row is the gap then."""
-    if not head:
-        return list(tail)
     if not tail:
-        return list(head)
-    if head_open and _is_blank(head[-1]) and _is_blank(tail[0]):
-        return [*head[:-1], *tail[1:]]
-    if gap is None or not head[-1].cell_length or not tail[0].cell_length:
-        return [*head, *tail]
-    return [*head, gap, *tail]
+        return
+    if head and head_open and _is_blank(head[-1]) and _is_blank(tail[0]):
+        head.pop()
+        head.extend(tail[1:])
+        return
+    if head and gap is not None and head[-1].cell_length and tail[0].cell_length:
+        head.append(gap)
+    head.extend(tail)
 
 
 Draw = Callable[[str, int], list[Strip]]
@@ -179,8 +186,7 @@ class LiveText:
                                    tail_lines=self._draw(drawn.tail, self.width))
         if drawn.settled is not None:
             self._pieces.append((drawn.settled.settled, drawn.settled.fence_open))
-            self._settled = join(self._settled, self._settled_open, drawn.settled_lines,
-                                 self._gap_row())
+            extend(self._settled, self._settled_open, drawn.settled_lines, self._gap_row())
             self._settled_open = drawn.settled.fence_open
         self._tail_text, self._tail = drawn.tail, drawn.tail_lines
         self._appended.append(drawn.appended)
@@ -207,7 +213,7 @@ class LiveText:
         lines: list[Strip] = []
         is_open = False
         for text, fence_open in list(self._pieces):
-            lines = join(lines, is_open, self._draw(text, width), self._gap_row())
+            extend(lines, is_open, self._draw(text, width), self._gap_row())
             is_open = fence_open
         return lines, is_open
 
