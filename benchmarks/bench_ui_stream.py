@@ -24,10 +24,12 @@ Run: `python -m benchmarks ui_stream`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import itertools
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,6 +75,26 @@ class StreamRun:
     def per_chunk_ratio(self, chunks: list[str]) -> float:
         times = self.chunk_times(chunks)
         return (times[-1] - times[-WINDOW]) / (times[WINDOW - 1] - times[0])
+
+
+@contextlib.contextmanager
+def full_collections(pauses: list[float]) -> Iterator[None]:
+    """Seconds of each generation-2 garbage collection while the block runs."""
+    began: list[float] = []
+
+    def probe(phase: str, info: dict[str, int]) -> None:
+        if info.get("generation") != 2:
+            return
+        if phase == "start":
+            began.append(timer())
+        elif began:
+            pauses.append(timer() - began.pop())
+
+    gc.callbacks.append(probe)
+    try:
+        yield
+    finally:
+        gc.callbacks.remove(probe)
 
 
 def _stamp_deltas(screen: ConversationScreen, stamps: list[tuple[float, int]]) -> None:
@@ -161,14 +183,18 @@ async def measure(url: str) -> dict[str, Figure]:
                                          f"{r.seconds:.1f} s" for r in cpu_runs), flush=True)
     figures["ui.stream_100ps_cpu_share_pct"] = figure(
         median([100 * r.cpu_seconds / r.seconds for r in cpu_runs]), 15, "%")
-    typed = [await stream_once(url, "bench/markdown-20000", "".join(markdown_chunks(20000)),
-                               typing=True) for _ in range(RUNS)]
+    pauses: list[float] = []
+    with full_collections(pauses):
+        typed = [await stream_once(url, "bench/markdown-20000",
+                                   "".join(markdown_chunks(20000)), typing=True)
+                 for _ in range(RUNS)]
     print("  key p95 by run: " + ", ".join(
         f"{1000 * percentile(r.latencies, 0.95):.0f} ms (max {1000 * max(r.latencies):.0f}, "
         f"{len(r.latencies)} keys)" for r in typed), flush=True)
     pooled = [latency for r in typed for latency in r.latencies]
     figures["ui.keypress_while_streaming_p95_ms"] = figure(1000 * percentile(pooled, 0.95), 50,
                                                            "ms")
+    figures["ui.full_gc_longest_ms"] = info(1000 * max(pauses, default=0.0), "ms")
     return figures
 
 
