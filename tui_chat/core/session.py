@@ -48,7 +48,7 @@ from tui_chat.core.models import (
     utc_now,
 )
 from tui_chat.core.store import Store
-from tui_chat.core.text import one_line
+from tui_chat.core.text import GrowingText, one_line
 
 if TYPE_CHECKING:  # only a type here: the app starts without importing the HTTP stack
     from tui_chat.core.client import ProviderClient
@@ -292,8 +292,8 @@ class _Fold:
     def __init__(self, message: Message, clock: Clock) -> None:
         self.message = message
         self._clock = clock
-        self._content: list[str] = []
-        self._reasoning: list[str] = []
+        self._content = GrowingText()
+        self._reasoning = GrowingText()
         self._deltas = 0
         self._started = clock()
         self._first_token: float | None = None
@@ -319,12 +319,8 @@ class _Fold:
         self._last_flush = self._clock()
 
     def snapshot(self) -> Message:
-        if len(self._content) > 1:
-            self._content = ["".join(self._content)]
-        if len(self._reasoning) > 1:
-            self._reasoning = ["".join(self._reasoning)]
-        self.message.content = self._content[0] if self._content else ""
-        self.message.reasoning = self._reasoning[0] if self._reasoning else ""
+        self.message.content = self._content.text
+        self.message.reasoning = self._reasoning.text
         return self.message.model_copy()
 
     def finish(self) -> _Fold:

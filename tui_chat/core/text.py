@@ -1,4 +1,5 @@
-"""Make untrusted text (model output, provider errors, imported files) safe for a terminal."""
+"""Make untrusted text (model output, provider errors, imported files) safe for a terminal;
+and gather streamed text cheaply."""
 
 from __future__ import annotations
 
@@ -36,3 +37,26 @@ def cleaner_for(stream: TextIO) -> Callable[[str], str]:
 
 def _unchanged(text: str) -> str:
     return text
+
+
+class GrowingText:
+    """Text that grows by appends (a streamed reply), joined only when read: `+=` on a long
+    text would copy all of it on every token."""
+
+    __slots__ = ("_parts",)
+
+    def __init__(self) -> None:
+        self._parts: list[str] = []
+
+    def append(self, text: str) -> None:
+        self._parts.append(text)
+
+    def __bool__(self) -> bool:
+        """Whether anything was appended."""
+        return bool(self._parts)
+
+    @property
+    def text(self) -> str:
+        if len(self._parts) > 1:
+            self._parts = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""

@@ -20,6 +20,8 @@ from typing import NamedTuple
 
 from textual.strip import Strip
 
+from tui_chat.core.text import GrowingText
+
 FENCE_LINES = 40
 """An open code fence longer than this many lines is split: its lines so far settle."""
 
@@ -152,16 +154,14 @@ class LiveText:
         self._settled_open = False
         self._tail_text = ""
         self._tail: list[Strip] = []
-        self._appended: list[str] = []
+        self._appended = GrowingText()
         self.width = 0
         self.lines: list[Strip] = []
 
     @property
     def source(self) -> str:
         """The text drawn so far, as it was appended."""
-        if len(self._appended) > 1:
-            self._appended = ["".join(self._appended)]
-        return self._appended[0] if self._appended else ""
+        return self._appended.text
 
     @property
     def tail_text(self) -> str:
@@ -179,11 +179,8 @@ class LiveText:
 
     def take(self, drawn: Drawn) -> None:
         """Swap in what `prepare` drew (drawn again here if the width changed meanwhile)."""
-        if drawn.width != self.width and self.width:
-            split = drawn.settled
-            piece = self._draw(split.settled, self.width) if split else []
-            drawn = drawn._replace(width=self.width, settled_lines=piece,
-                                   tail_lines=self._draw(drawn.tail, self.width))
+        if drawn.width != self.width and self.width:  # the tail is still the one it began with
+            drawn = self.prepare(drawn.appended, self.width)
         if drawn.settled is not None:
             self._pieces.append((drawn.settled.settled, drawn.settled.fence_open))
             extend(self._settled, self._settled_open, drawn.settled_lines, self._gap_row())

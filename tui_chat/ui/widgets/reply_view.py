@@ -31,7 +31,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from tui_chat.core.models import Message
-from tui_chat.core.text import sanitize
+from tui_chat.core.text import GrowingText, sanitize
 from tui_chat.ui.widgets.live_text import LiveText, split_lines, split_markdown
 from tui_chat.ui.widgets.markdown_render import markdown_renderable
 from tui_chat.ui.widgets.message_view import author_line, message_chrome
@@ -160,7 +160,7 @@ class ReplyView(Widget):
         super().__init__()
         self.message = message
         self.code_theme = code_theme
-        self._content: list[str] = []  # joined on demand: += on a long reply copies it all
+        self._content = GrowingText()
         self.reasoning = ""
         self._held_cr = ""
         self.answer = LiveText(self._draw_markdown, split_markdown, gap=True)
@@ -183,9 +183,7 @@ class ReplyView(Widget):
     @property
     def content(self) -> str:
         """The answer received so far, sanitized."""
-        if len(self._content) > 1:
-            self._content = ["".join(self._content)]
-        return self._content[0] if self._content else ""
+        return self._content.text
 
     @property
     def caught_up(self) -> bool:
