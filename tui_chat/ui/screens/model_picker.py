@@ -7,7 +7,7 @@ the background. Model ids are untrusted: sanitized and drawn as `rich.text.Text`
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -150,20 +150,24 @@ class ModelPickerScreen(ModalScreen[ModelChoice | None]):
         self._highlight(keep, keep_id)
         self._show_status()
 
-    def _section(self, key: str, title: Text, rows: Sequence[_Row],
-                 terms: Sequence[str]) -> list[Option | None]:
+    def _section(self, key: str, title: Text, rows: Sequence[_Row], terms: Sequence[str],
+                 details: Callable[[_Row], str] | None = None, *, capped: bool = True
+                 ) -> list[Option | None]:
+        """A group: its title, then the rows that match `terms` (each with `details`, by
+        default what the provider says of the model), up to MAX_SHOWN rows in all if
+        `capped`."""
         shown: list[Option | None] = []
         for index, row in enumerate(rows):
             spans = find_terms(row.choice.model, terms) if terms else []
             if spans is None:
                 continue
-            if len(self._rows) >= MAX_SHOWN:  # a long list costs at every keystroke
+            if capped and len(self._rows) >= MAX_SHOWN:  # a long list costs at every keystroke
                 self._hidden += 1
                 continue
             option_id = f"{key}:{index}"
             self._rows[option_id] = row
-            prompt = model_prompt(row.choice.model, describe(row.info), spans,
-                                  row.choice == self.current)
+            note = details(row) if details is not None else describe(row.info)
+            prompt = model_prompt(row.choice.model, note, spans, row.choice == self.current)
             shown.append(Option(prompt, id=option_id))
         if not shown:
             return []
@@ -175,20 +179,12 @@ class ModelPickerScreen(ModalScreen[ModelChoice | None]):
         typed = self.query_one("#filter", Input).value.strip()
         if not typed or any(char.isspace() for char in typed):
             return []
-        shown: list[Option | None] = []
-        for provider in self._providers:
-            if any(info.id == typed for info in self._lists[provider.name].models):
-                continue
-            option_id = f"typed:{provider.name}"
-            choice = ModelChoice(provider.name, typed)
-            self._rows[option_id] = _Row(choice, None)
-            details = f"on {one_line(provider.display_name, 40)}, as typed"
-            shown.append(Option(model_prompt(typed, details, [], choice == self.current),
-                                id=option_id))
-        if not shown:
-            return []
-        title = Text("Use the model id you typed", style="bold")
-        return [None, Option(title, id="typed:header", disabled=True), *shown]
+        names = {provider.name: provider.display_name for provider in self._providers}
+        rows = [_Row(ModelChoice(name, typed), None) for name in names
+                if not any(info.id == typed for info in self._lists[name].models)]
+        return self._section("typed", Text("Use the model id you typed", style="bold"), rows,
+                             [], lambda row: f"on {one_line(names[row.choice.provider], 40)}, "
+                                             "as typed", capped=False)
 
     def _header(self, entry: ProviderModels) -> Text:
         title = Text(one_line(entry.display_name, 40), style="bold")
