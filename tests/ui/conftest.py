@@ -19,6 +19,7 @@ from tui_chat.core.store import Store
 from tui_chat.ui.app import TuiChatApp
 from tui_chat.ui.controller import Services
 from tui_chat.ui.screens.conversation import ConversationScreen
+from tui_chat.ui.widgets.reply_view import ReplyView
 
 AppFactory = Callable[..., TuiChatApp]
 
@@ -79,6 +80,17 @@ async def wait_idle(pilot: Pilot[Any]) -> None:
     await pilot.pause(0.02)
     await wait_until(pilot, lambda: not conversation(pilot.app).streaming)
     await pilot.pause()
+
+
+async def live_reply(pilot: Pilot[Any], screen: ConversationScreen,
+                     received: Callable[[str], bool]) -> ReplyView:
+    """The reply streaming on `screen`, once its text so far satisfies `received` and is all
+    drawn."""
+    await wait_until(pilot, lambda: bool(screen.query(ReplyView))
+                     and received(screen.query_one(ReplyView).content))
+    reply = screen.query_one(ReplyView)
+    await wait_until(pilot, lambda: reply.caught_up)
+    return reply
 
 
 def conversation(app: App[Any]) -> ConversationScreen:

@@ -9,6 +9,7 @@ from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tests.ui.conftest import (
     AppFactory,
     conversation,
+    live_reply,
     record_notifications,
     rendered_text,
     wait_idle,
@@ -36,10 +37,7 @@ async def test_markup_and_escape_sequences_in_a_reply_are_literal_and_inert(
     async with app.run_test(size=(100, 30)) as pilot:
         screen = conversation(app)
         await pilot.press("h", "enter")
-        await wait_until(pilot, lambda: bool(screen.query(ReplyView))
-                         and "[/]" in screen.query_one(ReplyView).content)
-        live = screen.query_one(ReplyView)
-        await wait_until(pilot, lambda: live.caught_up)
+        live = await live_reply(pilot, screen, lambda text: "[/]" in text)
         shown = rendered_text(live)
         assert "[bold red]x[/]" in shown and "[@click=app.quit]y[/]" in shown
         assert "x[/]" in shown and without_escapes(shown)
@@ -93,10 +91,7 @@ async def test_a_link_in_the_live_reply_is_text_with_its_address_not_a_hyperlink
     async with app.run_test(size=(100, 30)) as pilot:
         screen = conversation(app)
         await pilot.press("l", "enter")
-        await wait_until(pilot, lambda: bool(screen.query(ReplyView))
-                         and screen.query_one(ReplyView).content.endswith("Next"))
-        live = screen.query_one(ReplyView)
-        await wait_until(pilot, lambda: live.caught_up)
+        live = await live_reply(pilot, screen, lambda text: text.endswith("Next"))
         shown = rendered_text(live)
         assert "See the docs (https://docs.example/a) for more." in shown
         lines = live.render_lines(Region(0, 0, *live.size))

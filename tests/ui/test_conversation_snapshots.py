@@ -7,10 +7,9 @@ from typing import Any
 from textual.pilot import Pilot
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
-from tests.ui.conftest import AppFactory, conversation, wait_until
+from tests.ui.conftest import AppFactory, conversation, live_reply
 from tests.ui.demo import STREAM_PIECES, seed_demo
 from tui_chat.core.store import Store
-from tui_chat.ui.widgets.reply_view import ReplyView
 
 SIZE = (100, 34)
 
@@ -40,10 +39,7 @@ def test_conversation_mid_stream_snapshot(snap_compare: Any, make_app: AppFactor
         screen.prompt.cursor_blink = False
         screen.prompt.load_text("Show me an async fetch in Python")
         screen.prompt.submit()
-        await wait_until(pilot, lambda: bool(screen.query(ReplyView))
-                         and screen.query_one(ReplyView).content.endswith("asyncio.run("))
-        reply = screen.query_one(ReplyView)
-        await wait_until(pilot, lambda: reply.caught_up)
+        await live_reply(pilot, screen, lambda text: text.endswith("asyncio.run("))
         await pilot.pause(0.1)
 
     app = make_app(conversation=chat.id, provider="chutes")

@@ -9,7 +9,14 @@ from textual.style import Style
 from textual.visual import RenderOptions
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
-from tests.ui.conftest import AppFactory, conversation, rendered_text, wait_idle, wait_until
+from tests.ui.conftest import (
+    AppFactory,
+    conversation,
+    live_reply,
+    rendered_text,
+    wait_idle,
+    wait_until,
+)
 from tui_chat.ui.widgets.live_text import (
     FENCE_LINES,
     Split,
@@ -18,7 +25,6 @@ from tui_chat.ui.widgets.live_text import (
 )
 from tui_chat.ui.widgets.markdown_render import markdown_renderable
 from tui_chat.ui.widgets.message_view import CachedRender, MessageView, render_message
-from tui_chat.ui.widgets.reply_view import ReplyView
 
 
 def test_settled_length_stops_before_the_last_block_and_never_inside_a_fence() -> None:
@@ -58,10 +64,7 @@ async def test_a_long_reply_redraws_only_its_last_block(
     async with app.run_test(size=(100, 30)) as pilot:
         screen = conversation(app)
         await pilot.press("x", "enter")
-        await wait_until(pilot, lambda: bool(screen.query(ReplyView))
-                         and "Paragraph 299" in screen.query_one(ReplyView).content)
-        reply = screen.query_one(ReplyView)
-        await wait_until(pilot, lambda: reply.caught_up)
+        reply = await live_reply(pilot, screen, lambda text: "Paragraph 299" in text)
         assert reply.answer.source == "".join(paragraphs)
         assert len(reply.answer.tail_text) < 100  # bounded, however long the reply
         shown = rendered_text(reply)
@@ -157,10 +160,7 @@ async def test_a_resize_while_streaming_redraws_the_live_reply_for_the_new_width
     async with app.run_test(size=(100, 40)) as pilot:
         screen = conversation(app)
         await pilot.press("x", "enter")
-        await wait_until(pilot, lambda: bool(screen.query(ReplyView))
-                         and screen.query_one(ReplyView).content.endswith("Tail"))
-        reply = screen.query_one(ReplyView)
-        await wait_until(pilot, lambda: reply.caught_up)
+        reply = await live_reply(pilot, screen, lambda text: text.endswith("Tail"))
         await pilot.resize_terminal(60, 40)
         await wait_until(pilot, lambda: reply.content_size.width < 60)
         width = reply.content_size.width
