@@ -15,6 +15,7 @@ from tui_chat.core.errors import ExitCode, TuiChatError, UsageError
 from tui_chat.core.events import ContentDelta, FinishReason, ReasoningDelta, RetryScheduled
 from tui_chat.core.models import ChatMessage, Conversation, Parameters, Role
 from tui_chat.core.providers import Provider
+from tui_chat.core.secrets import scrub
 from tui_chat.core.store import Store
 from tui_chat.core.text import cleaner_for, sanitize
 
@@ -106,7 +107,7 @@ def _guarded(command: Callable[[], int]) -> int:
     try:
         return command()
     except TuiChatError as error:
-        print(f"{PROG}: {sanitize(error.message)}", file=sys.stderr)
+        print(f"{PROG}: {sanitize(scrub(error.message))}", file=sys.stderr)
         return int(error.exit_code)
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted.", file=sys.stderr)
@@ -115,6 +116,11 @@ def _guarded(command: Callable[[], int]) -> int:
         # The reader went away (`| head`): no traceback; Python's own flush at exit must not
         # fail either, so stdout is pointed at /dev/null.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return int(ExitCode.FAILURE)
+    except Exception as error:  # a bug: one sentence here, the traceback in a file
+        from tui_chat.core.crash import crash_sentence, write_report
+
+        print(f"{PROG}: {crash_sentence(error, write_report(error))}", file=sys.stderr)
         return int(ExitCode.FAILURE)
 
 
@@ -259,7 +265,8 @@ async def print_stream(events: AsyncIterator[SessionEvent], show_reasoning: bool
                 err.write(sanitize(event.text))
                 err.flush()
             elif isinstance(event, RetryScheduled):
-                print(f"{PROG}: {event.reason}; retrying in {event.delay:.0f} s.", file=err)
+                print(f"{PROG}: {sanitize(scrub(event.reason))}; retrying in {event.delay:.0f} s.",
+                      file=err)
             elif isinstance(event, FinishReason) and event.reason == "length":
                 _warn_length(err)
             elif isinstance(event, ReplyFailed):
@@ -276,7 +283,7 @@ async def print_stream(events: AsyncIterator[SessionEvent], show_reasoning: bool
         if wrote_any and not ends_with_newline:
             out.write("\n")
             out.flush()
-        print(f"{PROG}: {sanitize(failure.message)}", file=err)
+        print(f"{PROG}: {sanitize(scrub(failure.message))}", file=err)
         return int(failure.exit_code)
     if wrote_any and not ends_with_newline and out.isatty():
         out.write("\n")

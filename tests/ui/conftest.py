@@ -22,6 +22,7 @@ from tui_chat.ui.screens.conversation import ConversationScreen
 from tui_chat.ui.widgets.reply_view import ReplyView
 
 AppFactory = Callable[..., TuiChatApp]
+TEST_KEY = "test-key-123456789"
 
 
 class FixedClock:
@@ -44,16 +45,17 @@ def store(tmp_path: Path) -> Iterator[Store]:
 @pytest.fixture
 def make_app(store: Store, tmp_path: Path, chutes_server: FakeProvider,
              monkeypatch: pytest.MonkeyPatch) -> AppFactory:
-    """`make_app(key=True, settings=None, **app_kwargs)`: a TuiChatApp on the fake Chutes.
+    """`make_app(key=True, settings=None, **app_kwargs)`: a TuiChatApp on the fake Chutes
+    (`key`: True for the usual test key, False for none, or the key itself).
 
     The base URL and key go through the environment, as for a user, so every part of the
     app (model picker included) sees the same provider."""
     monkeypatch.setenv("CHUTES_BASE_URL", chutes_server.url)
 
-    def factory(*, key: bool = True, settings: Settings | None = None,
+    def factory(*, key: bool | str = True, settings: Settings | None = None,
                 clock: Callable[[], float] | None = None, **kwargs: Any) -> TuiChatApp:
         if key:
-            monkeypatch.setenv("CHUTES_API_KEY", "test-key-123456789")
+            monkeypatch.setenv("CHUTES_API_KEY", key if isinstance(key, str) else TEST_KEY)
         else:
             monkeypatch.delenv("CHUTES_API_KEY", raising=False)
         services = Services(settings=settings or Settings(), store=store,

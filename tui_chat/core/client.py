@@ -15,6 +15,7 @@ import httpx
 from pydantic import ValidationError
 
 from tui_chat import __version__
+from tui_chat.core import secrets
 from tui_chat.core.chunks import (
     CHUNK_ADAPTER,
     ChatCompletionChunk,
@@ -25,6 +26,8 @@ from tui_chat.core.chunks import (
 from tui_chat.core.config import Timeouts
 from tui_chat.core.errors import (
     ConnectionFailedError,
+    InvalidKeyError,
+    InvalidURLError,
     ProtocolError,
     ProviderError,
     ServerError,
@@ -88,14 +91,27 @@ class ProviderClient:
         stream is never slowed: its reads are long, and a long read is followed at once."""
         self.provider = provider
         self.coalesce = coalesce
+        secrets.remember(api_key)
+        problem = secrets.key_problem(api_key) if api_key else None
+        if problem is not None:  # config resolution refuses these first; never send one
+            raise InvalidKeyError(f"The API key for {provider.display_name} {problem}; copy "
+                                  "the key again from the provider's site.")
         self._api_key = api_key
         self.timeouts = timeouts or Timeouts()
         self.max_retries = max_retries
         self.backoff_base = backoff_base
         self._sleep = sleep
         headers = {"User-Agent": f"tui-chat/{__version__}", **provider.spec.headers}
-        self._http = httpx.AsyncClient(
-            base_url=provider.base_url.rstrip("/") + "/",
+        try:
+            self._http = self._build_http(headers, transport)
+        except httpx.InvalidURL as error:
+            raise InvalidURLError(f"The base URL for {provider.display_name} is not a usable "
+                                  f"URL ({describe(error)}); fix it in the settings.") from None
+
+    def _build_http(self, headers: dict[str, str],
+                    transport: httpx.AsyncBaseTransport | None) -> httpx.AsyncClient:
+        return httpx.AsyncClient(
+            base_url=self.provider.base_url.rstrip("/") + "/",
             headers=headers,
             timeout=httpx.Timeout(
                 connect=self.timeouts.connect,

@@ -17,9 +17,16 @@ from typing import Any
 import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
-from tui_chat.core.errors import ConfigError, MissingKeyError, UnknownProviderError
+from tui_chat.core import secrets
+from tui_chat.core.errors import (
+    ConfigError,
+    InvalidKeyError,
+    InvalidURLError,
+    MissingKeyError,
+    UnknownProviderError,
+)
 from tui_chat.core.models import Parameters
-from tui_chat.core.providers import BUILTIN_PROVIDERS, Provider, ProviderSpec
+from tui_chat.core.providers import BUILTIN_PROVIDERS, Provider, ProviderSpec, url_problem
 
 
 class ProviderConfig(BaseModel):
@@ -47,11 +54,23 @@ class ProviderConfig(BaseModel):
         # A key pasted with a trailing newline or spaces is still the key.
         return value.strip() or None if isinstance(value, str) else value
 
+    @field_validator("headers")
+    @classmethod
+    def _check_headers(cls, value: dict[str, str] | None) -> dict[str, str] | None:
+        for name, text in (value or {}).items():
+            if not name.isascii() or not name.replace("-", "").isalnum():
+                raise ValueError(f"header name {name[:40]!r} is not a valid HTTP header name")
+            if any(not 0x20 <= ord(char) <= 0x7E for char in text):
+                raise ValueError(f"the value of header {name!r} holds a character that cannot "
+                                 "be sent in an HTTP header (only printable ASCII can)")
+        return value
+
     @field_validator("base_url")
     @classmethod
     def _check_url(cls, value: str | None) -> str | None:
-        if value is not None and not value.startswith(("http://", "https://")):
-            raise ValueError("must start with http:// or https://")
+        problem = url_problem(value) if value is not None else None
+        if problem is not None:
+            raise ValueError(problem)
         return value.rstrip("/") if value else value
 
 
@@ -87,13 +106,24 @@ class Settings(BaseModel):
         """The provider `name` with overrides applied. Raises UnknownProviderError."""
         env = os.environ if env is None else env
         spec = _merged_spec(name, self.providers.get(name))
-        base_url = spec.base_url
+        base_url, url_error = spec.base_url, None
         if spec.base_url_env and env.get(spec.base_url_env, "").strip():
             base_url = env[spec.base_url_env].strip().rstrip("/")
-        key, source = _find_key(spec, self.providers.get(name), env)
-        return Provider(spec=spec, base_url=base_url, api_key=key, key_source=source)
+            wrong = url_problem(base_url)
+            if wrong is not None:
+                url_error = (f"The base URL for {spec.display_name} in {spec.base_url_env} "
+                             f"{wrong}; set it to a URL such as {spec.base_url}.")
+        key, source, key_error = _find_key(spec, self.providers.get(name), env)
+        return Provider(spec=spec, base_url=base_url, api_key=key, key_source=source,
+                        key_error=key_error, url_error=url_error)
 
     def require_key(self, provider: Provider) -> str:
+        """The provider's key, ready to send (MissingKeyError when it has none, InvalidKeyError
+        or InvalidURLError when it is configured in a way that cannot work)."""
+        if provider.url_error is not None:
+            raise InvalidURLError(provider.url_error)
+        if provider.key_error is not None:
+            raise InvalidKeyError(provider.key_error)
         if provider.api_key is None:
             hint = f"set {provider.spec.api_key_env} or " if provider.spec.api_key_env else ""
             raise MissingKeyError(
@@ -126,14 +156,23 @@ def _merged_spec(name: str, override: ProviderConfig | None) -> ProviderSpec:
 
 def _find_key(
     spec: ProviderSpec, override: ProviderConfig | None, env: Mapping[str, str]
-) -> tuple[SecretStr | None, str | None]:
-    if spec.api_key_env:
-        value = env.get(spec.api_key_env, "").strip()
-        if value:
-            return SecretStr(value), "environment"
-    if override is not None and override.api_key is not None:
-        return override.api_key, "config"
-    return None, None
+) -> tuple[SecretStr | None, str | None, str | None]:
+    """(key, where it came from, why it cannot be used). A key that cannot be sent is not
+    returned (the environment's does not fall back to the file's: the user meant it)."""
+    value, source, where = None, None, ""
+    if spec.api_key_env and env.get(spec.api_key_env, "").strip():
+        value, source, where = env[spec.api_key_env].strip(), "environment", spec.api_key_env
+    elif override is not None and override.api_key is not None:
+        value, source = override.api_key.get_secret_value(), "config"
+        where = f"api_key under [providers.{spec.name}] in config.toml"
+    if value is None:
+        return None, None, None
+    secrets.remember(value)
+    problem = secrets.key_problem(value)
+    if problem is not None:
+        return None, source, (f"The API key for {spec.display_name} in {where} {problem}; "
+                              "copy the key again from the provider's site.")
+    return SecretStr(value), source, None
 
 
 def load_settings(path: Path) -> Settings:
@@ -161,7 +200,8 @@ def load_settings(path: Path) -> Settings:
     except ValidationError as error:
         first = error.errors()[0]
         key = ".".join(str(part) for part in first["loc"]) or "(top level)"
-        problem = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
+        problem = ("unknown key" if first["type"] == "extra_forbidden"
+                   else str(first["msg"]).removeprefix("Value error, "))
         raise ConfigError(
             f"The config file {path} has a problem at '{key}': {problem}; fix it or remove it."
         ) from None

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from tui_chat.core.secrets import scrub
+
 
 class ExitCode(IntEnum):
     """Exit codes of the command line; documented in the README."""
@@ -20,12 +22,14 @@ class ExitCode(IntEnum):
 
 
 class TuiChatError(Exception):
-    """Base class: `str(error)` is the user-facing sentence."""
+    """Base class: `str(error)` is the user-facing sentence, with any API key scrubbed out
+    (whatever text went into it: a provider's echo, an exception's repr)."""
 
     exit_code: ExitCode = ExitCode.FAILURE
     retryable: bool = False
 
     def __init__(self, message: str) -> None:
+        message = scrub(message)
         super().__init__(message)
         self.message = message
 
@@ -42,6 +46,14 @@ class MissingKeyError(TuiChatError):
     exit_code = ExitCode.AUTH
 
 
+class InvalidKeyError(MissingKeyError):
+    """A key that cannot be sent (a character not allowed in an HTTP header): refused."""
+
+
+class InvalidURLError(ConfigError):
+    """A base URL that cannot be used (bad port, no host): named with the setting it came from."""
+
+
 class ProviderError(TuiChatError):
     """The provider (or the way to it) failed a request."""
 
@@ -51,7 +63,7 @@ class ProviderError(TuiChatError):
         self.status = status
         self.retry_after = retry_after
         # A few words for progress lines ("Chutes is rate limiting (429)"), without advice.
-        self.summary = message.split(";")[0].rstrip(".")
+        self.summary = self.message.split(";")[0].rstrip(".")
 
 
 class AuthenticationError(ProviderError):
@@ -109,3 +121,10 @@ class UsageError(TuiChatError):
     """The command line or a request was not usable as given."""
 
     exit_code = ExitCode.USAGE
+
+
+def unexpected_error_sentence(error: BaseException, action: str = "stopped the reply") -> str:
+    """For a bug: what happened in words, the exception's type only (its text may hold
+    anything, a key included), and what to do."""
+    return (f"An unexpected error ({type(error).__name__}) {action}; what was received so far "
+            "is kept. This is a bug: please report it.")

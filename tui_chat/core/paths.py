@@ -18,6 +18,11 @@ def data_dir() -> Path:
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
+def state_dir() -> Path:
+    """Crash reports (XDG_STATE_HOME on Linux)."""
+    return Path(platformdirs.user_state_dir(APP_NAME, appauthor=False))
+
+
 def config_file() -> Path:
     """TUI_CHAT_CONFIG points at another config file (handy for tests and profiles)."""
     override = os.environ.get("TUI_CHAT_CONFIG")

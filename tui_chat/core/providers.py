@@ -64,6 +64,16 @@ class Provider(BaseModel):
     base_url: str
     api_key: SecretStr | None = None
     key_source: str | None = None  # "environment" | "config" | None
+    key_error: str | None = None
+    """Why the key found cannot be sent (it is then not kept): one sentence naming where it came
+    from, never quoting it."""
+    url_error: str | None = None
+    """Why the base URL cannot be used: one sentence naming the setting."""
+
+    @property
+    def problem(self) -> str | None:
+        """Why this provider cannot be used as configured, else None."""
+        return self.url_error or self.key_error
 
     @property
     def name(self) -> str:
@@ -76,6 +86,26 @@ class Provider(BaseModel):
     @property
     def default_model(self) -> str | None:
         return self.spec.default_model or (self.spec.models[0] if self.spec.models else None)
+
+
+def url_problem(url: str) -> str | None:
+    """Why `url` cannot be a base URL (no scheme, no host, a bad port), else None."""
+    from urllib.parse import urlsplit
+
+    if not url.startswith(("http://", "https://")):
+        return "must start with http:// or https://"
+    if any(char.isspace() or ord(char) < 0x20 or ord(char) == 0x7F for char in url):
+        return "contains a space or a control character"
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as error:
+        return f"is not a valid URL ({str(error).rstrip('.').lower()})"
+    if not parts.hostname:
+        return "has no host name"
+    if port == 0:
+        return "has port 0"
+    return None
 
 
 def mask_key(key: str | None) -> str:

@@ -30,7 +30,7 @@ from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tui_chat.core.errors import StoreError, TuiChatError, UsageError
+from tui_chat.core.errors import StoreError, TuiChatError, UsageError, unexpected_error_sentence
 from tui_chat.core.events import (
     ContentDelta,
     FinishReason,
@@ -262,7 +262,7 @@ class ChatSession:
             stopped = isinstance(error, GeneratorExit | KeyboardInterrupt | asyncio.CancelledError)
             # A store that cannot save it now (disk full) must not replace the cancellation.
             self.stopped_reply, self.stop_error = self._final_flush(
-                fold.stop(CANCELLED_NOTE if stopped else f"Internal error: {error!r}",
+                fold.stop(CANCELLED_NOTE if stopped else unexpected_error_sentence(error),
                           MessageStatus.INTERRUPTED if stopped else MessageStatus.ERROR))
             raise
         message, unsaved = self._final_flush(fold.finish())

@@ -27,6 +27,7 @@ from tui_chat.core.models import (
     Role,
     Usage,
 )
+from tui_chat.core.secrets import scrub
 
 SCHEMA_VERSION = 2
 
@@ -171,8 +172,10 @@ def summary_from(row: sqlite3.Row) -> ConversationSummary:
 
 def message_row(m: Message) -> tuple[object, ...]:
     usage = m.usage.model_dump_json() if m.usage is not None else None
+    # The error column is written only here: scrubbed, so no bug can record a key in it.
+    error = scrub(m.error) if m.error else m.error
     return (m.id, m.conversation_id, m.role.value, m.content, m.reasoning, m.provider, m.model,
-            m.status.value, m.error, m.finish_reason, usage, m.time_to_first_token,
+            m.status.value, error, m.finish_reason, usage, m.time_to_first_token,
             m.tokens_per_second, to_text(m.created))
 
 

@@ -14,11 +14,13 @@ from typing import ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 
 from tui_chat.core import paths
 from tui_chat.core.config import Settings, load_settings_or_defaults
 from tui_chat.core.errors import StoreError
 from tui_chat.core.models import Message
+from tui_chat.core.secrets import scrub
 from tui_chat.core.store import Store
 from tui_chat.ui.commands import ActionCommands
 from tui_chat.ui.controller import ChatController, Services, no_key_sentence
@@ -47,6 +49,7 @@ class TuiChatApp(App[int]):
                  continue_last: bool = False, theme_dirs: Sequence[Path] | None = None) -> None:
         super().__init__()
         self.services = services
+        self._crash: BaseException | None = None
         # Raise here (before the terminal switches mode) for an unknown provider or id.
         self.controller = ChatController(services, provider=provider, model=model)
         self._initial: list[Message] | None = None
@@ -57,6 +60,31 @@ class TuiChatApp(App[int]):
         if self._initial is not None and (provider or model):
             self.controller.override(provider, model)  # -p/-m win over the saved model
         self._theme_dirs = theme_dirs
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """Every notification passes the key scrubber, whatever put the text together."""
+        super().notify(scrub(message), title=scrub(title), severity=severity, timeout=timeout,
+                       markup=markup)
+
+    def _handle_exception(self, error: Exception) -> None:
+        self._crash = error
+        super()._handle_exception(error)
+
+    def _fatal_error(self) -> None:
+        """Textual's own crash screen prints a traceback with local variables, which may hold
+        an API key: print one sentence instead, and put the scrubbed traceback (no locals) in a
+        crash report. (Overrides a private hook: tests/faults/test_app_secrets.py pins it.)"""
+        from rich.text import Text
+
+        from tui_chat.core.crash import crash_sentence, write_report
+
+        error = self._crash
+        self.bell()
+        if error is not None:
+            sentence = crash_sentence(error, write_report(error))
+            self._exit_renderables.append(Text(sentence))
+        self._close_messages_no_wait()
 
     async def on_mount(self) -> None:
         note = install_themes(self, self.services.settings.theme,  # type: ignore[arg-type]

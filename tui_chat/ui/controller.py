@@ -46,13 +46,18 @@ class Services:
 
 
 def no_key_sentence(settings: Settings, env: Mapping[str, str]) -> str | None:
-    """The first-run hint when no provider has a key, else None."""
+    """The first-run hint when no provider has a usable key, else None."""
+    refused = None
     for name in settings.provider_names():
         try:
-            if settings.resolve_provider(name, env).api_key is not None:
-                return None
+            provider = settings.resolve_provider(name, env)
         except TuiChatError:
             continue
+        if provider.api_key is not None:
+            return None
+        refused = refused or provider.key_error
+    if refused is not None:
+        return refused
     return ("No API key is set yet: export CHUTES_API_KEY or SUTRA_API_KEY before starting "
             "tui-chat, or press F3 (Settings) and paste a key.")
 

@@ -23,7 +23,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
 
-from tui_chat.core.errors import TuiChatError
+from tui_chat.core.errors import TuiChatError, unexpected_error_sentence
 from tui_chat.core.models import Message, Role
 from tui_chat.core.session import (
     SessionEvent,
@@ -216,9 +216,15 @@ class ConversationScreen(Screen[None]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "llm" and event.state is WorkerState.ERROR:
+            from tui_chat.core.crash import write_report
+
             error = event.worker.error
-            self.notify(f"Something went wrong: {sanitize(repr(error))[:300]}",
-                        title="Internal error", severity="error", markup=False)
+            if error is None:
+                return
+            report = write_report(error)
+            where = f" The details are in {report}." if report else ""
+            self.notify(unexpected_error_sentence(error) + where, title="Unexpected error",
+                        severity="error", markup=False)
 
     # --- actions -----------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 from tui_chat.core.config import Settings, Timeouts
 from tui_chat.core.errors import TuiChatError
 from tui_chat.core.models import Parameters
+from tui_chat.core.secrets import key_problem
 from tui_chat.core.text import sanitize
 
 Kind = Literal["text", "multiline", "float", "int", "provider", "theme", "secret", "url"]
@@ -159,15 +160,26 @@ def build_settings(original: Settings, values: Mapping[Path, str],
 
 
 def _check_providers(settings: Settings) -> None:
+    """Problems pydantic cannot see alone: a declared provider without a base URL, a pasted
+    key that cannot be sent (its sentence never quotes it)."""
+    problems: list[tuple[Path, str]] = []
     for name in settings.provider_names():
         try:
             settings.resolve_provider(name, env={})
         except TuiChatError:
-            raise ValidationError.from_exception_data("Settings", [{
-                "type": "value_error", "loc": ("providers", name, "base_url"),
-                "input": None, "ctx": {"error": ValueError("a base URL is needed for "
-                                                           "this provider")},
-            }]) from None
+            problems.append((("providers", name, "base_url"),
+                             "a base URL is needed for this provider"))
+            continue
+        section = settings.providers.get(name)
+        pasted = section.api_key.get_secret_value() if section and section.api_key else ""
+        problem = key_problem(pasted)
+        if problem is not None:
+            problems.append((("providers", name, "api_key"),
+                             f"the key {problem}; paste it again"))
+    if problems:
+        raise ValidationError.from_exception_data("Settings", [{
+            "type": "value_error", "loc": path, "input": None,
+            "ctx": {"error": ValueError(message)}} for path, message in problems])
 
 
 def error_messages(error: ValidationError) -> dict[Path, str]:
