@@ -23,8 +23,8 @@ from benchmarks.common import timer
 from tui_chat.core.config import Settings
 from tui_chat.core.store import Store
 from tui_chat.ui.app import TuiChatApp
-from tui_chat.ui.controller import Services
 from tui_chat.ui.screens.conversation import ConversationScreen
+from tui_chat.ui.services import AppServices
 from tui_chat.ui.widgets.message_view import MessageView
 
 SIZE = (120, 40)
@@ -56,9 +56,9 @@ class FrameClock:
         return future
 
 
-def services(url: str, store: Store, folder: Path) -> Services:
-    return Services(settings=Settings(), store=store, config_path=folder / "config.toml",
-                    env={"CHUTES_BASE_URL": url, "CHUTES_API_KEY": "bench-key"})
+def services(url: str, store: Store, folder: Path) -> AppServices:
+    return AppServices.create(Settings(), store, config_path=folder / "config.toml",
+                              env={"CHUTES_BASE_URL": url, "CHUTES_API_KEY": "bench-key"})
 
 
 @asynccontextmanager

@@ -29,8 +29,8 @@ from tests.ui.demo import HINDI_ANSWER, STREAM_PIECES, seed_demo  # noqa: E402
 from tui_chat.core.config import Settings  # noqa: E402
 from tui_chat.core.store import Store  # noqa: E402
 from tui_chat.ui.app import TuiChatApp  # noqa: E402
-from tui_chat.ui.controller import Services  # noqa: E402
 from tui_chat.ui.screens.conversation import ConversationScreen  # noqa: E402
+from tui_chat.ui.services import AppServices  # noqa: E402
 from tui_chat.ui.widgets.reply_view import ReplyView  # noqa: E402
 
 OUT = Path(__file__).resolve().parent
@@ -65,7 +65,7 @@ async def conversation(pilot: Pilot[Any], chutes: FakeProvider, sutra: FakeProvi
     """Mid-stream, with a code block and the Thinking block folded."""
     pieces = ["<think>", "The user wants an example.", "</think>", *STREAM_PIECES]
     chutes.script(Reply(stream_of(pieces), stall_after=len(pieces) + 1, stall_seconds=15))
-    screen_of(pilot).controller.choose("chutes", "deepseek-ai/DeepSeek-R1")
+    screen_of(pilot).workspace.choose("chutes", "deepseek-ai/DeepSeek-R1")
     await stream_and_hold(pilot, "Show me an async fetch in Python", "asyncio.run(")
 
 
@@ -73,7 +73,7 @@ async def sutra_hindi(pilot: Pilot[Any], chutes: FakeProvider, sutra: FakeProvid
     """A SUTRA reply in Hindi (with Tamil and Japanese), streamed from the SUTRA fake."""
     screen = screen_of(pilot)
     await pilot.press("ctrl+n")
-    screen.controller.choose("sutra", "sutra-v2")
+    screen.workspace.choose("sutra", "sutra-v2")
     sutra.script(Reply(stream_of([HINDI_ANSWER[i:i + 12] for i in range(0, len(HINDI_ANSWER),
                                                                          12)],
                                  flavour="sutra", model="sutra-v2")))
@@ -119,9 +119,9 @@ async def take(name: str, shot: Shot, workdir: Path) -> Path:
                           CHUTES_API_KEY="demo-key-not-real", SUTRA_API_KEY="demo-key-not-real")
         with Store.open(home / "store.sqlite3") as store:
             chat = seed_demo(store)
-            services = Services(settings=Settings(), store=store,
-                                config_path=home / "config" / "config.toml",
-                                clock=iter(x * 0.125 for x in range(10**6)).__next__)
+            services = AppServices.create(
+                Settings(), store, config_path=home / "config" / "config.toml",
+                provider="chutes", clock=iter(x * 0.125 for x in range(10**6)).__next__)
             app = TuiChatApp(services, conversation=chat.id, provider="chutes")
             async with app.run_test(size=SIZE) as pilot:
                 screen_of(pilot).prompt.cursor_blink = False

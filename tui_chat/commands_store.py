@@ -63,17 +63,17 @@ def add_store_commands(commands: Any) -> None:
     rename.add_argument("title", nargs="+", help="the new title")
 
 
-def run_store_command(args: argparse.Namespace, *, stdout: TextIO | None = None,
+def run_store_command(args: argparse.Namespace, store: Store, *, stdout: TextIO | None = None,
                       stderr: TextIO | None = None, stdin: TextIO | None = None) -> int:
+    """Run a store command on `store`, opened by the composition root (tui_chat.cli)."""
     out, err = stdout or sys.stdout, stderr or sys.stderr
     handlers: dict[str, Callable[..., int]] = {
         "history": _history, "show": _show, "search": _search, "export": _export,
         "import": _import, "rm": _rm, "rename": _rename,
     }
-    with Store.open() as store:
-        if store.notice:
-            print(f"{PROG}: {store.notice}", file=err)
-        return handlers[args.command](store, args, out, err, stdin or sys.stdin)
+    if store.notice:
+        print(f"{PROG}: {store.notice}", file=err)
+    return handlers[args.command](store, args, out, err, stdin or sys.stdin)
 
 
 def _history(store: Store, args: argparse.Namespace, out: TextIO, err: TextIO,

@@ -14,7 +14,8 @@ import argparse
 import asyncio
 import sys
 
-from tui_chat.ui.app import TuiChatApp, build_services
+from tui_chat.commands.app import build_services
+from tui_chat.ui.app import TuiChatApp
 
 
 async def drive(prompts: list[str], *, continue_last: bool, hold: bool) -> int:

@@ -24,11 +24,12 @@ from tests.ui.conftest import (
     rendered_text,
     wait_until,
 )
+from tui_chat.commands.app import build_services
 from tui_chat.core.config import Settings
 from tui_chat.core.models import Conversation, Message, MessageStatus, Role
 from tui_chat.core.store import Store
-from tui_chat.ui.app import TuiChatApp, build_services
-from tui_chat.ui.controller import Services
+from tui_chat.ui.app import TuiChatApp
+from tui_chat.ui.services import AppServices
 from tui_chat.ui.widgets.message_view import MessageView
 from tui_chat.ui.widgets.reply_view import ReplyView
 
@@ -111,9 +112,9 @@ async def break_disk_mid_reply(store_path: Path, server: FakeProvider, monkeypat
     monkeypatch.setenv("CHUTES_API_KEY", "test-key-disk-0000")
     store = Store.open(store_path)
     disk = make_disk(store)
-    app = TuiChatApp(Services(settings=Settings(max_retries=0), store=store,
-                              config_path=store_path.parent / "config.toml",
-                              clock=FixedClock()))
+    app = TuiChatApp(AppServices.create(Settings(max_retries=0), store,
+                                        config_path=store_path.parent / "config.toml",
+                                        clock=FixedClock()))
     try:
         async with app.run_test(size=(100, 30), notifications=True) as pilot:
             await exercise(pilot, app, store, disk, server)

@@ -18,10 +18,11 @@ from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tests.faults.pilot import send
 from tests.ui.conftest import conversation, record_notifications, wait_until
 from tui_chat import cli
+from tui_chat.commands.app import build_services
 from tui_chat.core.config import load_settings
 from tui_chat.core.models import Conversation, Message, MessageStatus, Role
 from tui_chat.core.store import Store
-from tui_chat.ui.app import TuiChatApp, build_services
+from tui_chat.ui.app import TuiChatApp
 from tui_chat.ui.screens.settings import SettingsScreen
 from tui_chat.ui.themes import DEFAULT_THEME
 from tui_chat.ui.widgets.message_view import MessageView

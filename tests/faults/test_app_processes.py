@@ -17,12 +17,13 @@ import pytest
 from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tests.faults.pilot import wait_idle
 from tests.ui.conftest import conversation, rendered_text
+from tui_chat.commands.app import build_services
 from tui_chat.core.client import ProviderClient
 from tui_chat.core.config import Settings
 from tui_chat.core.models import Conversation, Message, MessageStatus, Role
 from tui_chat.core.session import ChatSession, ReplyFinished, UserMessageSaved
 from tui_chat.core.store import Store
-from tui_chat.ui.app import TuiChatApp, build_services
+from tui_chat.ui.app import TuiChatApp
 from tui_chat.ui.widgets.message_view import MessageView
 
 ROOT = Path(__file__).resolve().parents[2]

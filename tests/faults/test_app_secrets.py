@@ -18,7 +18,8 @@ from textual.pilot import Pilot
 from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tests.faults.pilot import send
 from tests.ui.conftest import conversation, record_notifications, wait_until
-from tui_chat.ui.app import TuiChatApp, build_services
+from tui_chat.commands.app import build_services
+from tui_chat.ui.app import TuiChatApp
 from tui_chat.ui.screens.model_picker import ModelPickerScreen
 from tui_chat.ui.screens.settings import SettingsScreen
 from tui_chat.ui.widgets.conversation_list import ConversationList
@@ -104,7 +105,7 @@ async def flows(pilot: Pilot[Any], app: TuiChatApp, shots: list[str]) -> None:
     await pilot.pause(0.3)
     await pilot.press("escape")
     await wait_until(pilot, lambda: app.screen is screen)
-    screen.controller.choose("sutra", "sutra-v2")
+    screen.workspace.choose("sutra", "sutra-v2")
     screen.refresh_chrome()
     await send(pilot, "hello sutra")
     await send(pilot, "fail sutra")  # 500 echoing the key

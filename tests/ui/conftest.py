@@ -17,8 +17,8 @@ from tests.fakeprovider import FakeProvider
 from tui_chat.core.config import Settings
 from tui_chat.core.store import Store
 from tui_chat.ui.app import TuiChatApp
-from tui_chat.ui.controller import Services
 from tui_chat.ui.screens.conversation import ConversationScreen
+from tui_chat.ui.services import AppServices
 from tui_chat.ui.widgets.reply_view import ReplyView
 
 AppFactory = Callable[..., TuiChatApp]
@@ -58,9 +58,10 @@ def make_app(store: Store, tmp_path: Path, chutes_server: FakeProvider,
             monkeypatch.setenv("CHUTES_API_KEY", key if isinstance(key, str) else TEST_KEY)
         else:
             monkeypatch.delenv("CHUTES_API_KEY", raising=False)
-        services = Services(settings=settings or Settings(), store=store,
-                            config_path=tmp_path / "config.toml",
-                            clock=clock or FixedClock())
+        services = AppServices.create(settings or Settings(), store,
+                                      config_path=tmp_path / "config.toml",
+                                      provider=kwargs.get("provider"), model=kwargs.get("model"),
+                                      clock=clock or FixedClock())
         return TuiChatApp(services, **kwargs)
 
     return factory

@@ -30,7 +30,7 @@ async def test_resume_shows_history_and_continues_it(make_app: AppFactory, store
         screen = conversation(app)
         texts = [v.message.content for v in screen.query(MessageView)]
         assert texts == ["message 0", "message 1", "message 2", "message 3"]
-        assert screen.controller.model == "old/model"  # the model last used in it
+        assert screen.workspace.model == "old/model"  # the model last used in it
         assert "Saved chat" in str(screen.query_one("#title-bar").render())
         await pilot.press("u", "p", "enter")
         await wait_idle(pilot)
@@ -48,7 +48,7 @@ async def test_continue_opens_latest_and_up_recalls_its_prompts(
     app = make_app(continue_last=True)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = conversation(app)
-        assert screen.controller.session.conversation.id == latest.id
+        assert screen.workspace.session.conversation.id == latest.id
         await pilot.press("up")
         assert screen.prompt.text == "message 2"
 
@@ -80,10 +80,12 @@ async def test_scrolling_to_the_top_mounts_older_messages(make_app: AppFactory,
         first = messages.query(MessageView)[0]
         assert first.message.content == f"message {100 - PAGE}"
         messages.scroll_home(animate=False, immediate=True)
-        await wait_until(pilot, lambda: len(messages.query(MessageView)) == 2 * PAGE)
-        await pilot.pause()
+        # Wait for the state (the page mounted and the view moved back), not for a time.
+        await wait_until(pilot, lambda: len(messages.query(MessageView)) == 2 * PAGE
+                         and not messages.paging)
         # The message that was on top is still where the eye was, not thrown off screen.
         assert messages.scroll_y > 0
+        assert abs(messages.scroll_y - first.virtual_region.y) <= 1
         assert messages.query(MessageView)[0].message.content == f"message {100 - 2 * PAGE}"
 
 
@@ -98,7 +100,7 @@ async def test_switching_model_mid_conversation_each_reply_remembers_its_model(
         await wait_until(pilot, lambda: isinstance(app.screen, ModelPickerScreen))
         await pilot.press(*"Qwen3", "enter")
         await wait_until(pilot, lambda: app.screen is screen)
-        assert screen.controller.model == "Qwen/Qwen3-235B-A22B"
+        assert screen.workspace.model == "Qwen/Qwen3-235B-A22B"
         assert "Qwen/Qwen3-235B-A22B" in screen.status.info.model
         await pilot.press("b", "enter")
         await wait_idle(pilot)
@@ -106,7 +108,7 @@ async def test_switching_model_mid_conversation_each_reply_remembers_its_model(
                    if v.message.role is Role.ASSISTANT]
         assert [r.model for r in replies] == ["deepseek-ai/DeepSeek-V3-0324",
                                               "Qwen/Qwen3-235B-A22B"]
-        chat_id = screen.controller.session.conversation.id
+        chat_id = screen.workspace.session.conversation.id
     posted = [r.body["model"] for r in chutes_server.requests if r.method == "POST"]
     assert posted == ["deepseek-ai/DeepSeek-V3-0324", "Qwen/Qwen3-235B-A22B"]
     assert [m.model for m in store.get_messages(chat_id) if m.role is Role.ASSISTANT] == [
@@ -126,7 +128,7 @@ async def test_regenerate_replaces_last_reply(make_app: AppFactory, store: Store
         await wait_idle(pilot)
         texts = [v.message.content for v in screen.query(MessageView)]
         assert texts == ["q", "second one"]
-        chat_id = screen.controller.session.conversation.id
+        chat_id = screen.workspace.session.conversation.id
     assert [m.content for m in store.get_messages(chat_id)] == ["q", "second one"]
     assert chutes_server.requests[-1].body["messages"] == [{"role": "user", "content": "q"}]
 
@@ -165,7 +167,7 @@ async def test_edit_user_message_and_resend_from_there(make_app: AppFactory, sto
         await wait_idle(pilot)
         texts = [v.message.content for v in screen.query(MessageView)]
         assert texts == ["uno", "Hello! You said: uno"]
-        chat_id = screen.controller.session.conversation.id
+        chat_id = screen.workspace.session.conversation.id
     saved = store.get_messages(chat_id)
     assert [m.content for m in saved] == ["uno", "Hello! You said: uno"]
     assert all(m.status is MessageStatus.COMPLETE for m in saved)
@@ -193,14 +195,14 @@ async def test_sidebar_opens_another_conversation_stopping_the_stream(
         await pilot.press("n", "e", "w", "enter")
         await wait_until(pilot, lambda: screen.message_list.reply is not None
                          and "partial" in screen.message_list.reply.content)
-        current = screen.controller.session.conversation.id
+        current = screen.workspace.session.conversation.id
         await pilot.press("ctrl+b")
         sidebar = screen.sidebar
         assert sidebar is not None and sidebar.display
         await wait_until(pilot, lambda: sidebar.option_list.option_count == 2)
         assert sidebar.option_list.get_option_at_index(0).id == current  # newest first
         await pilot.press("down", "enter")
-        await wait_until(pilot, lambda: screen.controller.session.conversation.id == older.id)
+        await wait_until(pilot, lambda: screen.workspace.session.conversation.id == older.id)
         await wait_idle(pilot)
         assert [v.message.content for v in screen.query(MessageView)] == ["message 0",
                                                                           "message 1"]
@@ -212,12 +214,12 @@ async def test_command_line_provider_and_model_win_over_the_saved_ones(
     chat = saved_conversation(store, 2)
     app = make_app(conversation=chat.id, provider="sutra")
     async with app.run_test(size=(100, 30)):
-        controller = conversation(app).controller
-        assert (controller.provider_name, controller.model) == ("sutra", "sutra-v2")
+        workspace = conversation(app).workspace
+        assert (workspace.provider_name, workspace.model) == ("sutra", "sutra-v2")
     app = make_app(continue_last=True, model="x/y")
     async with app.run_test(size=(100, 30)):
-        controller = conversation(app).controller
-        assert (controller.provider_name, controller.model) == ("chutes", "x/y")
+        workspace = conversation(app).workspace
+        assert (workspace.provider_name, workspace.model) == ("chutes", "x/y")
 
 
 async def test_a_page_shorter_than_the_view_is_topped_up_with_older_pages(
@@ -243,7 +245,7 @@ async def test_opening_a_search_hit_reveals_the_matching_message(make_app: AppFa
         await wait_until(pilot, lambda: screen.message_list.selected == 5)
         shown = [v.message.id for v in screen.query(MessageView)]
         assert target.id in shown
-        assert screen.controller.session.conversation.id == chat.id
+        assert screen.workspace.session.conversation.id == chat.id
 
 
 async def test_code_blocks_follow_a_light_or_dark_theme(make_app: AppFactory,

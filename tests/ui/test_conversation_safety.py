@@ -125,7 +125,7 @@ async def test_store_message_interrupted_when_app_quits_mid_stream(
         await pilot.press("q", "enter")
         await wait_until(pilot, lambda: bool(screen.query(ReplyView))
                          and "partial" in screen.query_one(ReplyView).content)
-        chat_id = screen.controller.session.conversation.id
+        chat_id = screen.workspace.session.conversation.id
         await pilot.press("ctrl+q")
     saved = store.get_messages(chat_id)
     assert saved[-1].status is MessageStatus.INTERRUPTED and saved[-1].content == "partial "

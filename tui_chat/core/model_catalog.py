@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import json
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Literal
 
@@ -55,9 +55,10 @@ def default_cache_file() -> Path:
 class ModelCatalog:
     """Model lists of every configured provider. One per app: the memory cache lives here."""
 
-    def __init__(self, settings: Settings, *, cache_file: Path | None = None,
-                 fetch: Fetch | None = None) -> None:
+    def __init__(self, settings: Settings, *, env: Mapping[str, str] | None = None,
+                 cache_file: Path | None = None, fetch: Fetch | None = None) -> None:
         self.settings = settings
+        self.env = env
         self.cache_file = default_cache_file() if cache_file is None else cache_file
         self._fetch = fetch or self._fetch_from_provider
         self._memory: dict[str, ProviderModels] = {}
@@ -70,7 +71,7 @@ class ModelCatalog:
         self.problems = []
         for name in self.settings.provider_names():
             try:
-                result.append(self.settings.resolve_provider(name))
+                result.append(self.settings.resolve_provider(name, self.env))
             except TuiChatError as error:
                 self.problems.append(error.message)
         return result

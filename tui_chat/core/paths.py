@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import platformdirs
@@ -23,14 +24,15 @@ def state_dir() -> Path:
     return Path(platformdirs.user_state_dir(APP_NAME, appauthor=False))
 
 
-def config_file() -> Path:
+def config_file(env: Mapping[str, str] | None = None) -> Path:
     """TUI_CHAT_CONFIG points at another config file (handy for tests and profiles)."""
-    override = os.environ.get("TUI_CHAT_CONFIG")
+    override = (os.environ if env is None else env).get("TUI_CHAT_CONFIG")
     return Path(override) if override else config_dir() / "config.toml"
 
 
-def store_file() -> Path:
-    override = os.environ.get("TUI_CHAT_DB")
+def store_file(env: Mapping[str, str] | None = None) -> Path:
+    """TUI_CHAT_DB points at another store file."""
+    override = (os.environ if env is None else env).get("TUI_CHAT_DB")
     return Path(override) if override else data_dir() / "conversations.sqlite3"
 
 

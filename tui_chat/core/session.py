@@ -173,6 +173,11 @@ class ChatSession:
         if self._saved:
             self.store.update_conversation(self.conversation)
 
+    def set_parameters(self, parameters: Parameters) -> None:
+        self.conversation.parameters = parameters
+        if self._saved:
+            self.store.update_conversation(self.conversation)
+
     async def send(self, prompt: str, *, client: ProviderClient, model: str,
                    parameters: Parameters | None = None) -> AsyncGenerator[SessionEvent, None]:
         """Save `prompt` as a user message, then stream and save the reply."""

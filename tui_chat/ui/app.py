@@ -1,7 +1,8 @@
-"""The full-screen app: a thin shell over the conversation screen and the core.
+"""The full-screen app: a thin shell over the conversation screen and the core workspace.
 
-`run()` is what `tui-chat` (no command) calls: it opens the store, builds `Services` and runs
-`TuiChatApp`. Tests build `TuiChatApp(Services(...))` with a tmp store and a loopback URL.
+`tui_chat.commands.app` builds `AppServices` (settings, store, workspace) as `tui-chat` finds
+them and calls `run()`. Tests build `TuiChatApp(AppServices.create(...))` with a tmp store and
+a loopback URL.
 """
 
 from __future__ import annotations
@@ -16,16 +17,13 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 
-from tui_chat.core import paths
-from tui_chat.core.config import Settings, load_settings_or_defaults
-from tui_chat.core.errors import StoreError
+from tui_chat.core.config import Settings
 from tui_chat.core.models import Message
 from tui_chat.core.secrets import scrub
-from tui_chat.core.store import Store
 from tui_chat.ui.commands import ActionCommands
-from tui_chat.ui.controller import ChatController, Services, no_key_sentence
 from tui_chat.ui.screens.conversation import ConversationScreen
 from tui_chat.ui.screens.help import HelpScreen
+from tui_chat.ui.services import AppServices, no_key_sentence
 from tui_chat.ui.themes import install_themes
 from tui_chat.ui.warmup import warm_up
 
@@ -44,21 +42,21 @@ class TuiChatApp(App[int]):
         Binding("f3", "settings", "Settings", id="app.settings"),
     ]
 
-    def __init__(self, services: Services, *, provider: str | None = None,
+    def __init__(self, services: AppServices, *, provider: str | None = None,
                  model: str | None = None, conversation: str | None = None,
                  continue_last: bool = False, theme_dirs: Sequence[Path] | None = None) -> None:
         super().__init__()
         self.services = services
         self._crash: BaseException | None = None
+        self.workspace = services.workspace
         # Raise here (before the terminal switches mode) for an unknown provider or id.
-        self.controller = ChatController(services, provider=provider, model=model)
         self._initial: list[Message] | None = None
         if conversation:
-            self._initial = self.controller.open_conversation(conversation)
+            self._initial = self.workspace.open_conversation(conversation)
         elif continue_last:
-            self._initial = self.controller.open_latest()
-        if self._initial is not None and (provider or model):
-            self.controller.override(provider, model)  # -p/-m win over the saved model
+            self._initial = self.workspace.open_latest()
+        if self._initial is not None:
+            self.workspace.override(provider, model)  # -p/-m win over the saved model
         self._theme_dirs = theme_dirs
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
@@ -91,7 +89,7 @@ class TuiChatApp(App[int]):
                               self._theme_dirs)
         if note:
             self.notify(note, title="Themes", severity="warning", markup=False, timeout=10)
-        screen = ConversationScreen(self.controller, clock=self.services.clock)
+        screen = ConversationScreen(self.workspace)
         await self.push_screen(screen)
         if self._initial:
             await screen.show_messages(self._initial)
@@ -101,7 +99,7 @@ class TuiChatApp(App[int]):
         if self.services.store.notice:
             self.notify(self.services.store.notice, title="Store", severity="warning",
                         markup=False, timeout=15)
-        hint = no_key_sentence(self.services.settings, self.services.env)
+        hint = no_key_sentence(self.workspace)
         if hint:
             screen.show_first_run(hint)
         self.call_after_refresh(self.run_worker, warm_up, thread=True, group="warm-up",
@@ -116,18 +114,19 @@ class TuiChatApp(App[int]):
 
         if isinstance(self.screen, SettingsScreen):
             return
-        screen = SettingsScreen(self.services.settings, path=self.services.config_path,
-                                catalog=self.controller.catalog)
+        screen = SettingsScreen(self.workspace.settings, path=self.services.config_path,
+                                catalog=self.workspace.catalog, env=self.workspace.env)
         self.push_screen(screen, self._settings_saved)
 
     async def _settings_saved(self, settings: Settings | None) -> None:
         if settings is None:
             return
-        await self.controller.replace_settings(settings)
+        change = await self.workspace.apply_settings(settings)
         conversation = self.conversation_screen
         if conversation is not None:
-            conversation.settings_changed(no_key_sentence(settings, self.services.env))
-        self.notify(f"Settings saved to {self.services.config_path}.", markup=False)
+            await conversation.settings_changed(change, no_key_sentence(self.workspace))
+        else:
+            self.notify(f"Settings saved to {self.services.config_path}.", markup=False)
 
     @property
     def conversation_screen(self) -> ConversationScreen | None:
@@ -142,37 +141,13 @@ class TuiChatApp(App[int]):
         if screen is not None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(screen.stop_streaming(), timeout=2)
-        await self.controller.aclose()
+        await self.workspace.aclose()
         self.exit(0)
 
 
-def build_services(settings: Settings | None = None) -> Services:
-    """Settings and store as `tui-chat` finds them; the app starts whatever state they are in.
-
-    `settings` None reads config.toml: a file that cannot be used gives the defaults (and
-    `config_notice`). A store that cannot be opened (newer version, permissions, busy) gives
-    a temporary one that says so."""
-    config = paths.config_file()
-    config_notice = None
-    if settings is None:
-        settings, config_notice = load_settings_or_defaults(config)
-    try:
-        store = Store.open(paths.store_file())
-    except StoreError as error:
-        store = Store.open_temporary(error.message)
-    return Services(settings=settings, store=store, config_path=config,
-                    config_notice=config_notice)
-
-
-def run(settings: Settings | None = None, *, provider: str | None = None,
-        model: str | None = None, conversation: str | None = None,
-        continue_last: bool = False) -> int:
-    """Run the app until the user quits (settings: see build_services); the exit code."""
-    services = build_services(settings)
-    try:
-        app = TuiChatApp(services, provider=provider, model=model,
-                         conversation=conversation, continue_last=continue_last)
-        result = app.run()
-        return int(result or 0)
-    finally:
-        services.store.close()
+def run(services: AppServices, *, provider: str | None = None, model: str | None = None,
+        conversation: str | None = None, continue_last: bool = False) -> int:
+    """Run the app until the user quits; the exit code."""
+    app = TuiChatApp(services, provider=provider, model=model, conversation=conversation,
+                     continue_last=continue_last)
+    return int(app.run() or 0)

@@ -62,8 +62,16 @@ def theme_commands(app: App[Any]) -> list[PaletteCommand]:
     return commands
 
 
+def screen_commands(screen: Screen[Any] | None) -> list[PaletteCommand]:
+    """Commands a screen offers without a key (its `palette_commands()`)."""
+    offered = getattr(screen, "palette_commands", None)
+    if offered is None:
+        return []
+    return [PaletteCommand(title, help_text, run) for title, help_text, run in offered()]
+
+
 def all_commands(app: App[Any], screen: Screen[Any] | None) -> list[PaletteCommand]:
-    return [*binding_commands(app, screen), *theme_commands(app)]
+    return [*binding_commands(app, screen), *screen_commands(screen), *theme_commands(app)]
 
 
 class ActionCommands(Provider):

@@ -29,7 +29,7 @@ from tui_chat.core.session import (
     SessionEvent,
 )
 from tui_chat.core.text import one_line, sanitize
-from tui_chat.ui.controller import ChatController
+from tui_chat.core.workspace import SettingsChange, Workspace
 from tui_chat.ui.messages import ConversationChanged, ReplyStateChanged
 from tui_chat.ui.screens.reply_presenter import ReplyPresenter
 from tui_chat.ui.widgets.conversation_list import ConversationList
@@ -49,6 +49,33 @@ screen, prompt, then the frame), each behind another slice of the worker; a mill
 them all run (key to screen while a reply streams at full speed: p50 40 → 10 ms)."""
 EMPTY_HINT = ("Type a message and press Enter to send it; Ctrl+J inserts a new line.\n"
               "F2 picks a model, F1 lists every key, Ctrl+P finds any command.")
+
+
+APPLY_HERE = "Apply Settings to this conversation"
+
+
+def settings_sentence(change: SettingsChange, *, streaming: bool) -> str:
+    """What saving Settings did, in a few short sentences."""
+    parts = []
+    if change.now:
+        parts.append(f"{_listed(change.now).capitalize()}: in force from the next request"
+                     + (" (the reply in progress finishes as it started)" if streaming else "")
+                     + ".")
+    if change.here:
+        parts.append(f"{_listed(change.here).capitalize()}: applied to this new conversation.")
+    if change.later:
+        later = _listed(change.later)
+        parts.append(f"{later.capitalize()}: for new conversations (Ctrl+N)"
+                     + (f"; to use them here, choose “{APPLY_HERE}” in the palette (Ctrl+P)"
+                        if set(change.later) & {"system prompt", "parameters"} else "") + ".")
+    if change.provider_removed:
+        parts.append(f"{change.provider_removed} is no longer configured: the default provider "
+                     "is used from now on.")
+    return " ".join(parts) or "Nothing changed."
+
+
+def _listed(items: tuple[str, ...]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 @dataclass(frozen=True)
@@ -80,11 +107,10 @@ class ConversationScreen(Screen[None]):
                 tooltip="Show or hide saved conversations (search with /)"),
     ]
 
-    def __init__(self, controller: ChatController, *, clock: Callable[[], float] | None = None
-                 ) -> None:
+    def __init__(self, workspace: Workspace) -> None:
         super().__init__()
-        self.controller = controller
-        self.clock = clock or time.monotonic
+        self.workspace = workspace
+        self.clock: Callable[[], float] = workspace.clock
         self.editing: Message | None = None
         self.presenter = ReplyPresenter(self)
         self._first_run_hint = ""
@@ -117,16 +143,15 @@ class ConversationScreen(Screen[None]):
         return any(not w.is_finished for w in self.workers if w.group == "llm")
 
     async def show_messages(self, messages: list[Message]) -> None:
-        """Show the current conversation (already opened in the controller)."""
+        """Show the current conversation (already opened in the workspace)."""
         await self.message_list.load(messages)
         self.prompt.prompt_history = [m.content for m in messages if m.role is Role.USER][-100:]
         self.refresh_chrome()
 
     def refresh_chrome(self, state: str | None = None) -> None:
-        """Title bar, empty-state hint and status line from the controller's state."""
-        controller = self.controller
-        saved = controller.session.is_saved
-        title = controller.title if saved else "New conversation"
+        """Title bar, empty-state hint and status line from the workspace's state."""
+        workspace = self.workspace
+        title = workspace.title
         self.query_one("#title-bar", Static).update(Text(f" tui-chat  ·  {one_line(title)}"))
         empty = self.query_one("#empty", Static)
         empty.display = not self.message_list.messages and self.message_list.reply is None
@@ -134,8 +159,8 @@ class ConversationScreen(Screen[None]):
         if self._first_run_hint:
             hint = Text.assemble((self._first_run_hint, "bold"), "\n\n", EMPTY_HINT)
         empty.update(hint)
-        changes: dict[str, object] = {"provider": provider_label(controller.provider_name),
-                                      "model": controller.model}
+        changes: dict[str, object] = {"provider": provider_label(workspace.provider_name),
+                                      "model": workspace.model or "no model chosen (F2)"}
         if state is not None:
             changes["state"] = state
         self.status.update_info(**changes)
@@ -143,10 +168,27 @@ class ConversationScreen(Screen[None]):
     def on_mount(self) -> None:
         self.refresh_chrome()
 
-    def settings_changed(self, no_key_hint: str | None) -> None:
-        """New settings were saved: keys may exist now, the model may have changed."""
+    async def settings_changed(self, change: SettingsChange, no_key_hint: str | None) -> None:
+        """New settings were saved: say what took effect where; keys may exist now, the model
+        may have changed."""
         self._first_run_hint = no_key_hint or ""
         self.refresh_chrome()
+        self.notify(settings_sentence(change, streaming=self.streaming), title="Settings saved",
+                    markup=False, timeout=10)
+
+    def palette_commands(self) -> list[tuple[str, str, Callable[[], object]]]:
+        """Commands of the palette that no key is bound to: (title, help, run)."""
+        return [(APPLY_HERE, "Use the system prompt and parameters of Settings (F3) in the "
+                 "conversation on screen from its next message", self.apply_defaults_here)]
+
+    def apply_defaults_here(self) -> None:
+        try:
+            self.workspace.apply_defaults_here()
+        except TuiChatError as error:
+            self.notify(error.message, severity="error", markup=False)
+            return
+        self.notify("This conversation now uses the system prompt and parameters of Settings.",
+                    markup=False)
 
     def show_first_run(self, hint: str) -> None:
         """No key anywhere: say how to add one, in the empty view and as a notification."""
@@ -203,16 +245,16 @@ class ConversationScreen(Screen[None]):
             raise
         finally:
             self.post_message(ReplyStateChanged(False))
-            if self.controller.session.is_saved:
-                self.post_message(ConversationChanged(self.controller.session.conversation.id))
+            if self.workspace.session.is_saved:
+                self.post_message(ConversationChanged(self.workspace.session.conversation.id))
 
     def _events_for(self, exchange: Exchange) -> AsyncGenerator[SessionEvent, None]:
-        controller = self.controller
+        workspace = self.workspace
         if exchange.kind == "regenerate":
-            return controller.regenerate()
+            return workspace.regenerate()
         if exchange.kind == "edit" and exchange.message_id is not None:
-            return controller.edit_and_resend(exchange.message_id, exchange.text)
-        return controller.send(exchange.text)
+            return workspace.edit_and_resend(exchange.message_id, exchange.text)
+        return workspace.send(exchange.text)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "llm" and event.state is WorkerState.ERROR:
@@ -264,7 +306,7 @@ class ConversationScreen(Screen[None]):
 
     async def action_new_conversation(self) -> None:
         await self.stop_streaming()
-        self.controller.new_conversation()
+        self.workspace.new_conversation()
         self.editing = None
         await self.show_messages([])
         self.prompt.focus()
@@ -276,17 +318,18 @@ class ConversationScreen(Screen[None]):
         """Open the model picker; the choice applies from the next message on."""
         from tui_chat.ui.screens.model_picker import ModelChoice, ModelPickerScreen
 
-        controller = self.controller
-        recent = [ModelChoice(p, m) for p, m in controller.recent_models()]
-        picker = ModelPickerScreen(controller.settings, catalog=controller.catalog,
+        workspace = self.workspace
+        recent = [ModelChoice(p, m) for p, m in workspace.recent_models()]
+        picker = ModelPickerScreen(workspace.settings, catalog=workspace.catalog,
                                    recent=recent,
-                                   current=ModelChoice(controller.provider_name, controller.model))
+                                   current=ModelChoice(workspace.provider_name, workspace.model)
+                                   if workspace.model else None)
 
         def chosen(choice: ModelChoice | None) -> None:
             if choice is None:
                 return
             try:
-                controller.choose(choice.provider, choice.model)
+                workspace.choose(choice.provider, choice.model)
             except TuiChatError as error:
                 self.notify(error.message, severity="error", markup=False)
                 return
@@ -348,8 +391,8 @@ class ConversationScreen(Screen[None]):
         """Mounted on first use: start-up does not pay for listing conversations."""
         sidebar = self.sidebar
         if sidebar is None:
-            session = self.controller.session
-            sidebar = ConversationList(self.controller.store,
+            session = self.workspace.session
+            sidebar = ConversationList(self.workspace.store,
                                        active_id=session.conversation.id if session.is_saved
                                        else None)
             await self.query_one("#body").mount(sidebar, before=0)
@@ -372,7 +415,7 @@ class ConversationScreen(Screen[None]):
         event.stop()
         await self.stop_streaming()
         try:
-            messages = self.controller.open_conversation(event.conversation_id)
+            messages = self.workspace.open_conversation(event.conversation_id)
         except TuiChatError as error:
             self.notify(error.message, severity="error", markup=False)
             return
@@ -390,7 +433,7 @@ class ConversationScreen(Screen[None]):
     @on(ConversationList.ConversationRenamed)
     def _renamed(self, event: ConversationList.ConversationRenamed) -> None:
         event.stop()
-        conversation = self.controller.session.conversation
+        conversation = self.workspace.session.conversation
         if conversation.id == event.conversation_id:
             conversation.title = event.title
             self.refresh_chrome()
@@ -398,8 +441,8 @@ class ConversationScreen(Screen[None]):
     @on(ConversationList.ConversationDeleted)
     async def _deleted(self, event: ConversationList.ConversationDeleted) -> None:
         event.stop()
-        if self.controller.session.conversation.id == event.conversation_id:
+        if self.workspace.session.conversation.id == event.conversation_id:
             await self.stop_streaming()
-            self.controller.new_conversation()
+            self.workspace.new_conversation()
             await self.show_messages([])
 

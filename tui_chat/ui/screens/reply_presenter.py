@@ -119,7 +119,7 @@ class ReplyPresenter:
         reply, self.reply = self.reply, None
         if reply is None:
             return
-        session = self.host.controller.session
+        session = self.host.workspace.session
         ended, unsaved = session.stopped_reply, session.stop_error
         if ended is None or ended.id != reply.message.id:  # stopped before the session saw it
             ended, unsaved = self._saved(reply.message.id), None
@@ -134,7 +134,7 @@ class ReplyPresenter:
 
     def _saved(self, message_id: str) -> Message | None:
         try:
-            return self.host.controller.store.get_message(message_id)
+            return self.host.workspace.store.get_message(message_id)
         except TuiChatError:
             return None
 

@@ -8,6 +8,7 @@ are shown as "from environment" and cannot be edited here (the environment wins 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
 from typing import ClassVar
@@ -50,9 +51,11 @@ class SettingsScreen(ModalScreen[Settings | None]):
     ]
 
     def __init__(self, settings: Settings, *, path: Path | None = None,
-                 catalog: ModelCatalog | None = None) -> None:
+                 catalog: ModelCatalog | None = None, env: Mapping[str, str] | None = None
+                 ) -> None:
         super().__init__()
         self.settings = settings
+        self.env = env
         self.path = path
         self.catalog = catalog
         self.specs: list[FieldSpec] = general_fields()
@@ -96,7 +99,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
 
     def _note(self, spec: FieldSpec) -> str:
         if spec.path in self._locked:
-            variable = env_override(self.settings, spec.path[1], spec.path[2])
+            variable = env_override(self.settings, spec.path[1], spec.path[2], self.env)
             return f"Set by {variable}, which wins over config.toml; change it there."
         return spec.help
 
@@ -115,7 +118,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
         if spec.kind == "multiline":
             return TextArea(value, id=field_id, soft_wrap=True, compact=True)
         if spec.kind in ("secret", "url"):
-            variable = env_override(self.settings, spec.path[1], spec.path[2])
+            variable = env_override(self.settings, spec.path[1], spec.path[2], self.env)
             if variable is not None:
                 self._locked.add(spec.path)
                 return Input("", placeholder=f"from environment ({variable})",

@@ -229,6 +229,11 @@ class MessageList(VerticalScroll, can_focus=True):
 
     # --- lazy pages --------------------------------------------------------------------
 
+    @property
+    def paging(self) -> bool:
+        """True while a page is being mounted and the view moved back under the eye."""
+        return self._loading
+
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
         if self._loading or not self.is_mounted:

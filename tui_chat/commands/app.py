@@ -1,0 +1,46 @@
+"""Plain `tui-chat`: the full-screen app, built here from the context (settings, store,
+workspace) and run until the user quits."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tui_chat.commands.context import Context
+
+if TYPE_CHECKING:  # the UI is imported only when the app runs
+    from tui_chat.ui.services import AppServices
+
+
+def run_app(context: Context, *, provider: str | None = None, model: str | None = None,
+            conversation: str | None = None, continue_last: bool = False) -> int:
+    """The app starts even with a broken config file (the defaults, and a notification naming
+    the file) or an unusable store (a temporary one that says so). An unknown provider or
+    conversation id stops it before the terminal changes mode, with one sentence."""
+    from tui_chat.ui import app
+
+    services = build_services(context, provider=provider, model=model)
+    try:
+        if conversation:
+            conversation = services.workspace.store.resolve_id(conversation)
+        return app.run(services, provider=provider, model=model, conversation=conversation,
+                       continue_last=continue_last)
+    finally:
+        services.workspace.store.close()
+
+
+def build_services(context: Context | None = None, *, provider: str | None = None,
+                   model: str | None = None) -> AppServices:
+    """Settings, store and workspace as `tui-chat` finds them; the app starts whatever state
+    they are in."""
+    from tui_chat.ui.services import AppServices
+
+    context = context or Context()
+    settings, notice = context.settings_or_defaults()
+    store = context.open_store_or_temporary()
+    try:
+        return AppServices.create(settings, store, config_path=context.config_path,
+                                  env=context.env, config_notice=notice, provider=provider,
+                                  model=model)
+    except BaseException:
+        store.close()
+        raise

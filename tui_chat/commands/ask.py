@@ -1,0 +1,165 @@
+"""`tui-chat ask`: one reply streamed to stdout, for scripts and pipes.
+
+A view over the same `Workspace` as the app: it decides nothing about which provider, model,
+key or client to use. `--no-save` runs the exchange on a temporary store (a continued
+conversation is copied into it first), so that there is one code path and nothing is kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from collections.abc import AsyncIterator, Iterator
+from typing import TextIO
+
+from tui_chat.commands.advice import sentence
+from tui_chat.commands.context import Context
+from tui_chat.core.errors import ExitCode, TuiChatError, UsageError
+from tui_chat.core.events import ContentDelta, FinishReason, ReasoningDelta, RetryScheduled
+from tui_chat.core.models import Parameters
+from tui_chat.core.session import ReplyFailed, SessionEvent
+from tui_chat.core.store import Store
+from tui_chat.core.text import cleaner_for, sanitize
+from tui_chat.core.workspace import Workspace
+
+PROG = "tui-chat"
+
+
+def read_prompt(prompt: str | None, stdin: TextIO) -> str:
+    if prompt is None or prompt == "-":
+        if prompt is None and stdin.isatty():
+            raise UsageError("No prompt: pass it as an argument, or pipe it in and use '-'.")
+        prompt = stdin.read()
+    if not prompt.strip():
+        raise UsageError("The prompt is empty: pass some text to ask.")
+    return prompt
+
+
+async def run_ask(args: argparse.Namespace, context: Context) -> int:
+    prompt = read_prompt(args.prompt, sys.stdin)
+    settings = context.settings()
+    if args.timeout is not None:
+        if args.timeout <= 0:
+            raise UsageError("--timeout must be a positive number of seconds.")
+        settings = settings.model_copy(update={
+            "timeouts": settings.timeouts.model_copy(update={"read": args.timeout})})
+    provider = args.ask_provider or args.provider
+    model = args.ask_model or args.model
+    with _store_for(args, context) as store:
+        workspace = Workspace(settings, store, env=context.env, provider=provider, model=model)
+        try:
+            _open_conversation(workspace, args)
+            workspace.override(provider, model)
+            workspace.require_model()
+            parameters = _parameters(args, workspace.session.conversation.parameters)
+            if args.system is not None:
+                workspace.session.set_system_prompt(args.system)
+            return await print_stream(workspace.send(prompt, parameters), args.show_reasoning)
+        finally:
+            await workspace.aclose()
+
+
+def _wanted_conversation(args: argparse.Namespace) -> str | None:
+    wanted: str | None = args.ask_conversation or args.conversation
+    return wanted
+
+
+def _continues(args: argparse.Namespace) -> bool:
+    return bool(_wanted_conversation(args) or args.ask_continue_last or args.continue_last)
+
+
+@contextlib.contextmanager
+def _store_for(args: argparse.Namespace, context: Context) -> Iterator[Store]:
+    """The real store; with --no-save a temporary one (holding a copy of the conversation
+    being continued), deleted when the command ends."""
+    if not args.no_save:
+        with context.open_store() as store:
+            if store.notice:
+                print(f"{PROG}: {store.notice}", file=sys.stderr)
+            yield store
+        return
+    with Store.open_temporary("") as scratch:
+        if _continues(args):
+            with context.open_store() as store:
+                conversation = _resolve(store, args)
+                scratch.import_conversation(store.get_conversation(conversation),
+                                            store.get_messages(conversation))
+        yield scratch
+
+
+def _resolve(store: Store, args: argparse.Namespace) -> str:
+    wanted = _wanted_conversation(args)
+    if wanted:
+        return store.resolve_id(wanted)
+    latest = store.latest_conversation()
+    if latest is None:
+        raise UsageError("There is no saved conversation to continue; ask without -c first.")
+    return latest.id
+
+
+def _open_conversation(workspace: Workspace, args: argparse.Namespace) -> None:
+    if _continues(args):
+        workspace.open_conversation(_resolve(workspace.store, args))
+
+
+def _parameters(args: argparse.Namespace, base: Parameters) -> Parameters:
+    """The conversation's parameters with --temperature / --max-tokens over them."""
+    from pydantic import ValidationError
+
+    given = {"temperature": args.temperature, "max_tokens": args.max_tokens}
+    options = {"temperature": "--temperature", "max_tokens": "--max-tokens"}
+    try:
+        return Parameters.model_validate({**base.model_dump(),
+                                          **{k: v for k, v in given.items() if v is not None}})
+    except ValidationError as error:
+        first = error.errors()[0]
+        name = options.get(str(first["loc"][0]), str(first["loc"][0]))
+        problem = str(first["msg"]).replace("Input should be", "must be")
+        raise UsageError(f"Invalid {name}: {problem}.") from None
+
+
+async def print_stream(events: AsyncIterator[SessionEvent], show_reasoning: bool) -> int:
+    """Write a reply's text to stdout as it arrives; reasoning to stderr if asked; one
+    sentence on stderr on failure."""
+    out, err = sys.stdout, sys.stderr
+    clean = cleaner_for(out)
+    wrote_any = False
+    ends_with_newline = True
+    failure: TuiChatError | None = None
+    try:
+        async for event in events:
+            if isinstance(event, ContentDelta):
+                out.write(clean(event.text))
+                out.flush()
+                wrote_any = True
+                ends_with_newline = event.text.endswith("\n")
+            elif isinstance(event, ReasoningDelta) and show_reasoning:
+                err.write(sanitize(event.text))
+                err.flush()
+            elif isinstance(event, RetryScheduled):
+                print(f"{PROG}: {sanitize(event.reason)}; retrying in {event.delay:.0f} s.",
+                      file=err)
+            elif isinstance(event, FinishReason) and event.reason == "length":
+                print(f"\n{PROG}: the reply stopped at the max-tokens limit; raise "
+                      "--max-tokens for more.", file=err)
+            elif isinstance(event, ReplyFailed):
+                failure = event.error
+    except TuiChatError as error:
+        failure = error
+    finally:
+        # Close the events as soon as we stop (a failed write to stdout, say), so the session
+        # saves its reply as interrupted now rather than when the loop shuts down.
+        aclose = getattr(events, "aclose", None)
+        if aclose is not None:
+            await aclose()
+    if failure is not None:
+        if wrote_any and not ends_with_newline:
+            out.write("\n")
+            out.flush()
+        print(f"{PROG}: {sentence(failure)}", file=err)
+        return int(failure.exit_code)
+    if wrote_any and not ends_with_newline and out.isatty():
+        out.write("\n")
+    out.flush()
+    return int(ExitCode.OK)

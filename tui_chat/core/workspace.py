@@ -1,0 +1,355 @@
+"""The conversation in progress, for every front-end: `tui-chat ask` and the app.
+
+A `Workspace` is the one owner of
+- the settings in force, and the environment they are resolved against;
+- the store and the current `ChatSession` (one conversation at a time);
+- the chosen provider and model;
+- one `ProviderClient` per provider, leased to each exchange.
+
+Front-ends ask it which provider, model, key and client to use; neither decides. Usage::
+
+    workspace = Workspace(settings, store, env=os.environ, provider="sutra")
+    workspace.open_conversation(conversation_id)        # or open_latest(), new_conversation()
+    async for event in workspace.send("नमस्ते"):          # SessionEvent, as ChatSession yields
+        ...
+    change = await workspace.apply_settings(new_settings)  # what took effect, and where
+    await workspace.aclose()
+
+Settings change in one place, `apply_settings`, which decides field by field what takes effect
+at once, what applies to the conversation on screen (only while nothing has been sent in it),
+and what applies to new conversations only; it returns a `SettingsChange` saying which. A
+client that a streaming reply is using is never closed under it: it is retired, the next request
+gets a new client, and the old one closes when its last exchange ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from tui_chat.core.config import Settings
+from tui_chat.core.errors import TuiChatError, UsageError
+from tui_chat.core.models import Message, Parameters
+from tui_chat.core.providers import Provider
+from tui_chat.core.session import ChatSession, SessionEvent
+
+if TYPE_CHECKING:  # imported on first use: the app's start-up path has no HTTP stack
+    from tui_chat.core.client import ProviderClient
+    from tui_chat.core.model_catalog import ModelCatalog
+    from tui_chat.core.store import Store
+
+
+class NoModelError(UsageError):
+    """The provider has no default model and none was chosen. Carries the facts; each
+    front-end adds how to choose one there."""
+
+    def __init__(self, provider: Provider) -> None:
+        super().__init__(f"No model is chosen for {provider.display_name}, and it has no "
+                         "default model.")
+        self.provider = provider
+
+
+def default_model_for(settings: Settings, provider: Provider) -> str | None:
+    """The model a new conversation on `provider` uses: Settings' default model when it is
+    this provider's, else the provider's own default; None when there is neither."""
+    if settings.default_model and provider.name == settings.default_provider:
+        return settings.default_model
+    return provider.default_model
+
+
+@dataclass(frozen=True)
+class SettingsChange:
+    """What `Workspace.apply_settings` did with new settings, in words a front-end can show.
+
+    `now`: in force from the next request on (keys, base URLs, timeouts, retries, theme).
+    `here`: applied to the conversation on screen, because nothing was sent in it yet.
+    `later`: for new conversations only (the conversation on screen keeps its own)."""
+
+    now: tuple[str, ...] = ()
+    here: tuple[str, ...] = ()
+    later: tuple[str, ...] = ()
+    provider_removed: str | None = None
+    """The provider in use was removed from the settings: the default provider replaced it."""
+
+
+class _ClientPool:
+    """One client per provider; a client still streaming when it is replaced is closed only
+    when its last exchange ends."""
+
+    def __init__(self, build: Callable[[Provider], ProviderClient]) -> None:
+        self._build = build
+        self._current: dict[str, ProviderClient] = {}
+        self._leases: dict[int, int] = {}
+        self._retired: list[ProviderClient] = []
+
+    def get(self, provider: Provider) -> ProviderClient:
+        client = self._current.get(provider.name)
+        if client is None:
+            client = self._current[provider.name] = self._build(provider)
+        return client
+
+    @contextlib.asynccontextmanager
+    async def lease(self, client: ProviderClient) -> AsyncIterator[ProviderClient]:
+        self._leases[id(client)] = self._leases.get(id(client), 0) + 1
+        try:
+            yield client
+        finally:
+            self._leases[id(client)] -= 1
+            if not self._leases[id(client)]:
+                del self._leases[id(client)]
+                if client in self._retired:
+                    self._retired.remove(client)
+                    await client.aclose()
+
+    def in_use(self, client: ProviderClient) -> bool:
+        return id(client) in self._leases
+
+    async def retire_all(self) -> None:
+        """New clients from now on; idle ones close now, busy ones when their stream ends."""
+        clients, self._current = list(self._current.values()), {}
+        for client in clients:
+            if self.in_use(client):
+                self._retired.append(client)
+            else:
+                await client.aclose()
+
+    async def aclose(self) -> None:
+        clients = [*self._current.values(), *self._retired]
+        self._current, self._retired = {}, []
+        for client in clients:
+            await client.aclose()
+
+
+class Workspace:
+    """One conversation at a time, its provider and model, and a client per provider."""
+
+    def __init__(self, settings: Settings, store: Store, *, env: Mapping[str, str] | None = None,
+                 provider: str | None = None, model: str | None = None,
+                 clock: Callable[[], float] = time.monotonic, read_coalesce: float = 0.0) -> None:
+        """`provider`/`model` (the command line's -p/-m) win over the defaults for this run.
+        `read_coalesce`: see ProviderClient (the app reads a trickling stream every 0.1 s;
+        `ask`, which prints each token as it comes, 0). Raises UnknownProviderError."""
+        self._settings = settings
+        self.store = store
+        self.env: Mapping[str, str] = os.environ if env is None else env
+        self.clock = clock
+        self.read_coalesce = read_coalesce
+        self._clients = _ClientPool(self._build_client)
+        self._catalog: ModelCatalog | None = None
+        self._startup_choice = (provider, model)
+        self.provider = self.settings.resolve_provider(provider or settings.default_provider,
+                                                       self.env)
+        self.model: str | None = model or default_model_for(settings, self.provider)
+        self._chosen_here = bool(provider or model)
+        self.session = self._new_session()
+
+    # --- what is in force -----------------------------------------------------------------
+
+    @property
+    def settings(self) -> Settings:
+        return self._settings
+
+    @property
+    def provider_name(self) -> str:
+        return self.provider.name
+
+    @property
+    def title(self) -> str:
+        return self.session.conversation.title if self.session.is_saved else "New conversation"
+
+    @property
+    def catalog(self) -> ModelCatalog:
+        """Model lists of every provider (one per workspace: its memory cache lives on)."""
+        if self._catalog is None:
+            from tui_chat.core.model_catalog import ModelCatalog
+
+            self._catalog = ModelCatalog(self.settings, env=self.env)
+        return self._catalog
+
+    def require_model(self) -> str:
+        """The model to send to (NoModelError when there is none)."""
+        if self.model is None:
+            raise NoModelError(self.provider)
+        return self.model
+
+    # --- which conversation ---------------------------------------------------------------
+
+    def _new_session(self) -> ChatSession:
+        return ChatSession.start(self.store, system_prompt=self.settings.system_prompt,
+                                 parameters=self.settings.parameters, clock=self.clock)
+
+    def new_conversation(self) -> None:
+        """An empty conversation on the defaults (Settings', or -p/-m given at start)."""
+        self.session = self._new_session()
+        provider, model = self._startup_choice
+        with contextlib.suppress(TuiChatError):  # a provider since removed: keep the current
+            self.provider = self.settings.resolve_provider(
+                provider or self.settings.default_provider, self.env)
+            self.model = model or default_model_for(self.settings, self.provider)
+        self._chosen_here = False
+
+    def open_conversation(self, conversation_id: str) -> list[Message]:
+        """Resume a stored conversation (an id prefix is fine); its messages, oldest first.
+        The model last used in it becomes the current one when its provider still exists."""
+        full_id = self.store.resolve_id(conversation_id)
+        self.session = ChatSession.resume(self.store, full_id, clock=self.clock)
+        conversation = self.session.conversation
+        if conversation.provider and conversation.model:
+            with contextlib.suppress(TuiChatError):
+                self.choose(conversation.provider, conversation.model, persist=False)
+        return self.session.messages()
+
+    def open_latest(self) -> list[Message] | None:
+        """The most recently updated conversation, or None (and nothing changes) when the
+        store has none."""
+        latest = self.store.latest_conversation()
+        return self.open_conversation(latest.id) if latest else None
+
+    def forget_conversation(self, conversation_id: str) -> bool:
+        """Another front-end or process deleted `conversation_id`: when it is the current one,
+        start a new one (True)."""
+        if self.session.conversation.id != conversation_id:
+            return False
+        self.new_conversation()
+        return True
+
+    # --- provider and model ---------------------------------------------------------------
+
+    def choose(self, provider: str, model: str, *, persist: bool = True) -> None:
+        """Use `model` of `provider` from the next message on (UnknownProviderError)."""
+        self.provider = self.settings.resolve_provider(provider, self.env)
+        self.model = model
+        self._chosen_here = True
+        conversation = self.session.conversation
+        if persist and self.session.is_saved:
+            conversation.provider, conversation.model = provider, model
+            self.store.update_conversation(conversation)
+
+    def override(self, provider: str | None, model: str | None) -> None:
+        """Apply -p/-m given on the command line over the model a conversation last used."""
+        if provider is None and model is None:
+            return
+        name = provider or self.provider_name
+        resolved = self.settings.resolve_provider(name, self.env)
+        chosen = model or (self.model if name == self.provider_name
+                           else default_model_for(self.settings, resolved))
+        self.provider, self.model, self._chosen_here = resolved, chosen, True
+
+    def recent_models(self, limit: int = 5) -> list[tuple[str, str]]:
+        """(provider, model) pairs of the most recently used conversations, newest first."""
+        pairs: list[tuple[str, str]] = []
+        for summary in self.store.list_conversations(limit=30):
+            pair = (summary.provider or "", summary.model or "")
+            if all(pair) and pair not in pairs:
+                pairs.append(pair)
+        return pairs[:limit]
+
+    # --- clients --------------------------------------------------------------------------
+
+    def _build_client(self, provider: Provider) -> ProviderClient:
+        from tui_chat.core.client import ProviderClient
+
+        return ProviderClient(provider, self.settings.require_key(provider),
+                              timeouts=self.settings.timeouts,
+                              max_retries=self.settings.max_retries,
+                              coalesce=self.read_coalesce)
+
+    def client(self) -> ProviderClient:
+        """The current provider's client (MissingKeyError and friends when it cannot be
+        built)."""
+        return self._clients.get(self.provider)
+
+    # --- settings -------------------------------------------------------------------------
+
+    async def apply_settings(self, new: Settings) -> SettingsChange:
+        """Put `new` in force, field by field (see the module docstring)."""
+        old, self._settings = self._settings, new
+        self._catalog = None
+        now: list[str] = []
+        if old.providers != new.providers:
+            now.append("keys and base URLs")
+        if old.timeouts != new.timeouts:
+            now.append("timeouts")
+        if old.max_retries != new.max_retries:
+            now.append("retries")
+        if old.theme != new.theme:
+            now.append("theme")
+        await self._clients.retire_all()  # whatever changed, the next request starts afresh
+        removed = self._reresolve_provider()
+        here, later = self._apply_defaults(old, new)
+        return SettingsChange(tuple(now), tuple(here), tuple(later), removed)
+
+    def _reresolve_provider(self) -> str | None:
+        """The provider in use, resolved again under the new settings (a key may have been
+        added, a URL changed); the default provider when it no longer exists."""
+        try:
+            self.provider = self.settings.resolve_provider(self.provider_name, self.env)
+            return None
+        except TuiChatError:
+            removed = self.provider.display_name
+            self.provider = self.settings.resolve_provider(self.settings.default_provider,
+                                                           self.env)
+            self.model = default_model_for(self.settings, self.provider)
+            return removed
+
+    def _apply_defaults(self, old: Settings, new: Settings) -> tuple[list[str], list[str]]:
+        """Defaults for new conversations also reach the conversation on screen while nothing
+        has been sent in it; a conversation with messages keeps its own."""
+        changed: list[str] = []
+        if (old.default_provider, old.default_model) != (new.default_provider,
+                                                         new.default_model):
+            changed.append("default model")
+            self._startup_choice = (None, None)  # a new default wins over -p/-m from now on
+        if old.system_prompt != new.system_prompt:
+            changed.append("system prompt")
+        if old.parameters != new.parameters:
+            changed.append("parameters")
+        if not changed or self.session.is_saved:
+            return [], changed
+        if "default model" in changed and self._chosen_here:
+            # The user picked a model for this conversation: the new default waits for the next.
+            self.session = self._new_session()
+            return [c for c in changed if c != "default model"], ["default model"]
+        self.new_conversation()
+        return changed, []
+
+    def apply_defaults_here(self) -> None:
+        """Give the conversation on screen Settings' system prompt and parameters."""
+        self.session.set_system_prompt(self.settings.system_prompt)
+        self.session.set_parameters(self.settings.parameters)
+
+    # --- exchanges ------------------------------------------------------------------------
+
+    def send(self, prompt: str, parameters: Parameters | None = None
+             ) -> AsyncGenerator[SessionEvent, None]:
+        """Save `prompt`, stream and save the reply of the current model."""
+        client, model = self.client(), self.require_model()
+        return self._leased(client, self.session.send(prompt, client=client, model=model,
+                                                      parameters=parameters))
+
+    def regenerate(self) -> AsyncGenerator[SessionEvent, None]:
+        client, model = self.client(), self.require_model()
+        return self._leased(client, self.session.regenerate(client=client, model=model))
+
+    def edit_and_resend(self, message_id: str, text: str) -> AsyncGenerator[SessionEvent, None]:
+        if not text.strip():
+            raise UsageError("The message is empty: type some text to send.")
+        client, model = self.client(), self.require_model()
+        return self._leased(client, self.session.edit_and_resend(message_id, text,
+                                                                 client=client, model=model))
+
+    async def _leased(self, client: ProviderClient,
+                      events: AsyncGenerator[SessionEvent, None]
+                      ) -> AsyncGenerator[SessionEvent, None]:
+        """`events`, with `client` kept open until they end (settings saved meanwhile retire
+        it instead of closing it)."""
+        async with self._clients.lease(client), contextlib.aclosing(events) as stream:
+            async for event in stream:
+                yield event
+
+    async def aclose(self) -> None:
+        await self._clients.aclose()
