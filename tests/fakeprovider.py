@@ -106,6 +106,8 @@ class Reply:
     stall_after: int | None = None  # after this many frames: send nothing more, hold on
     drop_after: int | None = None  # after this many frames: cut the connection
     stall_seconds: float = 30.0
+    gate: threading.Event | None = None  # after `gate_after` frames: wait until it is set
+    gate_after: int = 0
 
     @staticmethod
     def error(status: int, body: dict[str, Any] | str, **headers: str) -> Reply:
@@ -309,6 +311,10 @@ class FakeProvider:
                     self.send_header(key, value)
                 self.end_headers()
                 for index, frame in enumerate(reply.frames):
+                    if reply.gate is not None and index == reply.gate_after:
+                        # A test's own moment (settings saved mid-reply, say), not a time.
+                        while not reply.gate.wait(0.05) and not server._stop.is_set():
+                            pass
                     if reply.stall_after is not None and index == reply.stall_after:
                         self._hold(reply.stall_seconds)
                         self.close_connection = True
