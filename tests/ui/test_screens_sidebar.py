@@ -14,6 +14,7 @@ from textual.app import App, ComposeResult
 from textual.message import Message as TextualMessage
 from textual.widgets import Input
 
+from tests.ui.conftest import AppFactory, conversation
 from tui_chat.core.models import Conversation, Message, Role
 from tui_chat.core.store import Store
 from tui_chat.ui.screens.confirm import ConfirmScreen, TextPromptScreen
@@ -39,30 +40,30 @@ def seed(store: Store) -> dict[str, str]:
 
 
 class Host(App[None]):
+    """The sidebar alone: what it posts is recorded, nothing is done with it."""
+
     def __init__(self, store: Store, export_dir: Path) -> None:
         super().__init__()
         self.store = store
-        self.export_dir = export_dir
         self.posted: list[TextualMessage] = []
 
     def compose(self) -> ComposeResult:
-        yield ConversationList(self.store, export_dir=self.export_dir,
-                               local_time=lambda moment: moment.astimezone(UTC))
+        yield ConversationList(self.store, local_time=lambda moment: moment.astimezone(UTC))
 
     def on_conversation_list_conversation_chosen(self, m: ConversationList.ConversationChosen
                                                  ) -> None:
         self.posted.append(m)
 
-    def on_conversation_list_conversation_renamed(self, m: ConversationList.ConversationRenamed
-                                                  ) -> None:
+    def on_conversation_list_rename_requested(self, m: ConversationList.RenameRequested
+                                              ) -> None:
         self.posted.append(m)
 
-    def on_conversation_list_conversation_deleted(self, m: ConversationList.ConversationDeleted
-                                                  ) -> None:
+    def on_conversation_list_delete_requested(self, m: ConversationList.DeleteRequested
+                                              ) -> None:
         self.posted.append(m)
 
-    def on_conversation_list_conversation_exported(
-            self, m: ConversationList.ConversationExported) -> None:
+    def on_conversation_list_export_requested(self, m: ConversationList.ExportRequested
+                                              ) -> None:
         self.posted.append(m)
 
     def on_conversation_list_new_conversation_requested(
@@ -137,70 +138,100 @@ async def test_filter_by_title_and_nothing_matches(store: Store, tmp_path: Path)
         assert "Nothing matches." in str(sidebar.query_one("#conversation-status").render())
 
 
-async def test_rename_and_new(store: Store, tmp_path: Path) -> None:
+async def test_the_sidebar_only_posts_what_its_keys_ask_for(store: Store,
+                                                             tmp_path: Path) -> None:
     ids = seed(store)
     app = Host(store, tmp_path)
     async with app.run_test(size=(60, 30)) as pilot:
         sidebar = app.query_one(ConversationList)
         sidebar.option_list.focus()
         sidebar.option_list.highlighted = 1  # "Python help"
+        await pilot.press("r", "d", "e", "n")
+        await until(pilot, lambda: len(app.posted) == 4)
+        assert not isinstance(app.screen, ConfirmScreen | TextPromptScreen)  # no dialog here
+    rename, delete, export, new = app.posted
+    for asked, kind in ((rename, ConversationList.RenameRequested),
+                        (delete, ConversationList.DeleteRequested),
+                        (export, ConversationList.ExportRequested)):
+        assert isinstance(asked, kind)
+        assert (asked.conversation_id, asked.title) == (ids["python"], "Python help")
+    assert isinstance(new, ConversationList.NewConversationRequested)
+    assert store.count_conversations() == 3  # nothing was changed by the widget
+
+
+async def open_sidebar_on(pilot: Any, row: int) -> ConversationList:
+    await pilot.press("ctrl+b")
+    screen = conversation(pilot.app)
+    await until(pilot, lambda: screen.sidebar is not None
+                and screen.sidebar.option_list.option_count > row)
+    sidebar = screen.sidebar
+    assert sidebar is not None
+    sidebar.option_list.highlighted = row
+    return sidebar
+
+
+async def test_rename_asks_for_the_title_then_the_screen_saves_it(
+        make_app: AppFactory, store: Store) -> None:
+    ids = seed(store)
+    app = make_app(conversation=ids["python"])
+    async with app.run_test(size=(120, 30)) as pilot:
+        await open_sidebar_on(pilot, 1)  # "Python help"
         await pilot.press("r")
         await until(pilot, lambda: isinstance(app.screen, TextPromptScreen))
         app.screen.query_one("#answer", Input).value = "Sorting in Python"
         await pilot.press("enter")
-        await until(pilot, lambda: len(app.posted) == 1)
-        await pilot.press("n")
-        await pilot.pause()
+        await until(pilot, lambda: "Sorting in Python" in str(
+            conversation(app).query_one("#title-bar").render()))
     assert store.get_conversation(ids["python"]).title == "Sorting in Python"
-    renamed, new = app.posted
-    assert isinstance(renamed, ConversationList.ConversationRenamed)
-    assert renamed.title == "Sorting in Python"
-    assert isinstance(new, ConversationList.NewConversationRequested)
 
 
-async def test_delete_asks_first(store: Store, tmp_path: Path) -> None:
+async def test_delete_asks_first_and_the_open_conversation_is_replaced(
+        make_app: AppFactory, store: Store) -> None:
     ids = seed(store)
-    app = Host(store, tmp_path)
-    async with app.run_test(size=(60, 30)) as pilot:
-        sidebar = app.query_one(ConversationList)
-        sidebar.option_list.focus()
-        sidebar.option_list.highlighted = 2  # "Trip planning"
+    app = make_app(conversation=ids["trip"])
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = conversation(app)
+        sidebar = await open_sidebar_on(pilot, 2)  # "Trip planning", the one on screen
         await pilot.press("d")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("n")
-        await pilot.pause()
+        await until(pilot, lambda: app.screen is screen)
         assert store.count_conversations() == 3
         await pilot.press("delete")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
-        await until(pilot, lambda: len(app.posted) == 1)
-        assert ids["trip"] not in [option.id for option in sidebar.option_list.options]
+        await until(pilot, lambda: ids["trip"] not in
+                    [option.id for option in sidebar.option_list.options])
+        assert not screen.workspace.session.is_saved  # a new, empty conversation
+        assert not screen.message_list.messages
     assert store.count_conversations() == 2
-    [deleted] = app.posted
-    assert isinstance(deleted, ConversationList.ConversationDeleted)
-    assert deleted.conversation_id == ids["trip"]
 
 
-async def test_export_to_markdown_never_overwrites(store: Store, tmp_path: Path) -> None:
+async def test_export_to_markdown_never_overwrites(make_app: AppFactory, store: Store,
+                                                   tmp_path: Path) -> None:
     ids = seed(store)
-    app = Host(store, tmp_path / "exports")
-    async with app.run_test(size=(60, 30)) as pilot:
-        sidebar = app.query_one(ConversationList)
-        sidebar.option_list.focus()
-        sidebar.option_list.highlighted = 2
-        for _ in range(2):
+    app = make_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        conversation(app).sidebar_actions.export_dir = tmp_path / "exports"
+        await open_sidebar_on(pilot, 2)
+        for count in (1, 2):
             await pilot.press("e")
             await until(pilot, lambda: isinstance(app.screen, TextPromptScreen))
             await pilot.press("enter")
-            await until(pilot, lambda: not isinstance(app.screen, TextPromptScreen))
-            await pilot.pause()
-        await until(pilot, lambda: len(app.posted) == 2)
-    first, second = (m.path for m in app.posted)  # type: ignore[attr-defined]
-    assert first == tmp_path / "exports" / f"trip-planning-{ids['trip'][:8]}.md"
-    assert second != first and second.parent == first.parent
+            await until(pilot, lambda n=count: len(list_exports(tmp_path)) == n)  # type: ignore[misc]
+        written = list_exports(tmp_path)
+    first = tmp_path / "exports" / f"trip-planning-{ids['trip'][:8]}.md"
+    assert first.name in written and len(written) == 2
+    (second,) = [tmp_path / "exports" / name for name in written if name != first.name]
     body = first.read_text(encoding="utf-8")
     assert body.startswith("# Trip planning") and HINDI in body
     assert second.read_text(encoding="utf-8") == body
+    assert first.stat().st_mode & 0o777 == 0o600
+
+
+def list_exports(tmp_path: Path) -> list[str]:
+    folder = tmp_path / "exports"
+    return sorted(p.name for p in folder.glob("*.md")) if folder.exists() else []
 
 
 async def test_long_lists_draw_the_newest_and_say_so(store: Store, tmp_path: Path,

@@ -23,8 +23,12 @@ import re
 import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tui_chat.core.config import write_private_file
+
+if TYPE_CHECKING:
+    from tui_chat.core.store import Store
 
 MAX_SLUG_CHARS = 60
 MAX_SLUG_BYTES = 150  # names may be 255 bytes; room for the id, a counter and the suffix
@@ -106,3 +110,16 @@ def _candidates(path: Path) -> Iterator[Path]:
 
 def _exists(path: Path) -> FileExistsError:
     return FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(path))
+
+
+def export_markdown_file(store: Store, conversation_id: str, requested: Path) -> Path:
+    """Write the conversation as Markdown to `requested` (inside it, under a suggested name,
+    when it is a folder), or beside it under a free name when that file exists. Returns the
+    path written (the app's export: it never replaces a file)."""
+    from tui_chat.core.export import export_markdown  # not on the start-up path
+
+    path = requested.expanduser()
+    if path.is_dir():
+        title = store.get_conversation(conversation_id).title
+        path = suggested_export_path(path, title, conversation_id)
+    return write_new_export(path, export_markdown(store, [conversation_id]))

@@ -32,6 +32,7 @@ from tui_chat.core.text import one_line, sanitize
 from tui_chat.core.workspace import SettingsChange, Workspace
 from tui_chat.ui.messages import ConversationChanged, ReplyStateChanged
 from tui_chat.ui.screens.reply_presenter import ReplyPresenter
+from tui_chat.ui.screens.sidebar_actions import SidebarActions
 from tui_chat.ui.widgets.conversation_list import ConversationList
 from tui_chat.ui.widgets.message_list import MessageList
 from tui_chat.ui.widgets.message_view import provider_label
@@ -113,6 +114,7 @@ class ConversationScreen(Screen[None]):
         self.clock: Callable[[], float] = workspace.clock
         self.editing: Message | None = None
         self.presenter = ReplyPresenter(self)
+        self.sidebar_actions = SidebarActions(self)
         self._first_run_hint = ""
 
     # --- layout ------------------------------------------------------------------------
@@ -430,19 +432,24 @@ class ConversationScreen(Screen[None]):
         event.stop()
         await self.action_new_conversation()
 
-    @on(ConversationList.ConversationRenamed)
-    def _renamed(self, event: ConversationList.ConversationRenamed) -> None:
+    @on(ConversationList.RenameRequested)
+    def _rename_requested(self, event: ConversationList.RenameRequested) -> None:
         event.stop()
-        conversation = self.workspace.session.conversation
-        if conversation.id == event.conversation_id:
-            conversation.title = event.title
-            self.refresh_chrome()
+        self.sidebar_actions.rename(event.conversation_id, event.title)
 
-    @on(ConversationList.ConversationDeleted)
-    async def _deleted(self, event: ConversationList.ConversationDeleted) -> None:
+    @on(ConversationList.DeleteRequested)
+    def _delete_requested(self, event: ConversationList.DeleteRequested) -> None:
         event.stop()
-        if self.workspace.session.conversation.id == event.conversation_id:
-            await self.stop_streaming()
-            self.workspace.new_conversation()
-            await self.show_messages([])
+        self.sidebar_actions.delete(event.conversation_id, event.title)
 
+    @on(ConversationList.ExportRequested)
+    def _export_requested(self, event: ConversationList.ExportRequested) -> None:
+        event.stop()
+        self.sidebar_actions.export(event.conversation_id, event.title)
+
+    def conversations_changed(self) -> None:
+        """A title or the list changed: the title bar and the sidebar show it."""
+        self.refresh_chrome()
+        sidebar = self.sidebar
+        if sidebar is not None:
+            sidebar.reload()

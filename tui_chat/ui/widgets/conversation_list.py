@@ -1,5 +1,6 @@
 """The sidebar: saved conversations newest first, a filter over titles and full text, and the
-open / new / rename / delete / export actions. It works on the store and posts what happened.
+open / new / rename / delete / export keys. It reads the store to draw the list; what the keys
+ask for it posts (`…Requested`), and the conversation screen decides and does it.
 
 Titles and snippets are untrusted: drawn as `rich.text.Text`, matches styled by span.
 """
@@ -9,7 +10,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from datetime import datetime
-from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
@@ -23,30 +23,15 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui_chat.core.errors import TuiChatError
-from tui_chat.core.export_files import suggested_export_path, write_new_export
 from tui_chat.core.models import ConversationSummary, SearchHit
 from tui_chat.core.store import Store
 from tui_chat.core.text import one_line
 from tui_chat.ui.highlight import around_first_match, find_terms, highlighted_content
-from tui_chat.ui.screens.confirm import ConfirmScreen, TextPromptScreen
 
 LIST_LIMIT = 2000  # conversations read for the title filter
 MAX_SHOWN = 300  # rows drawn at most
 SEARCH_LIMIT = 200
 SEARCH_DELAY = 0.15  # seconds of typing pause before the full-text search runs
-
-
-def export_conversation(store: Store, conversation_id: str, requested: Path) -> Path:
-    """Write the conversation as Markdown to `requested` (inside it, under a suggested name,
-    when it is a folder), or beside it under a free name when that file exists. Returns the
-    path written."""
-    from tui_chat.core.export import export_markdown  # not on the start-up path
-
-    path = requested.expanduser()
-    if path.is_dir():
-        title = store.get_conversation(conversation_id).title
-        path = suggested_export_path(path, title, conversation_id)
-    return write_new_export(path, export_markdown(store, [conversation_id]))
 
 
 class ConversationList(Vertical):
@@ -94,31 +79,36 @@ class ConversationList(Vertical):
     class NewConversationRequested(Message):
         """The user asked for a new, empty conversation."""
 
-    class ConversationRenamed(Message):
+    class RenameRequested(Message):
+        """The user asked to rename a conversation (the screen asks for the title)."""
+
         def __init__(self, conversation_id: str, title: str) -> None:
             super().__init__()
             self.conversation_id = conversation_id
             self.title = title
 
-    class ConversationDeleted(Message):
-        def __init__(self, conversation_id: str) -> None:
-            super().__init__()
-            self.conversation_id = conversation_id
+    class DeleteRequested(Message):
+        """The user asked to delete a conversation (the screen asks first)."""
 
-    class ConversationExported(Message):
-        def __init__(self, conversation_id: str, path: Path) -> None:
+        def __init__(self, conversation_id: str, title: str) -> None:
             super().__init__()
             self.conversation_id = conversation_id
-            self.path = path
+            self.title = title
+
+    class ExportRequested(Message):
+        """The user asked to export a conversation (the screen asks where)."""
+
+        def __init__(self, conversation_id: str, title: str) -> None:
+            super().__init__()
+            self.conversation_id = conversation_id
+            self.title = title
 
     def __init__(self, store: Store, *, active_id: str | None = None,
-                 export_dir: Path | None = None,
                  local_time: Callable[[datetime], datetime] | None = None,
                  id: str | None = "sidebar", classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.store = store
         self.active_id = active_id
-        self.export_dir = export_dir
         self._local_time = local_time or (lambda moment: moment.astimezone())
         self._summaries: list[ConversationSummary] = []
         self._loaded_ids: set[str] = set()
@@ -305,71 +295,21 @@ class ConversationList(Vertical):
         self.post_message(self.NewConversationRequested())
 
     def action_rename(self) -> None:
-        conversation_id = self._highlighted_id()
-        if conversation_id is not None:
-            self._rename(conversation_id)
+        self._request(self.RenameRequested)
 
     def action_delete(self) -> None:
-        conversation_id = self._highlighted_id()
-        if conversation_id is not None:
-            self._delete(conversation_id)
+        self._request(self.DeleteRequested)
 
     def action_export(self) -> None:
+        self._request(self.ExportRequested)
+
+    def _request(self, kind: Callable[[str, str], Message]) -> None:
         conversation_id = self._highlighted_id()
         if conversation_id is not None:
-            self._export(conversation_id)
+            self.post_message(kind(conversation_id, self._title_of(conversation_id)))
 
-    @work(exclusive=True, group="sidebar-action", exit_on_error=False)
-    async def _rename(self, conversation_id: str) -> None:
-        title = await self.app.push_screen_wait(
-            TextPromptScreen("New title for this conversation:", self._title_of(conversation_id)))
-        if title is None:
-            return
-        try:
-            renamed = self.store.rename_conversation(conversation_id, title)
-        except TuiChatError as error:
-            self.app.notify(error.message, severity="error", markup=False)
-            return
-        self.reload()
-        self.post_message(self.ConversationRenamed(conversation_id, renamed.title))
-
-    @work(exclusive=True, group="sidebar-action", exit_on_error=False)
-    async def _delete(self, conversation_id: str) -> None:
-        title = one_line(self._title_of(conversation_id), 60)
-        sure = await self.app.push_screen_wait(ConfirmScreen(
-            f"Delete “{title}” and all its messages? This cannot be undone.",
-            yes="Delete", no="Keep", danger=True))
-        if not sure:
-            return
-        try:
-            self.store.delete_conversation(conversation_id)
-        except TuiChatError as error:
-            self.app.notify(error.message, severity="error", markup=False)
-            return
+    def forget(self, conversation_id: str) -> None:
+        """`conversation_id` was deleted: list the others."""
         if self.active_id == conversation_id:
             self.active_id = None
         self.reload()
-        self.post_message(self.ConversationDeleted(conversation_id))
-
-    @work(exclusive=True, group="sidebar-action", exit_on_error=False)
-    async def _export(self, conversation_id: str) -> None:
-        directory = self.export_dir or Path.cwd()
-        suggested = suggested_export_path(directory, self._title_of(conversation_id),
-                                          conversation_id)
-        answer = await self.app.push_screen_wait(
-            TextPromptScreen("Export to this Markdown file:", str(suggested), max_length=1000))
-        if answer is None:
-            return
-        path = Path(answer)
-        try:
-            path = await asyncio.to_thread(export_conversation, self.store, conversation_id,
-                                           path)
-        except TuiChatError as error:
-            self.app.notify(error.message, severity="error", markup=False)
-            return
-        except OSError as error:
-            self.app.notify(f"Could not write {path} ({error.strerror or error}); choose "
-                            "another folder.", severity="error", markup=False)
-            return
-        self.app.notify(f"Exported to {path}", markup=False)
-        self.post_message(self.ConversationExported(conversation_id, path))
