@@ -51,7 +51,7 @@ class SSEParser:
         return self._feed_text(text)
 
     def _decode(self, chunk: bytes) -> str:
-        # bytes.decode is a C call; the incremental decoder's Python wrapper costs ~1 µs a read.
+        # bytes.decode is a C call; the incremental decoder's Python wrapper costs more a read.
         # It is needed only while a character is split between reads, or for invalid bytes.
         if not self._decoder_holds_bytes:
             try:

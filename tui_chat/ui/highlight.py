@@ -1,10 +1,9 @@
-"""Untrusted text as `rich.text.Text` with search matches highlighted by span, never markup."""
+"""Untrusted text as Textual `Content` with search matches highlighted by span, never markup."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from rich.text import Text
 from textual.content import Content
 
 from tui_chat.core.text import one_line
@@ -25,24 +24,12 @@ def find_terms(text: str, terms: Sequence[str]) -> list[tuple[int, int]] | None:
     return spans
 
 
-def highlighted(text: str, spans: Iterable[tuple[int, int]], *, style: str = "",
-                limit: int = 200) -> Text:
-    """One safe line of `text` with `spans` styled. `text` is made one line first only when
-    that keeps the offsets valid (no control characters or runs of whitespace)."""
-    line = one_line(text, limit)
-    result = Text(line, style=style, no_wrap=True, overflow="ellipsis")
-    kept = line[:-1] if line != text and line.endswith("…") else line
-    if text.startswith(kept):  # offsets still point at the same characters
-        for start, end in spans:
-            if 0 <= start < end <= len(kept):
-                result.stylize(MATCH_STYLE, start, end)
-    return result
-
-
 def highlighted_content(text: str, spans: Iterable[tuple[int, int]], *, style: str = "",
                         limit: int = 200) -> Content:
-    """`highlighted()` as a Textual `Content`: cheaper for long virtual lists (no conversion
-    from Rich on every layout)."""
+    """One safe line of `text` with `spans` styled, as a Textual `Content` (cheap for long
+    virtual lists). `text` is made one line first; the spans are kept only when that leaves
+    their offsets pointing at the same characters (no control characters or whitespace runs
+    before them)."""
     line = one_line(text, limit)
     kept = line[:-1] if line != text and line.endswith("…") else line
     content = Content(line).stylize(style) if style else Content(line)

@@ -11,11 +11,3 @@ class ConversationChanged(Message):
     def __init__(self, conversation_id: str) -> None:
         super().__init__()
         self.conversation_id = conversation_id
-
-
-class ReplyStateChanged(Message):
-    """A reply started (streaming=True) or ended (streaming=False) in the conversation screen."""
-
-    def __init__(self, streaming: bool) -> None:
-        super().__init__()
-        self.streaming = streaming

@@ -30,7 +30,7 @@ from tui_chat.core.session import (
 )
 from tui_chat.core.text import one_line, sanitize
 from tui_chat.core.workspace import SettingsChange, Workspace
-from tui_chat.ui.messages import ConversationChanged, ReplyStateChanged
+from tui_chat.ui.messages import ConversationChanged
 from tui_chat.ui.screens.reply_presenter import ReplyPresenter
 from tui_chat.ui.screens.sidebar_actions import SidebarActions
 from tui_chat.ui.widgets.conversation_list import ConversationList
@@ -47,7 +47,7 @@ YIELD_EVERY = 0.004
 YIELD_PAUSE = 0.001
 """How long it then steps aside. Not sleep(0): a key press goes through several tasks (app,
 screen, prompt, then the frame), each behind another slice of the worker; a millisecond lets
-them all run (key to screen while a reply streams at full speed: p50 40 → 10 ms)."""
+them all run (benchmarks/bench_ui_stream.py: key press to screen while a reply streams)."""
 EMPTY_HINT = ("Type a message and press Enter to send it; Ctrl+J inserts a new line.\n"
               "F2 picks a model, F1 lists every key, Ctrl+P finds any command.")
 
@@ -222,7 +222,6 @@ class ConversationScreen(Screen[None]):
 
     @work(exclusive=True, group="llm", exit_on_error=False)
     async def run_exchange(self, exchange: Exchange) -> None:
-        self.post_message(ReplyStateChanged(True))
         presenter = self.presenter
         presenter.begin(exchange.text)
         try:
@@ -246,7 +245,6 @@ class ConversationScreen(Screen[None]):
             await presenter.stopped()  # a bug: show what was saved, then report it
             raise
         finally:
-            self.post_message(ReplyStateChanged(False))
             if self.workspace.session.is_saved:
                 self.post_message(ConversationChanged(self.workspace.session.conversation.id))
 

@@ -173,7 +173,7 @@ class MessageList(VerticalScroll, can_focus=True):
 
     def _finished_width(self, message: Message) -> int:
         """The content width a finished reply's view will be drawn at. Prepared at another
-        width, it is drawn again on the event loop (0.5 s for a 2,000-chunk reply). Not the
+        width, it is drawn again on the event loop (long for a long reply). Not the
         live view's width, which may predate the scrollbar; and the live view may be shorter
         than the whole reply (its last appends are dropped), so count the scrollbar when the
         reply's lines alone overflow the list."""
@@ -207,14 +207,6 @@ class MessageList(VerticalScroll, can_focus=True):
         view = self._view_at(index)
         if view is not None:
             self.call_after_refresh(self.scroll_to_widget, view, animate=False, top=True)
-
-    async def update_message(self, message: Message) -> None:
-        for index, known in enumerate(self.messages):
-            if known.id == message.id:
-                self.messages[index] = message
-        for view in self._views():
-            if view.message.id == message.id:
-                view.set_message(message)
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)

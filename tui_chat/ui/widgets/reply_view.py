@@ -7,11 +7,10 @@ lines in: key presses are not held up by Markdown parsing or code highlighting.
 
 Why one widget drawing its own lines, and not Textual's `Markdown` in a container: a frame
 that grows the reply lays out and repaints everything on screen, and each nested widget adds
-its rows to repaint. Measured here at 120×40: 25-120 ms a frame for a container with Textual
-`Markdown` (more with a code fence), about 20 ms for a Static in a bordered container, about
-10 ms for one widget. And the widget's height is the text's rounded up to a multiple of
-GROW_ROWS: an append that fits in the blank rows below the text repaints only its own rows
-(about 3 ms), with no layout and no scrolling.
+its rows to repaint: a container with Textual `Markdown` costs several times a frame of one
+widget, more with a code fence (the README's Speed section has the figures). And the widget's
+height is the text's rounded up to a multiple of GROW_ROWS: an append that fits in the blank
+rows below the text repaints only its own rows, with no layout and no scrolling.
 """
 
 from __future__ import annotations
@@ -161,7 +160,8 @@ class ReplyView(Widget):
         self.message = message
         self.code_theme = code_theme
         self._content = GrowingText()
-        self.reasoning = ""
+        self._reasoning = GrowingText()
+        self._reasoning_words: tuple[int, int] = (0, 0)  # (characters counted, words)
         self._held_cr = ""
         self.answer = LiveText(self._draw_markdown, split_markdown, gap=True)
         self.thinking = LiveText(self._draw_reasoning, split_lines, gap=False)
@@ -190,10 +190,23 @@ class ReplyView(Widget):
         """All text received so far is drawn (tests and screenshots wait for this)."""
         return self._answer_stream.caught_up and self._thinking_stream.caught_up
 
+    @property
+    def reasoning(self) -> str:
+        """The reasoning received so far, sanitized (joined only when read: `+=` on a long
+        text would copy all of it on every delta)."""
+        return self._reasoning.text
+
     def add_reasoning(self, text: str) -> None:
         clean = sanitize(text)
-        self.reasoning += clean
+        self._reasoning.append(clean)
         self._thinking_stream.write(clean)
+
+    def _word_count(self) -> int:
+        """Words of the reasoning, counted again only when it has grown."""
+        text = self.reasoning
+        if self._reasoning_words[0] != len(text):
+            self._reasoning_words = (len(text), len(text.split()))
+        return self._reasoning_words[1]
 
     def add_content(self, text: str) -> None:
         # A CR at the end of a delta may be half of a CRLF: hold it until the next delta.
@@ -204,7 +217,7 @@ class ReplyView(Widget):
         clean = sanitize(text)
         if not clean:
             return
-        if not self._content and self.reasoning:
+        if not self._content and self._reasoning:
             self.thinking_collapsed = True  # the answer starts: Thinking folds to one row
             self._relayout()
         self._content.append(clean)
@@ -272,9 +285,9 @@ class ReplyView(Widget):
 
     def _compose_rows(self) -> list[Strip]:
         rows = list(self._chrome_line(author_line(self.message, live=True)))
-        if self.reasoning:
+        if self._reasoning:
             if self.thinking_collapsed:
-                words = len(self.reasoning.split())
+                words = self._word_count()
                 rows += self._chrome_line(Text(f"▶ Thinking ({words} words)", style="dim"))
             else:
                 rows += self._chrome_line(Text("▼ Thinking", style="dim"))
