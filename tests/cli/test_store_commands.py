@@ -8,6 +8,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -295,7 +296,7 @@ def test_a_newer_store_is_refused(filled: Path) -> None:
 # -- a reply stopped from outside is saved as interrupted ------------------------------------
 
 def _wait_for_partial_reply(db: Path, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 60  # a bound for a broken build, not a timing
     while time.monotonic() < deadline and process.poll() is None:
         if db.exists():
             conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
@@ -320,7 +321,10 @@ def _only_reply(db: Path) -> Message:
 
 
 def test_ctrl_c_saves_the_partial_reply(db: Path, chutes_server: FakeProvider) -> None:
-    chutes_server.script(Reply(stream_of([f"w{i} " for i in range(300)]), delay=0.02))
+    # The reply is held back after 100 frames until the test ends, so that it cannot finish
+    # before the signal however slow the machine is (it used to, under load: exit 0).
+    chutes_server.script(Reply(stream_of([f"w{i} " for i in range(300)]), delay=0.02,
+                               gate=threading.Event(), gate_after=100))
     process = subprocess.Popen([sys.executable, "-m", "tui_chat", "ask", "-m", "m", "q"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                env={**os.environ, **chutes_env(chutes_server)})

@@ -85,6 +85,16 @@ def test_plain_text_streamed_in_any_pieces_draws_the_rows_of_the_whole(
     assert rows(live.lines) == rows(draw_plain(text, 12))
 
 
+def test_a_long_fence_closed_right_after_it_was_split_adds_no_row() -> None:
+    """The CI flake of the finished-rows test: a long fence split just after a complete line,
+    then the closing fence and a paragraph in one append, drew one padding row too many."""
+    text = ("Intro.\n\n```python\n" + "".join(f"value_{i} = {i}\n" for i in range(60))
+            + "```\n\nDone.")
+    cut = text.index("```\n\nDone.")
+    live = streamed(LiveText(draw_markdown, split_markdown, gap=True), text, [cut], 60)
+    assert rows(live.lines) == rows(draw_markdown(text, 60))
+
+
 def test_redraw_at_a_new_width_gives_the_rows_drawn_at_that_width() -> None:
     live = streamed(LiveText(draw_markdown, split_markdown, gap=True), ANSWER,
                     list(range(0, len(ANSWER), 97)), 40)

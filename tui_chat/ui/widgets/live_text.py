@@ -42,7 +42,7 @@ def split_markdown(text: str, fence_lines: int | None = FENCE_LINES) -> Split | 
     by the start of a new block: not by an indented line or a list item, which may belong to
     the block above (a loose list, an indented code block). Inside an open fence with more
     than `fence_lines` complete lines, the fence is split instead: settled gets its complete
-    lines and a closing fence, rest reopens it with the same opener line.
+    lines but the last, and a closing fence; rest reopens it with the same opener line.
     """
     fence: str | None = None
     opener_line = ""
@@ -66,9 +66,12 @@ def split_markdown(text: str, fence_lines: int | None = FENCE_LINES) -> Split | 
             fence = None
         offset += len(line)
     if fence is not None and fence_lines is not None:
-        complete = text.rfind("\n") + 1
-        if complete > fence_body_start and text.count("\n", fence_body_start) > fence_lines:
-            return Split(text[:complete] + fence + "\n", opener_line + text[complete:], True)
+        # Cut before the last complete line, so that the fence's continuation always holds a
+        # line of code: an empty continuation (the closing fence came next) is drawn by Rich
+        # as a code block of its own, one padding row more than the whole fence.
+        last_line = text.rfind("\n", 0, text.rfind("\n")) + 1
+        if last_line > fence_body_start and text.count("\n", fence_body_start) > fence_lines:
+            return Split(text[:last_line] + fence + "\n", opener_line + text[last_line:], True)
     return Split(text[:settled], text[settled:], False) if settled else None
 
 
