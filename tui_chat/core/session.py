@@ -47,7 +47,7 @@ from tui_chat.core.models import (
     Role,
     utc_now,
 )
-from tui_chat.core.store import Store
+from tui_chat.core.store import ConversationGoneError, Store
 from tui_chat.core.text import GrowingText, one_line
 
 if TYPE_CHECKING:  # only a type here: the app starts without importing the HTTP stack
@@ -256,7 +256,7 @@ class ChatSession:
                 async for event in stream:
                     fold.apply(event)
                     if fold.since_flush() >= self.flush_interval:
-                        self._flush(fold)
+                        self._flush_while_streaming(fold)
                     yield event
         except TuiChatError as error:
             message, unsaved = self._final_flush(fold.fail(error.message))
@@ -279,10 +279,20 @@ class ChatSession:
         try:
             return self._flush(fold), None
         except StoreError as error:
-            unsaved = StoreError(f"{error.message.rstrip('.')}; the reply is shown but was "
-                                 "not saved.")
+            unsaved = error
+            if not isinstance(error, ConversationGoneError):  # that one is said by its kind
+                unsaved = StoreError(f"{error.message.rstrip('.')}; the reply is shown but was "
+                                     "not saved.")
             fold.message.error = unsaved.message
             return fold.snapshot(), unsaved
+
+    def _flush_while_streaming(self, fold: _Fold) -> None:
+        """A periodic save. When the store cannot take it (disk full, the conversation deleted
+        elsewhere), the reply goes on streaming: the final save tries again and says."""
+        try:
+            self._flush(fold)
+        except StoreError:
+            fold.flushed()  # not again at once: at the next interval
 
     def _flush(self, fold: _Fold) -> Message:
         message = fold.snapshot()

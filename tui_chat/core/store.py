@@ -70,6 +70,17 @@ class NotFoundError(StoreError):
     exit_code = ExitCode.USAGE
 
 
+class ConversationGoneError(StoreError):
+    """The conversation being written was deleted meanwhile (another tui-chat, `tui-chat rm`).
+    Front-ends start a new conversation for the next message."""
+
+    def __init__(self, conversation_id: str) -> None:
+        super().__init__("This conversation was deleted outside this window (by another "
+                         "tui-chat or tui-chat rm) while it was open, so nothing more can be "
+                         "saved in it.")
+        self.conversation_id = conversation_id
+
+
 class Store:
     """A connection to the store file. Open with `Store.open(path)`; close with `close()`."""
 
@@ -229,7 +240,7 @@ class Store:
                 "system_prompt=?, parameters=?, pinned=?, archived=? WHERE id=?",
                 (*row[1:], row[0]))
         if cursor.rowcount == 0:
-            raise NotFoundError(f"No conversation with id {conversation.id}.")
+            raise ConversationGoneError(conversation.id)
 
     def delete_conversation(self, conversation_id: str) -> None:
         """Delete the conversation and all its messages."""
@@ -245,6 +256,9 @@ class Store:
         """Append `message` to its conversation and mark the conversation updated (and, for an
         assistant message, remember its provider and model as the ones last used)."""
         with self._write() as conn:
+            if conn.execute("SELECT 1 FROM conversations WHERE id = ?",
+                            (message.conversation_id,)).fetchone() is None:
+                raise ConversationGoneError(message.conversation_id)
             conn.execute(
                 f"INSERT INTO messages ({MESSAGE_COLUMNS}, writer_pid, writer_host, heartbeat) "
                 "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -267,6 +281,11 @@ class Store:
                 "tokens_per_second=?, writer_pid=?, writer_host=?, heartbeat=? WHERE id=?",
                 (*row[3:13], *self._lease(message), message.id))
         if cursor.rowcount == 0:
+            with self._read() as conn:
+                gone = conn.execute("SELECT 1 FROM conversations WHERE id = ?",
+                                    (message.conversation_id,)).fetchone() is None
+            if gone:
+                raise ConversationGoneError(message.conversation_id)
             raise NotFoundError(f"No message with id {message.id}.")
 
     def _lease(self, message: Message) -> tuple[int | None, str | None, float | None]:

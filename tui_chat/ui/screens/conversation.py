@@ -28,6 +28,7 @@ from tui_chat.core.models import Message, Role
 from tui_chat.core.session import (
     SessionEvent,
 )
+from tui_chat.core.store import ConversationGoneError
 from tui_chat.core.text import one_line, sanitize
 from tui_chat.core.workspace import SettingsChange, Workspace
 from tui_chat.ui.messages import ConversationChanged
@@ -220,8 +221,22 @@ class ConversationScreen(Screen[None]):
     def start(self, exchange: Exchange) -> None:
         self.run_exchange(exchange)
 
+    def conversation_gone(self, error: ConversationGoneError, *, replied: bool) -> None:
+        """The conversation on screen was deleted elsewhere: say so once; the next message
+        starts a new conversation (what is on screen stays until then)."""
+        if not self.workspace.forget_conversation(error.conversation_id):
+            return
+        then = ("the reply stays on screen but is not saved. " if replied else
+                "your message is back in the prompt. ")
+        self.notify(f"{error.message.rstrip('.')}: {then}The next message starts a new "
+                    "conversation.", title="Conversation deleted", severity="warning",
+                    markup=False, timeout=15)
+        self.refresh_chrome()
+
     @work(exclusive=True, group="llm", exit_on_error=False)
     async def run_exchange(self, exchange: Exchange) -> None:
+        if self.message_list.messages and not self.workspace.session.is_saved:
+            await self.show_messages([])  # the one shown was deleted: a new one starts
         presenter = self.presenter
         presenter.begin(exchange.text)
         try:
@@ -239,6 +254,9 @@ class ConversationScreen(Screen[None]):
         except asyncio.CancelledError:
             await presenter.stopped()
             raise
+        except ConversationGoneError as error:
+            await presenter.failed_before_reply(error.message, notify=False)
+            self.conversation_gone(error, replied=False)
         except TuiChatError as error:
             await presenter.failed_before_reply(error.message)
         except Exception:

@@ -19,6 +19,7 @@ from tui_chat.core.session import (
     SessionEvent,
     UserMessageSaved,
 )
+from tui_chat.core.store import ConversationGoneError
 from tui_chat.core.text import sanitize
 
 if TYPE_CHECKING:
@@ -69,7 +70,10 @@ class ReplyPresenter:
         elif isinstance(event, ReplyFinished):
             await self._reply_ended(event.message)
         elif isinstance(event, ReplyFailed):
-            await self._reply_ended(event.message, event.error.message)
+            gone = isinstance(event.error, ConversationGoneError)
+            await self._reply_ended(event.message, event.error.message, notify=not gone)
+            if isinstance(event.error, ConversationGoneError):  # says so itself, once
+                self.host.conversation_gone(event.error, replied=True)
 
     async def _remove(self, ids: tuple[str, ...]) -> None:
         known = [m.id for m in self.host.message_list.messages]
@@ -100,7 +104,8 @@ class ReplyPresenter:
             self.host.status.update_info(state="thinking…" if thinking else "streaming…",
                                     tokens_per_second=self._deltas / elapsed if elapsed else None)
 
-    async def _reply_ended(self, message: Message, error: str | None = None) -> None:
+    async def _reply_ended(self, message: Message, error: str | None = None, *,
+                           notify: bool = True) -> None:
         await self.host.message_list.finish_reply(message)
         self.reply = None
         self.host.status.update_info(
@@ -108,8 +113,9 @@ class ReplyPresenter:
             time_to_first_token=message.time_to_first_token,
             tokens_per_second=message.tokens_per_second, usage=message.usage, note="")
         if error is not None:
-            self.host.notify(sanitize(error), title="Reply failed", severity="error", markup=False,
-                        timeout=8)
+            if notify:
+                self.host.notify(sanitize(error), title="Reply failed", severity="error",
+                                 markup=False, timeout=8)
             if not message.content and not message.reasoning:
                 self._restore_prompt()
         self.host.refresh_chrome()
@@ -138,12 +144,13 @@ class ReplyPresenter:
         except TuiChatError:
             return None
 
-    async def failed_before_reply(self, sentence: str) -> None:
+    async def failed_before_reply(self, sentence: str, *, notify: bool = True) -> None:
         if self.reply is not None:
             await self.host.message_list.finish_reply(None)
             self.reply = None
-        self.host.notify(sanitize(sentence), title="Not sent", severity="error", markup=False,
-                    timeout=8)
+        if notify:
+            self.host.notify(sanitize(sentence), title="Not sent", severity="error",
+                             markup=False, timeout=8)
         self.host.status.update_info(state="ready", note="")
         self._restore_prompt()
         self.host.refresh_chrome()
