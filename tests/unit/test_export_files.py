@@ -13,13 +13,13 @@ import pytest
 from tui_chat.core import export_files
 from tui_chat.core.export_files import (
     export_file_name,
+    export_markdown_file,
     suggested_export_path,
     write_export,
     write_new_export,
 )
 from tui_chat.core.models import Conversation, Message, Role
 from tui_chat.core.store import Store
-from tui_chat.ui.widgets.conversation_list import export_conversation
 
 
 @pytest.fixture(params=[0o000, 0o022], ids=["umask-000", "umask-022"])
@@ -122,9 +122,9 @@ def test_the_sidebar_export_goes_through_the_policy(tmp_path: Path, umask: int) 
         exports = tmp_path / "exports"
         exports.mkdir()
         suggested = suggested_export_path(exports, "नमस्ते", "/../../x")
-        first = export_conversation(store, "/../../x", suggested)
-        second = export_conversation(store, "/../../x", suggested)
-        into_folder = export_conversation(store, "/../../x", exports)
+        first = export_markdown_file(store, "/../../x", suggested)
+        second = export_markdown_file(store, "/../../x", suggested)
+        into_folder = export_markdown_file(store, "/../../x", exports)
     assert [p.name for p in (first, second, into_folder)] == [
         "नमस्ते-x.md", "नमस्ते-x-2.md", "नमस्ते-x-3.md"]
     assert all(p.parent == exports and mode(p) == 0o600 for p in (first, second, into_folder))
