@@ -8,7 +8,9 @@ conversation is copied into it first), so that there is one code path and nothin
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
+import signal
 import sys
 from collections.abc import AsyncIterator, Iterator
 from typing import TextIO
@@ -36,7 +38,38 @@ def read_prompt(prompt: str | None, stdin: TextIO) -> str:
     return prompt
 
 
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
 async def run_ask(args: argparse.Namespace, context: Context) -> int:
+    """The exit code. SIGTERM and SIGHUP stop it as Ctrl+C does: everything received so far
+    is saved as interrupted, and the code is 128 + the signal's number."""
+    received: list[int] = []
+    task = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+
+    def stop(signum: int) -> None:
+        received.append(signum)
+        if task is not None:
+            task.cancel()
+
+    for signum in STOP_SIGNALS:
+        loop.add_signal_handler(signum, stop, signum)
+    try:
+        return await _ask(args, context)
+    except asyncio.CancelledError:
+        if not received:
+            raise  # Ctrl+C: asyncio.run turns it into KeyboardInterrupt
+        with contextlib.suppress(OSError):  # SIGHUP: the terminal may be gone
+            print(f"\n{PROG}: stopped by {signal.Signals(received[0]).name}; the reply so far "
+                  "is saved.", file=sys.stderr)
+        return 128 + received[0]
+    finally:
+        for signum in STOP_SIGNALS:
+            loop.remove_signal_handler(signum)
+
+
+async def _ask(args: argparse.Namespace, context: Context) -> int:
     prompt = read_prompt(args.prompt, sys.stdin)
     settings = context.settings()
     if args.timeout is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import signal
 from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
@@ -26,6 +27,8 @@ from tui_chat.ui.screens.help import HelpScreen
 from tui_chat.ui.services import AppServices, no_key_sentence
 from tui_chat.ui.themes import install_themes
 from tui_chat.ui.warmup import warm_up
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
 class TuiChatApp(App[int]):
@@ -48,6 +51,7 @@ class TuiChatApp(App[int]):
         super().__init__()
         self.services = services
         self._crash: BaseException | None = None
+        self._stopping = False
         self.workspace = services.workspace
         # Raise here (before the terminal switches mode) for an unknown provider or id.
         self._initial: list[Message] | None = None
@@ -85,6 +89,7 @@ class TuiChatApp(App[int]):
         self._close_messages_no_wait()
 
     async def on_mount(self) -> None:
+        self._catch_stop_signals()
         note = install_themes(self, self.services.settings.theme,  # type: ignore[arg-type]
                               self._theme_dirs)
         if note:
@@ -135,14 +140,30 @@ class TuiChatApp(App[int]):
                 return screen
         return None
 
-    async def action_quit(self) -> None:
+    async def action_quit(self, code: int = 0) -> None:
         """Stop a streaming reply (it is saved as interrupted), close clients, exit."""
         screen = self.conversation_screen
         if screen is not None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(screen.stop_streaming(), timeout=2)
         await self.workspace.aclose()
-        self.exit(0)
+        self.exit(code)
+
+    def _catch_stop_signals(self) -> None:
+        """SIGTERM, and SIGHUP (the terminal was closed), quit as Ctrl+Q does: the reply in
+        progress is saved whole as interrupted, the terminal is restored, and the exit code
+        is 128 + the signal's number. (By default either killed the process where it stood.)"""
+        loop = asyncio.get_running_loop()
+        for signum in STOP_SIGNALS:
+            try:
+                loop.add_signal_handler(signum, self._stop_signal_received, signum)
+            except (RuntimeError, ValueError):  # not the main thread: nothing to catch
+                return
+
+    def _stop_signal_received(self, signum: int) -> None:
+        if not self._stopping:
+            self._stopping = True
+            self.run_worker(self.action_quit(128 + signum), group="stop", exit_on_error=False)
 
 
 def run(services: AppServices, *, provider: str | None = None, model: str | None = None,
