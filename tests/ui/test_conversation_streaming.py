@@ -38,8 +38,10 @@ def test_settled_length_stops_before_the_last_block_and_never_inside_a_fence() -
 
 def test_a_long_open_fence_is_split_at_a_line_and_reopened() -> None:
     body = "".join(f"x{i}\n" for i in range(FENCE_LINES + 5))
+    last = f"x{FENCE_LINES + 4}\n"  # the last complete line goes on with the fence
     assert split_markdown("Intro\n\n~~~~py\n" + body + "par") == Split(
-        "Intro\n\n~~~~py\n" + body + "~~~~\n", "~~~~py\npar", fence_open=True)
+        "Intro\n\n~~~~py\n" + body.removesuffix(last) + "~~~~\n", "~~~~py\n" + last + "par",
+        fence_open=True)
     assert split_markdown("one\n\ntwo") == Split("one\n\n", "two", fence_open=False)
 
 
