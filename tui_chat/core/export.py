@@ -121,9 +121,12 @@ class ImportResult:
 # -- JSON -------------------------------------------------------------------------------
 
 def conversation_to_dict(conversation: Conversation, messages: list[Message]) -> dict[str, object]:
-    data: dict[str, object] = conversation.model_dump(mode="json")
+    data: dict[str, object] = conversation.model_dump(
+        mode="json", exclude={"forked_from", "forked_from_message"})
     data["parameters"] = conversation.parameters.model_dump(mode="json", exclude_none=True)
-    data["messages"] = [m.model_dump(mode="json", exclude={"conversation_id"}) for m in messages]
+    data["messages"] = [m.model_dump(mode="json", exclude={"conversation_id", "parent_id",
+                                                           "partial_in_context"})
+                        for m in messages]
     return data
 
 

@@ -7,8 +7,13 @@ Usage::
     store.create_conversation(conversation)
     store.add_message(message); store.update_message(message)   # a streaming flush
     store.list_conversations(limit=100)  ->  list[ConversationSummary], newest first
-    store.get_messages(conversation_id, limit=50, before_id=oldest_shown_id)
-    store.search("नमस्ते")  ->  list[SearchHit]
+    store.get_messages(conversation_id, limit=50, before_id=oldest_shown_id)  # active path
+    store.search("नमस्ते")  ->  list[SearchHit]     # every branch
+
+Conversations are trees (see models.py and store_tree.py): `add_message` appends to the active
+path unless the message names its parent; `siblings`, `activate`, `switch_sibling`,
+`delete_subtree`, `get_tree` and `fork` work on branches. Nothing is deleted but by
+`delete_conversation` and `delete_subtree`.
 
 Opening: a file that is not a database, or is corrupt (PRAGMA quick_check, for files up to
 store_file.QUICK_CHECK_MAX_BYTES), is moved aside (NAME.broken-TIMESTAMP,
@@ -37,22 +42,31 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from tui_chat.core import paths, store_search
+from tui_chat.core import paths, store_search, store_tree
 from tui_chat.core.errors import ExitCode, StoreError
 from tui_chat.core.models import (
+    ActivePathChanged,
     Conversation,
     ConversationSummary,
+    ConversationTree,
     Message,
     MessageStatus,
+    Parameters,
     SearchHit,
+    Siblings,
+    new_id,
     utc_now,
 )
 from tui_chat.core.store_file import Unusable, connect, translate_errors
 from tui_chat.core.store_schema import (
     CONVERSATION_COLUMNS,
+    CONVERSATION_SELECT,
     MESSAGE_COLUMNS,
+    MESSAGE_SELECT,
+    TREE_COLUMNS,
     conversation_from,
     conversation_row,
+    fork_row,
     message_from,
     message_row,
     summary_from,
@@ -150,14 +164,15 @@ class Store:
     def create_conversation(self, conversation: Conversation) -> Conversation:
         """Insert `conversation` (its id must be new) and return it."""
         with self._write() as conn:
-            conn.execute(f"INSERT INTO conversations ({CONVERSATION_COLUMNS}) "
-                         "VALUES (?,?,?,?,?,?,?,?,?,?)", conversation_row(conversation))
+            conn.execute(f"INSERT INTO conversations ({CONVERSATION_SELECT}) "
+                         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                         (*conversation_row(conversation), *fork_row(conversation)))
         return conversation
 
     def get_conversation(self, conversation_id: str) -> Conversation:
         """The conversation with exactly this id; NotFoundError otherwise."""
         with self._read() as conn:
-            row = conn.execute(f"SELECT {CONVERSATION_COLUMNS} FROM conversations WHERE id = ?",
+            row = conn.execute(f"SELECT {CONVERSATION_SELECT} FROM conversations WHERE id = ?",
                                (conversation_id,)).fetchone()
         if row is None:
             raise NotFoundError(f"No conversation with id {conversation_id}; "
@@ -203,7 +218,7 @@ class Store:
     def latest_conversation(self) -> Conversation | None:
         """The most recently updated conversation, or None in an empty store."""
         with self._read() as conn:
-            row = conn.execute(f"SELECT {CONVERSATION_COLUMNS} FROM conversations "
+            row = conn.execute(f"SELECT {CONVERSATION_SELECT} FROM conversations "
                                "ORDER BY updated DESC LIMIT 1").fetchone()
         return conversation_from(row) if row else None
 
@@ -221,15 +236,34 @@ class Store:
 
     def update_conversation(self, conversation: Conversation) -> None:
         """Save every field of `conversation` (title, model and provider last used, system
-        prompt, parameters, flags, updated)."""
+        prompt, parameters, flags, updated, fork origin)."""
         row = conversation_row(conversation)
         with self._write() as conn:
             cursor = conn.execute(
                 "UPDATE conversations SET title=?, created=?, updated=?, provider=?, model=?, "
-                "system_prompt=?, parameters=?, pinned=?, archived=? WHERE id=?",
-                (*row[1:], row[0]))
+                "system_prompt=?, parameters=?, pinned=?, archived=?, forked_from=?, "
+                "forked_from_message=? WHERE id=?",
+                (*row[1:], *fork_row(conversation), row[0]))
         if cursor.rowcount == 0:
             raise NotFoundError(f"No conversation with id {conversation.id}.")
+
+    def set_system_prompt(self, conversation_id: str, text: str | None) -> None:
+        """The conversation's own system prompt (None or blank: none), for its next requests."""
+        self._set_setting(conversation_id, "system_prompt", text if text and text.strip()
+                          else None)
+
+    def set_parameters(self, conversation_id: str, parameters: Parameters) -> None:
+        """The conversation's own sampling parameters, for its next requests."""
+        self._set_setting(conversation_id, "parameters",
+                          parameters.model_dump_json(exclude_none=True))
+
+    def _set_setting(self, conversation_id: str, column: str, value: object) -> None:
+        # One column: a title renamed meanwhile by another tui-chat is not written back.
+        with self._write() as conn:
+            cursor = conn.execute(f"UPDATE conversations SET {column} = ? WHERE id = ?",
+                                  (value, conversation_id))
+        if cursor.rowcount == 0:
+            raise NotFoundError(f"No conversation with id {conversation_id}.")
 
     def delete_conversation(self, conversation_id: str) -> None:
         """Delete the conversation and all its messages."""
@@ -241,31 +275,73 @@ class Store:
 
     # -- messages ------------------------------------------------------------------------
 
-    def add_message(self, message: Message) -> Message:
-        """Append `message` to its conversation and mark the conversation updated (and, for an
-        assistant message, remember its provider and model as the ones last used)."""
+    def add_message(self, message: Message, *, activate: bool = True,
+                    as_root: bool = False) -> Message:
+        """Add `message` under `message.parent_id`; when that is None, at the end of the active
+        path (`as_root`: as a new root, the sibling of the first message). Fills in
+        `message.parent_id`. With `activate` the message becomes part of the active path (a
+        parent's first child always does). Marks the conversation updated (and, for an
+        assistant message, remembers its provider and model as the ones last used)."""
+        cid = message.conversation_id
         with self._write() as conn:
+            current = self._pointers_in(conn, cid)
+            parent = message.parent_id
+            if parent is None and not as_root:
+                parent = current.active_leaf
+            if parent is not None and conn.execute(
+                    "SELECT 1 FROM messages WHERE id = ? AND conversation_id = ?",
+                    (parent, cid)).fetchone() is None:
+                raise NotFoundError(f"No message with id {parent} in that conversation.")
+            message.parent_id = parent
             conn.execute(
-                f"INSERT INTO messages ({MESSAGE_COLUMNS}, writer_pid, writer_host, heartbeat) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (*message_row(message), *self._lease(message)))
+                f"INSERT INTO messages ({MESSAGE_COLUMNS}, {TREE_COLUMNS}, writer_pid, "
+                "writer_host, heartbeat) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (*message_row(message), parent, int(message.partial_in_context),
+                 *self._lease(message)))
+            self._link_new(conn, message, current, activate)
             conn.execute(
                 "UPDATE conversations SET updated = ?, provider = coalesce(?, provider), "
                 "model = coalesce(?, model) WHERE id = ?",
-                (to_text(utc_now()), message.provider, message.model,
-                 message.conversation_id))
+                (to_text(utc_now()), message.provider, message.model, cid))
         return message
+
+    def _link_new(self, conn: sqlite3.Connection, message: Message,
+                  current: store_tree.Pointers, activate: bool) -> None:
+        parent, cid = message.parent_id, message.conversation_id
+        if parent is None:
+            conn.execute("UPDATE conversations SET active_root_id = ? WHERE id = ? AND "
+                         "(? OR active_root_id IS NULL)", (message.id, cid, activate))
+        else:
+            conn.execute("UPDATE messages SET active_child_id = ? WHERE id = ? AND "
+                         "(? OR active_child_id IS NULL)", (message.id, parent, activate))
+        if parent == current.active_leaf:  # appended (or the first message): the new end
+            conn.execute("UPDATE conversations SET active_leaf_id = ? WHERE id = ? AND "
+                         "active_root_id IS NOT NULL", (message.id, cid))
+            if parent is None and not activate:  # a second root that stays aside
+                conn.execute("UPDATE conversations SET active_leaf_id = active_root_id "
+                             "WHERE id = ?", (cid,))
+        elif activate:
+            store_tree.activate(conn, cid, message.id)
+
+    def _pointers_in(self, conn: sqlite3.Connection, cid: str) -> store_tree.Pointers:
+        current = store_tree.linked_pointers(conn, cid)
+        if current is None:
+            raise NotFoundError(f"No conversation with id {cid}.")
+        return current
 
     def update_message(self, message: Message) -> None:
         """Save the message's mutable fields: one UPDATE by id, whose cost does not depend on
-        the conversation's length (a streaming reply is not indexed for search until done)."""
+        the conversation's length (a streaming reply is not indexed for search until done).
+        Its place in the tree does not change."""
         row = message_row(message)
         with self._write() as conn:
             cursor = conn.execute(
                 "UPDATE messages SET content=?, reasoning=?, provider=?, model=?, status=?, "
                 "error=?, finish_reason=?, usage=?, time_to_first_token=?, "
-                "tokens_per_second=?, writer_pid=?, writer_host=?, heartbeat=? WHERE id=?",
-                (*row[3:13], *self._lease(message), message.id))
+                "tokens_per_second=?, partial_in_context=?, writer_pid=?, writer_host=?, "
+                "heartbeat=? WHERE id=?",
+                (*row[3:13], int(message.partial_in_context), *self._lease(message),
+                 message.id))
         if cursor.rowcount == 0:
             raise NotFoundError(f"No message with id {message.id}.")
 
@@ -276,7 +352,7 @@ class Store:
 
     def get_message(self, message_id: str) -> Message:
         with self._read() as conn:
-            row = conn.execute(f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE id = ?",
+            row = conn.execute(f"SELECT {MESSAGE_SELECT} FROM messages WHERE id = ?",
                                (message_id,)).fetchone()
         if row is None:
             raise NotFoundError(f"No message with id {message_id}.")
@@ -284,37 +360,135 @@ class Store:
 
     def get_messages(self, conversation_id: str, *, limit: int | None = None,
                      before_id: str | None = None) -> list[Message]:
-        """Messages in order, oldest first. With `limit`, the last `limit` of them; with
-        `before_id`, only those before that message (page upwards from the bottom)."""
-        where, params = "conversation_id = ?", [conversation_id]
-        if before_id is not None:
-            where += " AND seq < (SELECT seq FROM messages WHERE id = ?)"
-            params.append(before_id)
+        """The active path, oldest first. With `limit`, its last `limit` messages; with
+        `before_id`, only those above that message (page upwards from the bottom). The cost
+        follows the page, not the size of the conversation."""
         with self._read() as conn:
-            rows = conn.execute(
-                f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE {where} ORDER BY seq DESC "
-                "LIMIT ?", (*params, -1 if limit is None else limit)).fetchall()
-        return [message_from(row) for row in reversed(rows)]
+            current = store_tree.pointers(conn, conversation_id)
+        if current is not None and current.unlinked:
+            with self._write() as conn:
+                current = store_tree.linked_pointers(conn, conversation_id)
+        if current is None or current.active_leaf is None:
+            return []
+        end: str | None = current.active_leaf
+        with self._read() as conn:
+            if before_id is not None:
+                row = conn.execute("SELECT parent_id FROM messages WHERE id = ? AND "
+                                   "conversation_id = ?", (before_id, conversation_id)
+                                   ).fetchone()
+                end = row["parent_id"] if row else None
+            if end is None:
+                return []
+            rows = store_tree.path_rows(conn, conversation_id, end, limit)
+        return [message_from(row) for row in rows]
+
+    def path_to(self, message_id: str) -> list[Message]:
+        """The messages from the root down to `message_id` (included), on any branch."""
+        message = self.get_message(message_id)
+        with self._read() as conn:
+            rows = store_tree.path_rows(conn, message.conversation_id, message_id)
+        return [message_from(row) for row in rows]
 
     def count_messages(self, conversation_id: str) -> int:
+        """Every message of the conversation, on every branch."""
         with self._read() as conn:
             return int(conn.execute("SELECT count(*) FROM messages WHERE conversation_id = ?",
                                     (conversation_id,)).fetchone()[0])
 
-    def delete_messages_from(self, conversation_id: str, message_id: str) -> list[str]:
-        """Delete `message_id` and every later message of the conversation (regenerate, edit
-        and resend); returns the ids deleted, oldest first."""
+    # -- branches ------------------------------------------------------------------------
+
+    def get_tree(self, conversation_id: str) -> ConversationTree:
+        """Every message on every branch (creation order) and the active choices."""
+        conversation = self.get_conversation(conversation_id)
         with self._write() as conn:
-            row = conn.execute("SELECT seq FROM messages WHERE id = ? AND conversation_id = ?",
-                               (message_id, conversation_id)).fetchone()
-            if row is None:
-                raise NotFoundError(f"No message with id {message_id} in that conversation.")
-            ids = [r["id"] for r in conn.execute(
-                "SELECT id FROM messages WHERE conversation_id = ? AND seq >= ? ORDER BY seq",
-                (conversation_id, row["seq"]))]
-            conn.execute("DELETE FROM messages WHERE conversation_id = ? AND seq >= ?",
-                         (conversation_id, row["seq"]))
-        return ids
+            current = self._pointers_in(conn, conversation_id)
+            rows = conn.execute(f"SELECT {MESSAGE_SELECT}, active_child_id FROM messages "
+                                "WHERE conversation_id = ? ORDER BY seq",
+                                (conversation_id,)).fetchall()
+        return ConversationTree(
+            conversation, [message_from(row) for row in rows], current.active_root,
+            {row["id"]: row["active_child_id"] for row in rows if row["active_child_id"]})
+
+    def children(self, conversation_id: str, parent_id: str | None) -> list[str]:
+        """The ids of the messages right below `parent_id` (None: the roots), oldest first."""
+        with self._read() as conn:
+            return store_tree.children(conn, conversation_id, parent_id)
+
+    def siblings(self, message_id: str) -> Siblings:
+        """The alternatives at `message_id`'s branch point, itself included."""
+        message = self.get_message(message_id)
+        with self._read() as conn:
+            ids = store_tree.children(conn, message.conversation_id, message.parent_id)
+        return Siblings(tuple(ids), ids.index(message_id) + 1)
+
+    def positions(self, conversation_id: str,
+                  message_ids: list[str]) -> dict[str, tuple[int, int]]:
+        """(position from 1, number of siblings) of each message: one query for a page."""
+        with self._read() as conn:
+            return store_tree.positions(conn, conversation_id, message_ids)
+
+    def activate(self, message_id: str) -> ActivePathChanged | None:
+        """Make the path to `message_id` the active one (below it, the branches chosen there
+        before); None when it already was. For switching branches and for a search hit on
+        another branch."""
+        message = self.get_message(message_id)
+        with self._write() as conn:
+            changed, after = store_tree.activate(conn, message.conversation_id, message_id)
+        return ActivePathChanged(message.conversation_id, after) if changed else None
+
+    def switch_sibling(self, message_id: str, step: int) -> ActivePathChanged | None:
+        """Activate the sibling `step` places after `message_id` (-1: the one before); None
+        at either end."""
+        siblings = self.siblings(message_id)
+        index = siblings.position - 1 + step
+        if step == 0 or not 0 <= index < siblings.count:
+            return None
+        return self.activate(siblings.ids[index])
+
+    def delete_subtree(self, message_id: str) -> tuple[list[str], ActivePathChanged | None]:
+        """Delete `message_id` and every message below it (ask the user first). Returns the
+        ids deleted (oldest first) and, when the active path went through it, the change:
+        the path then goes through the sibling before it, else the one after, else ends at
+        its parent."""
+        message = self.get_message(message_id)
+        cid = message.conversation_id
+        with self._write() as conn:
+            ids, parent, on_path = store_tree.delete_subtree(conn, cid, message_id)
+        return ids, ActivePathChanged(cid, parent) if on_path else None
+
+    def fork(self, message_id: str) -> Conversation:
+        """A new conversation holding a copy of the path from the root to `message_id` (new
+        ids, same texts and details), with the original's settings, recording where it came
+        from."""
+        path = self.path_to(message_id)
+        source = self.get_conversation(path[-1].conversation_id)
+        now = utc_now()
+        copy = source.model_copy(update={
+            "id": new_id(), "title": one_line(f"{source.title} (fork)", 200), "created": now,
+            "updated": now, "pinned": False, "archived": False, "forked_from": source.id,
+            "forked_from_message": message_id})
+        with self._write() as conn:
+            conn.execute(f"INSERT INTO conversations ({CONVERSATION_SELECT}) "
+                         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                         (*conversation_row(copy), *fork_row(copy)))
+            parent: str | None = None
+            for original in path:
+                status = (MessageStatus.INTERRUPTED if original.status == MessageStatus.STREAMING
+                          else original.status)
+                message = original.model_copy(update={
+                    "id": new_id(), "conversation_id": copy.id, "parent_id": parent,
+                    "status": status})
+                conn.execute(f"INSERT INTO messages ({MESSAGE_COLUMNS}, {TREE_COLUMNS}) "
+                             "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                             (*message_row(message), parent, int(message.partial_in_context)))
+                if parent is not None:
+                    conn.execute("UPDATE messages SET active_child_id = ? WHERE id = ?",
+                                 (message.id, parent))
+                parent = message.id
+            conn.execute("UPDATE conversations SET active_root_id = (SELECT id FROM messages "
+                         "WHERE conversation_id = ?1 AND parent_id IS NULL), "
+                         "active_leaf_id = ?2 WHERE id = ?1", (copy.id, parent))
+        return copy
 
     # -- search, recovery, import -------------------------------------------------------
 

@@ -5,9 +5,18 @@ Schema history (`PRAGMA user_version`):
 - 2: full-text search (FTS5, trigram tokenizer) kept in sync by triggers, and the streaming
   lease columns (writer pid/host, heartbeat) that let the next start tell a reply cut off by a
   crash from one another process is still writing.
+- 3: conversations are trees. `messages.parent_id` (NULL for a root) and
+  `messages.active_child_id` (the child on the active path below it, remembered even while
+  the message itself is on another branch); `conversations.active_root_id` and
+  `conversations.active_leaf_id` (the end of the active path: paging it walks parent links
+  up from there, one index look-up per message, whatever the size of the tree);
+  `messages.partial_in_context` (an interrupted reply sent as context all the same); the
+  fork's origin (`conversations.forked_from`, `forked_from_message`). The migration links
+  each conversation's messages in `seq` order: a single path, nothing else changed; a reply
+  stopped by the user (the one interruption that was sent as context) keeps being sent.
 
-Messages are ordered by `seq` (an integer primary key, insertion order); `id` is the stable
-public id. Timestamps are ISO 8601 text in UTC with microseconds, so they sort as text and
+`seq` (an integer primary key) is the insertion order: children are ordered by it; `id` is the
+stable public id. Timestamps are ISO 8601 text in UTC with microseconds, so they sort as text and
 round-trip exactly. A message is indexed for search once it is no longer streaming: a flush
 of a streaming reply updates one row and touches no index but the primary key.
 """
@@ -28,7 +37,7 @@ from tui_chat.core.models import (
     Usage,
 )
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 SCHEMA_V1 = """
 CREATE TABLE conversations (
@@ -92,8 +101,36 @@ INSERT INTO messages_fts(rowid, content) SELECT seq, content FROM messages
     WHERE status != 'streaming';
 """
 
+# Kept literally (not imported from session.py): a migration must not change with the code.
+_STOPPED_BY_THE_USER = ("The reply was stopped before it finished; the text received so far "
+                        "is kept.")
+
+MIGRATE_V2_TO_V3 = f"""
+ALTER TABLE messages ADD COLUMN parent_id TEXT;
+ALTER TABLE messages ADD COLUMN active_child_id TEXT;
+ALTER TABLE messages ADD COLUMN partial_in_context INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE conversations ADD COLUMN active_root_id TEXT;
+ALTER TABLE conversations ADD COLUMN active_leaf_id TEXT;
+ALTER TABLE conversations ADD COLUMN forked_from TEXT;
+ALTER TABLE conversations ADD COLUMN forked_from_message TEXT;
+CREATE TEMP TABLE chain AS
+    SELECT seq, lag(id) OVER w AS parent, lead(id) OVER w AS child FROM messages
+    WINDOW w AS (PARTITION BY conversation_id ORDER BY seq);
+UPDATE messages SET parent_id = chain.parent, active_child_id = chain.child
+    FROM chain WHERE chain.seq = messages.seq;
+DROP TABLE temp.chain;
+UPDATE conversations SET
+    active_root_id = (SELECT id FROM messages m WHERE m.conversation_id = conversations.id
+                      ORDER BY seq LIMIT 1),
+    active_leaf_id = (SELECT id FROM messages m WHERE m.conversation_id = conversations.id
+                      ORDER BY seq DESC LIMIT 1);
+UPDATE messages SET partial_in_context = 1
+    WHERE status = 'interrupted' AND error = '{_STOPPED_BY_THE_USER}';
+CREATE INDEX messages_children ON messages(conversation_id, parent_id, seq);
+"""
+
 # MIGRATIONS[n] takes a database at version n to version n + 1.
-MIGRATIONS: dict[int, str] = {0: SCHEMA_V1, 1: MIGRATE_V1_TO_V2}
+MIGRATIONS: dict[int, str] = {0: SCHEMA_V1, 1: MIGRATE_V1_TO_V2, 2: MIGRATE_V2_TO_V3}
 OUR_TABLES = frozenset({"conversations", "messages"})
 
 
@@ -142,6 +179,12 @@ CONVERSATION_COLUMNS = ("id, title, created, updated, provider, model, system_pr
                         "parameters, pinned, archived")
 MESSAGE_COLUMNS = ("id, conversation_id, role, content, reasoning, provider, model, status, "
                    "error, finish_reason, usage, time_to_first_token, tokens_per_second, created")
+# The columns of schema 3, apart: rows of the first two schemas' shape are still written
+# (import), and the tree's columns are set by the store's tree operations.
+FORK_COLUMNS = "forked_from, forked_from_message"
+TREE_COLUMNS = "parent_id, partial_in_context"
+CONVERSATION_SELECT = f"{CONVERSATION_COLUMNS}, {FORK_COLUMNS}"
+MESSAGE_SELECT = f"{MESSAGE_COLUMNS}, {TREE_COLUMNS}"
 
 
 def conversation_row(c: Conversation) -> tuple[object, ...]:
@@ -157,7 +200,12 @@ def conversation_from(row: sqlite3.Row) -> Conversation:
         system_prompt=row["system_prompt"],
         parameters=Parameters.model_validate(json.loads(row["parameters"] or "{}")),
         pinned=bool(row["pinned"]), archived=bool(row["archived"]),
+        forked_from=row["forked_from"], forked_from_message=row["forked_from_message"],
     )
+
+
+def fork_row(c: Conversation) -> tuple[object, ...]:
+    return (c.forked_from, c.forked_from_message)
 
 
 def summary_from(row: sqlite3.Row) -> ConversationSummary:
@@ -186,5 +234,6 @@ def message_from(row: sqlite3.Row) -> Message:
         usage=Usage.model_validate_json(usage) if usage else None,
         time_to_first_token=row["time_to_first_token"],
         tokens_per_second=row["tokens_per_second"], created=from_text(row["created"]),
+        parent_id=row["parent_id"], partial_in_context=bool(row["partial_in_context"]),
     )
 
