@@ -33,8 +33,13 @@ def add_store_commands(commands: Any) -> None:
     history.add_argument("-n", "--limit", type=int, default=20,
                          help="how many to list (default 20)")
     show = commands.add_parser("show", help="print one conversation",
-                               description="Print a conversation as Markdown.")
+                               description="Print a conversation's active path (the branch "
+                               "shown in the app) as Markdown, or with --tree every branch as "
+                               "an outline.")
     show.add_argument("id", help="conversation id, or a unique prefix of it")
+    show.add_argument("--tree", action="store_true",
+                      help="every branch as an outline: id, role, model, first line; "
+                      "* marks the active path")
     search = commands.add_parser("search", help="search every saved message",
                                  description="Full-text search of every saved message, in any "
                                  "script; every word must match, newest first.")
@@ -105,6 +110,11 @@ def _show(store: Store, args: argparse.Namespace, out: TextIO, _err: TextIO,
     from tui_chat.core import export  # JSON import/export: not on the app's start-up path
 
     cid = store.resolve_id(args.id)
+    if args.tree:
+        from tui_chat.core.tree_outline import outline
+
+        out.write(outline(store.get_tree(cid)))  # one_line has cleaned every text in it
+        return int(ExitCode.OK)
     text = export.conversation_to_markdown(store.get_conversation(cid), store.get_messages(cid))
     out.write(cleaner_for(out)(text))
     return int(ExitCode.OK)
