@@ -320,6 +320,11 @@ class Store:
             if parent is None and not activate:  # a second root that stays aside
                 conn.execute("UPDATE conversations SET active_leaf_id = active_root_id "
                              "WHERE id = ?", (cid,))
+        elif activate and parent is not None and store_tree.near_the_end(
+                conn, cid, current.active_leaf, parent):
+            # The parent is on the active path: the path now ends at the new message.
+            conn.execute("UPDATE conversations SET active_leaf_id = ? WHERE id = ?",
+                         (message.id, cid))
         elif activate:
             store_tree.activate(conn, cid, message.id)
 

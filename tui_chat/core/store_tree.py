@@ -101,9 +101,10 @@ def leaf_below(conn: sqlite3.Connection, message_id: str) -> str:
     return str(row["id"]) if row else message_id
 
 
-def ancestry(conn: sqlite3.Connection, conversation_id: str,
-             message_id: str) -> list[sqlite3.Row]:
-    """(id, parent_id, active_child_id) from the root down to `message_id`."""
+def ancestry(conn: sqlite3.Connection, conversation_id: str, message_id: str,
+             limit: int = WALK_LIMIT) -> list[sqlite3.Row]:
+    """(id, parent_id, active_child_id) from the root (or `limit` messages up) down to
+    `message_id`."""
     return conn.execute(
         """WITH RECURSIVE up(seq, parent_id, depth) AS (
                SELECT seq, parent_id, 1 FROM messages WHERE id = ? AND conversation_id = ?
@@ -112,7 +113,18 @@ def ancestry(conn: sqlite3.Connection, conversation_id: str,
                ON m.id = up.parent_id WHERE up.depth < ?)
            SELECT m.id, m.parent_id, m.active_child_id FROM up JOIN messages m
            ON m.seq = up.seq ORDER BY up.depth DESC""",
-        (message_id, conversation_id, WALK_LIMIT)).fetchall()
+        (message_id, conversation_id, limit)).fetchall()
+
+
+def near_the_end(conn: sqlite3.Connection, conversation_id: str, leaf: str | None,
+                 message_id: str, steps: int = 8) -> bool:
+    """Whether `message_id` is one of the last `steps` messages of the active path ending at
+    `leaf`: then a reply added under it needs no walk to the root (regenerate, compare, an
+    edit of the last prompt)."""
+    if leaf is None:
+        return False
+    return any(row["id"] == message_id
+               for row in ancestry(conn, conversation_id, leaf, steps))
 
 
 def activate(conn: sqlite3.Connection, conversation_id: str,
@@ -197,16 +209,30 @@ def delete_subtree(conn: sqlite3.Connection, conversation_id: str,
 def positions(conn: sqlite3.Connection, conversation_id: str,
               message_ids: list[str]) -> dict[str, tuple[int, int]]:
     """For each message, (its position among its siblings from 1, how many there are)."""
-    found: dict[str, tuple[int, int]] = {}
-    for start in range(0, len(message_ids), 500):  # SQLite's limit on parameters
-        batch = message_ids[start:start + 500]
-        marks = ",".join("?" * len(batch))
-        rows = conn.execute(
-            "SELECT m.id, (SELECT count(*) FROM messages s WHERE s.conversation_id = ? AND "
-            "s.parent_id IS m.parent_id AND s.seq <= m.seq) AS position, "
-            "(SELECT count(*) FROM messages s WHERE s.conversation_id = ? AND "
-            "s.parent_id IS m.parent_id) AS count "
-            f"FROM messages m WHERE m.conversation_id = ? AND m.id IN ({marks})",
-            (conversation_id, conversation_id, conversation_id, *batch)).fetchall()
-        found.update({row["id"]: (row["position"], row["count"]) for row in rows})
-    return found
+    parents: dict[str, str | None] = {}
+    for batch in _batches(message_ids):
+        # `+conversation_id`: the look-up goes by id (unique), never through the index of
+        # the conversation's rows (the planner took it, reading every row of it).
+        rows = conn.execute(f"SELECT id, parent_id FROM messages WHERE +conversation_id = ? "
+                            f"AND id IN ({','.join('?' * len(batch))})",
+                            (conversation_id, *batch)).fetchall()
+        parents.update({row["id"]: row["parent_id"] for row in rows})
+    families: dict[str | None, list[str]] = {}
+    wanted = [p for p in dict.fromkeys(parents.values()) if p is not None]
+    for batch in _batches(wanted):
+        # Sorted here: ORDER BY seq made the planner read every row of the conversation in
+        # seq order rather than use the index of children.
+        rows = conn.execute(f"SELECT parent_id, id, seq FROM messages WHERE conversation_id = ? "
+                            f"AND parent_id IN ({','.join('?' * len(batch))})",
+                            (conversation_id, *batch)).fetchall()
+        for row in sorted(rows, key=lambda r: int(r["seq"])):
+            families.setdefault(row["parent_id"], []).append(row["id"])
+    if None in parents.values():
+        families[None] = children(conn, conversation_id, None)
+    return {mid: (families[parent].index(mid) + 1, len(families[parent]))
+            for mid, parent in parents.items()}
+
+
+def _batches(items: list[str], size: int = 500) -> list[list[str]]:
+    """Pieces small enough for SQLite's limit on parameters."""
+    return [items[start:start + size] for start in range(0, len(items), size)]
