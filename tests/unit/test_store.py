@@ -25,6 +25,7 @@ from tui_chat.core.models import (
     Usage,
 )
 from tui_chat.core.store import INTERRUPTED_NOTE, NotFoundError, Store
+from tui_chat.core.store_schema import SCHEMA_VERSION
 
 T0 = datetime(2026, 1, 2, 3, 4, 5, 123456, tzinfo=UTC)
 
@@ -55,7 +56,7 @@ def test_open_creates_folders_file_and_wal(tmp_path: Path) -> None:
     with Store.open(path) as opened:
         assert opened.notice is None
         assert opened._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert opened._conn.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert opened._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert path.exists()
     assert path.stat().st_mode & 0o077 == 0
 
