@@ -145,7 +145,7 @@ def search_text(text: str) -> str:
     return text.replace("\0", "")
 
 
-def _sql_search_text(value: object) -> object:
+def _sql_search_text(value: str | None) -> str | None:
     return search_text(value) if isinstance(value, str) else value
 
 
