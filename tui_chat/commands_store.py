@@ -8,13 +8,14 @@ to be read; a JSON export written to a pipe or a file holds the text exactly as 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from tui_chat.core.config import write_private_file
 from tui_chat.core.errors import ExitCode, UsageError
+from tui_chat.core.export_files import write_export
 from tui_chat.core.models import SearchHit
 from tui_chat.core.store import Store
 from tui_chat.core.text import cleaner_for, one_line
@@ -153,9 +154,8 @@ def _export(store: Store, args: argparse.Namespace, out: TextIO, err: TextIO,
     from tui_chat.core import export  # JSON import/export: not on the app's start-up path
 
     target: Path | None = args.output
-    if target is not None and target.exists() and not args.force:
-        raise UsageError(f"{target} already exists; pass --force to overwrite it, or choose "
-                         "another file.")
+    if target is not None and os.path.lexists(target) and not args.force:
+        raise _exists(target)  # before the work of exporting
     fmt = args.format or ("json" if target and target.suffix.lower() == ".json" else "markdown")
     if args.all:
         ids = [s.id for s in store.list_conversations(limit=-1)][::-1]
@@ -170,12 +170,19 @@ def _export(store: Store, args: argparse.Namespace, out: TextIO, err: TextIO,
         out.write(cleaner_for(out)(text))
         return int(ExitCode.OK)
     try:
-        write_private_file(target, text)
+        write_export(target, text, force=args.force)
+    except FileExistsError:
+        raise _exists(target) from None
     except OSError as error:
         raise UsageError(f"Cannot write {target}: {error.strerror}.") from None
     print(f"{PROG}: wrote {len(ids)} conversation{'' if len(ids) == 1 else 's'} to {target}.",
           file=err)
     return int(ExitCode.OK)
+
+
+def _exists(target: Path) -> UsageError:
+    return UsageError(f"{target} already exists; pass --force to overwrite it, or choose "
+                      "another file.")
 
 
 def _import(store: Store, args: argparse.Namespace, out: TextIO, _err: TextIO,

@@ -17,7 +17,7 @@ from textual.widgets import Input
 from tui_chat.core.models import Conversation, Message, Role
 from tui_chat.core.store import Store
 from tui_chat.ui.screens.confirm import ConfirmScreen, TextPromptScreen
-from tui_chat.ui.widgets.conversation_list import ConversationList, export_path
+from tui_chat.ui.widgets.conversation_list import ConversationList
 
 HINDI = "नमस्ते! मुझे दिल्ली की यात्रा के बारे में बताइए।"
 NASTY_TITLE = "[bold red]x[/] \x1b]0;pwned\x07[@click=app.quit]y[/] x[/]"
@@ -201,15 +201,6 @@ async def test_export_to_markdown_never_overwrites(store: Store, tmp_path: Path)
     body = first.read_text(encoding="utf-8")
     assert body.startswith("# Trip planning") and HINDI in body
     assert second.read_text(encoding="utf-8") == body
-
-
-def test_export_path_is_a_safe_new_name(tmp_path: Path) -> None:
-    path = export_path(tmp_path, "../../etc/passwd [x]", "abcdef1234")
-    assert path.parent == tmp_path
-    assert path.name == "etc-passwd-x-abcdef12.md"
-    path.write_text("mine", encoding="utf-8")
-    again = export_path(tmp_path, "../../etc/passwd [x]", "abcdef1234")
-    assert again.name == "etc-passwd-x-abcdef12-2.md"
 
 
 async def test_long_lists_draw_the_newest_and_say_so(store: Store, tmp_path: Path,

@@ -26,23 +26,45 @@ The JSON format, version 1::
       ]
     }
 
-Timestamps are ISO 8601 with a UTC offset. Messages are in conversation order. Unknown keys
-are ignored, so a later version that only adds keys stays importable; a file with a higher
-`version` is refused with a sentence asking to upgrade. Import is idempotent: conversations
-and messages are matched by id, and those already in the store are skipped. API keys are
-never part of an export: the store does not hold them.
+Timestamps are ISO 8601 with a UTC offset. Messages are in conversation order. Every key
+shown is written, and an export is strict, standard JSON that any parser reads: no NaN or
+Infinity (a timing that is not a finite number is written as null), no lone surrogates (the
+store cannot hold one), UTF-8.
+
+An import accepts only what an export could have written: every key above (but the
+parameters left at their defaults), with exactly these types and values; the rules, and the
+id rule, are in `import_check`. Unknown keys are ignored, so a later version that only adds
+keys stays importable; a file with a higher `version` is refused with a sentence asking to
+upgrade. The whole file is checked before anything is written. Import is idempotent:
+conversations and messages are matched by id; a conversation already in the store keeps what
+it has and gains the messages it lacks; a message whose id another conversation already uses
+is skipped, and the summary line says so. API keys are never part of an export: the store
+does not hold them.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
-from tui_chat.core.errors import UsageError
+from tui_chat.core.errors import StoreError, UsageError
+from tui_chat.core.import_check import (
+    FROM_AN_EXPORT,
+    ExportCount,
+    ExportFlag,
+    ExportId,
+    ExportSeconds,
+    ExportText,
+    ExportTimestamp,
+    check_unique,
+    load_json,
+    problem_sentence,
+)
 from tui_chat.core.models import (
     Conversation,
     Message,
@@ -57,48 +79,59 @@ from tui_chat.core.text import sanitize
 EXPORT_FORMAT = "tui-chat-conversations"
 EXPORT_VERSION = 1
 MAX_IMPORT_BYTES = 200 * 1024 * 1024
+_FLOAT_FIELDS = ("time_to_first_token", "tokens_per_second")
 
 
-class ExportedMessage(BaseModel):
+class _Exported(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    id: str = Field(min_length=1, max_length=200)
+
+class ExportedUsage(_Exported):
+    prompt_tokens: ExportCount
+    completion_tokens: ExportCount
+    total_tokens: ExportCount
+
+
+class ExportedParameters(Parameters):
+    """The store's own parameter rules, with exact JSON types (no "0.7" for 0.7)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class ExportedMessage(_Exported):
+    id: ExportId
     role: Role
-    content: str = ""
-    reasoning: str = ""
-    provider: str | None = None
-    model: str | None = None
-    status: MessageStatus = MessageStatus.COMPLETE
-    error: str | None = None
-    finish_reason: str | None = None
-    usage: dict[str, int] | None = None
-    time_to_first_token: float | None = None
-    tokens_per_second: float | None = None
-    created: datetime
+    content: ExportText
+    reasoning: ExportText
+    provider: ExportText | None
+    model: ExportText | None
+    status: MessageStatus
+    error: ExportText | None
+    finish_reason: ExportText | None
+    usage: ExportedUsage | None
+    time_to_first_token: ExportSeconds | None
+    tokens_per_second: ExportSeconds | None
+    created: ExportTimestamp
 
 
-class ExportedConversation(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    id: str = Field(min_length=1, max_length=200)
-    title: str
-    created: datetime
-    updated: datetime
-    provider: str | None = None
-    model: str | None = None
-    system_prompt: str | None = None
-    parameters: Parameters = Field(default_factory=Parameters)
-    pinned: bool = False
-    archived: bool = False
-    messages: list[ExportedMessage] = Field(default_factory=list)
+class ExportedConversation(_Exported):
+    id: ExportId
+    title: ExportText
+    created: ExportTimestamp
+    updated: ExportTimestamp
+    provider: ExportText | None
+    model: ExportText | None
+    system_prompt: ExportText | None
+    parameters: ExportedParameters
+    pinned: ExportFlag
+    archived: ExportFlag
+    messages: list[ExportedMessage]
 
 
-class ExportFile(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    format: str
-    version: int
-    exported: datetime | None = None
+class ExportFile(_Exported):
+    format: ExportText
+    version: ExportCount
+    exported: ExportTimestamp
     conversations: list[ExportedConversation]
 
 
@@ -107,15 +140,27 @@ class ImportResult:
     conversations_added: int
     conversations_present: int
     messages_added: int
+    messages_present: int = 0
+    messages_taken: tuple[str, ...] = ()
+    """Ids of messages skipped because another conversation in the store uses them."""
 
     def describe(self) -> str:
-        text = (f"Imported {self.conversations_added} conversation"
-                f"{'' if self.conversations_added == 1 else 's'} and {self.messages_added} "
-                f"message{'' if self.messages_added == 1 else 's'}")
+        """One line: what was imported, what was already there, what was skipped and why."""
+        parts = [f"Imported {_count(self.conversations_added, 'conversation')} and "
+                 f"{_count(self.messages_added, 'message')}"]
         if self.conversations_present:
-            text += (f"; {self.conversations_present} conversation"
-                     f"{' was' if self.conversations_present == 1 else 's were'} already there")
-        return text + "."
+            parts.append(f"{_count(self.conversations_present, 'conversation')} and "
+                         f"{_count(self.messages_present, 'message')} were already there")
+        if self.messages_taken:
+            shown = ", ".join(self.messages_taken[:3]) + (", …" if len(self.messages_taken) > 3
+                                                         else "")
+            parts.append(f"skipped {_count(len(self.messages_taken), 'message')} whose id "
+                         f"another conversation in the store already uses ({shown})")
+        return "; ".join(parts) + "."
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 # -- JSON -------------------------------------------------------------------------------
@@ -124,9 +169,17 @@ def conversation_to_dict(conversation: Conversation, messages: list[Message]) ->
     data: dict[str, object] = conversation.model_dump(
         mode="json", exclude={"forked_from", "forked_from_message"})
     data["parameters"] = conversation.parameters.model_dump(mode="json", exclude_none=True)
-    data["messages"] = [m.model_dump(mode="json", exclude={"conversation_id", "parent_id",
-                                                           "partial_in_context"})
-                        for m in messages]
+    data["messages"] = [_message_to_dict(m) for m in messages]
+    return data
+
+
+def _message_to_dict(message: Message) -> dict[str, object]:
+    data: dict[str, object] = message.model_dump(
+        mode="json", exclude={"conversation_id", "parent_id", "partial_in_context"})
+    for field in _FLOAT_FIELDS:  # standard JSON has no NaN or Infinity
+        value = data[field]
+        if isinstance(value, float) and not math.isfinite(value):
+            data[field] = None
     return data
 
 
@@ -141,31 +194,35 @@ def export_json(store: Store, conversation_ids: list[str]) -> str:
             for cid in conversation_ids
         ],
     }
-    return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+    return json.dumps(document, ensure_ascii=False, allow_nan=False, indent=2) + "\n"
 
 
 def parse_export(text: str, source: str) -> list[tuple[Conversation, list[Message]]]:
-    """The conversations in an export document; UsageError with one sentence if it is not one."""
-    try:
-        raw = json.loads(text)
-    except ValueError as error:
-        raise UsageError(f"{source} is not valid JSON ({error}); give a file written by "
-                         "tui-chat export --format json.") from None
+    """The conversations in an export document, checked completely (`import_check`);
+    UsageError with one sentence if it is not what an export could have written."""
+    raw = load_json(text, source)
     if not isinstance(raw, dict) or raw.get("format") != EXPORT_FORMAT:
         raise UsageError(f"{source} is not a tui-chat export (no \"format\": \"{EXPORT_FORMAT}\"); "
-                         "give a file written by tui-chat export --format json.")
+                         f"{FROM_AN_EXPORT}.")
     version = raw.get("version")
-    if isinstance(version, int) and version > EXPORT_VERSION:
+    if isinstance(version, int) and not isinstance(version, bool) and version > EXPORT_VERSION:
         raise UsageError(f"{source} uses export format version {version}, newer than this "
                          f"tui-chat understands ({EXPORT_VERSION}); upgrade tui-chat to import it.")
+    if version != EXPORT_VERSION or isinstance(version, bool):
+        raise UsageError(f"{source} has export format version {ascii(version)[:40]}, which no "
+                         f"tui-chat writes (this one reads version {EXPORT_VERSION}); "
+                         f"{FROM_AN_EXPORT}.")
     try:
         document = ExportFile.model_validate(raw)
-        return [_to_models(c) for c in document.conversations]
     except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        raise UsageError(f"{source} has a problem at '{where}': {first['msg']}; "
-                         "nothing was imported.") from None
+        raise problem_sentence(error, source) from None
+    conversations = document.conversations
+    check_unique(((c.id, f"conversations.{i}.id") for i, c in enumerate(conversations)),
+                 "conversation", source)
+    check_unique(((m.id, f"conversations.{i}.messages.{j}.id")
+                  for i, c in enumerate(conversations) for j, m in enumerate(c.messages)),
+                 "message", source)
+    return [_to_models(c) for c in conversations]
 
 
 def _to_models(exported: ExportedConversation) -> tuple[Conversation, list[Message]]:
@@ -176,28 +233,40 @@ def _to_models(exported: ExportedConversation) -> tuple[Conversation, list[Messa
 
 
 def import_file(store: Store, path: Path) -> ImportResult:
-    """Import an export file into `store`; importing the same file again adds nothing."""
+    """Import an export file into `store` once the whole file is checked; importing the
+    same file again adds nothing."""
+    items = parse_export(_read(path), str(path))
+    added = present = messages_added = messages_present = 0
+    taken: list[str] = []
+    for conversation, messages in items:
+        try:
+            outcome = store.import_conversation(conversation, messages)
+        except StoreError as error:
+            raise StoreError(f"{error.message.rstrip('.')}; {added + present} of {len(items)} "
+                             f"conversations were imported before it, and importing {path} "
+                             "again adds only the rest.") from None
+        added += outcome.created
+        present += not outcome.created
+        messages_added += outcome.added
+        messages_present += outcome.present
+        taken += outcome.taken
+    return ImportResult(added, present, messages_added, messages_present, tuple(taken))
+
+
+def _read(path: Path) -> str:
     try:
         size = path.stat().st_size
         if size > MAX_IMPORT_BYTES:
             raise UsageError(f"{path} is {size // (1024 * 1024)} MB, more than the "
                              f"{MAX_IMPORT_BYTES // (1024 * 1024)} MB an import may be; "
                              "split the export into smaller files.")
-        text = path.read_bytes().decode("utf-8")
+        return path.read_bytes().decode("utf-8")
     except FileNotFoundError:
         raise UsageError(f"There is no file {path} to import.") from None
     except UnicodeDecodeError:
-        raise UsageError(f"{path} is not UTF-8 text; give a file written by "
-                         "tui-chat export --format json.") from None
+        raise UsageError(f"{path} is not UTF-8 text; {FROM_AN_EXPORT}.") from None
     except OSError as error:
         raise UsageError(f"Cannot read {path}: {error.strerror}.") from None
-    added = present = messages = 0
-    for conversation, conversation_messages in parse_export(text, str(path)):
-        is_new, count = store.import_conversation(conversation, conversation_messages)
-        added += is_new
-        present += not is_new
-        messages += count
-    return ImportResult(added, present, messages)
 
 
 # -- Markdown ---------------------------------------------------------------------------

@@ -40,6 +40,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from tui_chat.core import paths, store_search, store_tree
@@ -527,21 +528,43 @@ class Store:
         return bool(row["writer_host"] == self._host and not _pid_alive(int(pid)))
 
     def import_conversation(self, conversation: Conversation,
-                            messages: list[Message]) -> tuple[bool, int]:
-        """Insert a conversation and its messages unless already present (by id): returns
-        (conversation was new, number of messages added). Importing twice adds nothing."""
+                            messages: list[Message]) -> ImportOutcome:
+        """Insert a conversation unless one with its id is there (that one is kept as it is),
+        and those of its messages that are not there yet, in one transaction. A message whose
+        id another conversation uses is skipped and named in the outcome; a streaming one
+        becomes interrupted. Importing twice adds nothing."""
+        added = present = 0
+        taken: list[str] = []
         with self._write() as conn:
             created = conn.execute(
                 f"INSERT OR IGNORE INTO conversations ({CONVERSATION_COLUMNS}) "
                 "VALUES (?,?,?,?,?,?,?,?,?,?)", conversation_row(conversation)).rowcount
-            added = 0
             for message in messages:
                 if message.status == MessageStatus.STREAMING:
                     message = message.model_copy(update={"status": MessageStatus.INTERRUPTED})
-                added += conn.execute(
-                    f"INSERT OR IGNORE INTO messages ({MESSAGE_COLUMNS}) "
-                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", message_row(message)).rowcount
-        return bool(created), added
+                if conn.execute(f"INSERT OR IGNORE INTO messages ({MESSAGE_COLUMNS}) "
+                                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                                message_row(message)).rowcount:
+                    added += 1
+                    continue
+                owner = conn.execute("SELECT conversation_id FROM messages WHERE id = ?",
+                                     (message.id,)).fetchone()
+                if owner is not None and owner[0] == conversation.id:
+                    present += 1
+                else:
+                    taken.append(message.id)
+        return ImportOutcome(bool(created), added, present, tuple(taken))
+
+
+@dataclass(frozen=True)
+class ImportOutcome:
+    """What `Store.import_conversation` did."""
+
+    created: bool
+    added: int
+    present: int
+    taken: tuple[str, ...]
+    """Ids of messages skipped because another conversation uses them."""
 
 
 def _pid_alive(pid: int) -> bool:

@@ -5,7 +5,13 @@ Schema history (`PRAGMA user_version`):
 - 2: full-text search (FTS5, trigram tokenizer) kept in sync by triggers, and the streaming
   lease columns (writer pid/host, heartbeat) that let the next start tell a reply cut off by a
   crash from one another process is still writing.
-- 3: conversations are trees. `messages.parent_id` (NULL for a root) and
+- 3: the search index holds `search_text(content)`, the content without NUL characters (FTS5's
+  trigram tokenizer stops reading at a NUL, so a word after one was never found). The index's
+  external content is the view `messages_search`, so 'rebuild' and 'integrity-check' see the
+  same text as the triggers; every connection registers the SQL function `tui_chat_search_text`
+  (done by `migrate`, which every connection runs). Changing `search_text` needs a migration
+  that rebuilds the index.
+- 4: conversations are trees. `messages.parent_id` (NULL for a root) and
   `messages.active_child_id` (the child on the active path below it, remembered even while
   the message itself is on another branch); `conversations.active_root_id` and
   `conversations.active_leaf_id` (the end of the active path: paging it walks parent links
@@ -37,7 +43,7 @@ from tui_chat.core.models import (
     Usage,
 )
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 SCHEMA_V1 = """
 CREATE TABLE conversations (
@@ -101,11 +107,46 @@ INSERT INTO messages_fts(rowid, content) SELECT seq, content FROM messages
     WHERE status != 'streaming';
 """
 
+SEARCH_TEXT_FUNCTION = "tui_chat_search_text"
+
+MIGRATE_V2_TO_V3 = f"""
+DROP TRIGGER messages_fts_insert;
+DROP TRIGGER messages_fts_delete;
+DROP TRIGGER messages_fts_update;
+DROP TABLE messages_fts;
+CREATE VIEW messages_search AS
+    SELECT seq, {SEARCH_TEXT_FUNCTION}(content) AS content FROM messages
+    WHERE status != 'streaming';
+CREATE VIRTUAL TABLE messages_fts USING fts5(
+    content, content='messages_search', content_rowid='seq', tokenize='trigram'
+);
+CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages WHEN new.status != 'streaming'
+BEGIN
+    INSERT INTO messages_fts(rowid, content)
+        VALUES (new.seq, {SEARCH_TEXT_FUNCTION}(new.content));
+END;
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages WHEN old.status != 'streaming'
+BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, content)
+        VALUES ('delete', old.seq, {SEARCH_TEXT_FUNCTION}(old.content));
+END;
+CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, status ON messages
+WHEN old.status != 'streaming' OR new.status != 'streaming'
+BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, content)
+        SELECT 'delete', old.seq, {SEARCH_TEXT_FUNCTION}(old.content)
+        WHERE old.status != 'streaming';
+    INSERT INTO messages_fts(rowid, content)
+        SELECT new.seq, {SEARCH_TEXT_FUNCTION}(new.content) WHERE new.status != 'streaming';
+END;
+INSERT INTO messages_fts(messages_fts) VALUES ('rebuild');
+"""
+
 # Kept literally (not imported from session.py): a migration must not change with the code.
 _STOPPED_BY_THE_USER = ("The reply was stopped before it finished; the text received so far "
                         "is kept.")
 
-MIGRATE_V2_TO_V3 = f"""
+MIGRATE_V3_TO_V4 = f"""
 ALTER TABLE messages ADD COLUMN parent_id TEXT;
 ALTER TABLE messages ADD COLUMN active_child_id TEXT;
 ALTER TABLE messages ADD COLUMN partial_in_context INTEGER NOT NULL DEFAULT 0;
@@ -130,12 +171,31 @@ CREATE INDEX messages_children ON messages(conversation_id, parent_id, seq);
 """
 
 # MIGRATIONS[n] takes a database at version n to version n + 1.
-MIGRATIONS: dict[int, str] = {0: SCHEMA_V1, 1: MIGRATE_V1_TO_V2, 2: MIGRATE_V2_TO_V3}
+MIGRATIONS: dict[int, str] = {0: SCHEMA_V1, 1: MIGRATE_V1_TO_V2, 2: MIGRATE_V2_TO_V3,
+                               3: MIGRATE_V3_TO_V4}
 OUR_TABLES = frozenset({"conversations", "messages"})
 
 
+def search_text(text: str) -> str:
+    """The text the search index holds for a message's content: NUL removed (the trigram
+    tokenizer stops at it; a terminal never shows it either). Everything else is indexed as
+    stored, so a word after any other control character is found too."""
+    return text.replace("\0", "")
+
+
+def _sql_search_text(value: str | None) -> str | None:
+    return search_text(value) if isinstance(value, str) else value
+
+
+def register_functions(conn: sqlite3.Connection) -> None:
+    """The SQL functions the schema's triggers and views call."""
+    conn.create_function(SEARCH_TEXT_FUNCTION, 1, _sql_search_text, deterministic=True)
+
+
 def migrate(conn: sqlite3.Connection, version: int) -> None:
-    """Bring the schema from `version` to SCHEMA_VERSION, one step per transaction."""
+    """Register the schema's functions on `conn` and bring the schema from `version` to
+    SCHEMA_VERSION, one step per transaction."""
+    register_functions(conn)
     while version < SCHEMA_VERSION:
         conn.execute("BEGIN IMMEDIATE")
         try:

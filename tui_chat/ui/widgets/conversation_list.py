@@ -7,7 +7,6 @@ Titles and snippets are untrusted: drawn as `rich.text.Text`, matches styled by 
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -24,6 +23,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui_chat.core.errors import TuiChatError
+from tui_chat.core.export_files import suggested_export_path, write_new_export
 from tui_chat.core.models import ConversationSummary, SearchHit
 from tui_chat.core.store import Store
 from tui_chat.core.text import one_line
@@ -36,34 +36,17 @@ SEARCH_LIMIT = 200
 SEARCH_DELAY = 0.15  # seconds of typing pause before the full-text search runs
 
 
-def export_path(directory: Path, title: str, conversation_id: str) -> Path:
-    """A file name for an export that does not exist yet (nothing is ever overwritten)."""
-    slug = re.sub(r"[^\w-]+", "-", one_line(title, 50).casefold()).strip("-") or "conversation"
-    base = directory / f"{slug}-{conversation_id[:8]}.md"
-    candidate, counter = base, 2
-    while candidate.exists():
-        candidate = base.with_name(f"{base.stem}-{counter}.md")
-        counter += 1
-    return candidate
-
-
-def write_new_file(path: Path, text: str) -> None:
-    """Create `path` with `text`; fails rather than replace an existing file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("x", encoding="utf-8") as handle:
-        handle.write(text)
-
-
 def export_conversation(store: Store, conversation_id: str, requested: Path) -> Path:
-    """Write the conversation as Markdown to `requested`, or beside it under a new name when
-    that file exists. Returns the path written."""
+    """Write the conversation as Markdown to `requested` (inside it, under a suggested name,
+    when it is a folder), or beside it under a free name when that file exists. Returns the
+    path written."""
     from tui_chat.core.export import export_markdown  # not on the start-up path
 
     path = requested.expanduser()
-    if path.exists():
-        path = export_path(path.parent, path.stem, conversation_id)
-    write_new_file(path, export_markdown(store, [conversation_id]))
-    return path
+    if path.is_dir():
+        title = store.get_conversation(conversation_id).title
+        path = suggested_export_path(path, title, conversation_id)
+    return write_new_export(path, export_markdown(store, [conversation_id]))
 
 
 class ConversationList(Vertical):
@@ -371,7 +354,8 @@ class ConversationList(Vertical):
     @work(exclusive=True, group="sidebar-action", exit_on_error=False)
     async def _export(self, conversation_id: str) -> None:
         directory = self.export_dir or Path.cwd()
-        suggested = export_path(directory, self._title_of(conversation_id), conversation_id)
+        suggested = suggested_export_path(directory, self._title_of(conversation_id),
+                                          conversation_id)
         answer = await self.app.push_screen_wait(
             TextPromptScreen("Export to this Markdown file:", str(suggested), max_length=1000))
         if answer is None:
