@@ -1,5 +1,6 @@
 """Conversation trees in the store: paging the active path, switching branches and adding a
-sibling reply on a 10,000-message conversation, and migrating a store from schema 2.
+sibling reply on a 10,000-message conversation, and migrating a store from the schema before
+trees.
 
 The store holds 300 conversations × 50 messages beside one conversation of 10,000 messages
 (one path, with a two-message branch at message 10) and one of 2,000.
@@ -9,7 +10,7 @@ page of the 2,000-message one (the cost follows the page, not the conversation);
 the middle ≤ 5 ms; the siblings' positions of a page ≤ 5 ms; switching to the short branch
 and back to the 10,000-message one ≤ 50 ms; adding a sibling reply at the end of it (what
 regenerate does) ≤ 50 ms. For reference: the whole 10,000-message path, and the migration
-of a schema-2 copy of the store. Medians of several runs. Run:
+of a copy of the store in the schema before trees. Medians of several runs. Run:
 `python -m benchmarks store_tree`.
 """
 
@@ -90,12 +91,14 @@ def _regenerate(store: Store, huge: str) -> Callable[[], object]:
 
 
 def _migration_s(path: Path, folder: Path) -> tuple[float, int]:
-    """Seconds to open a copy of the store taken back to schema 2 (columns dropped)."""
-    old = folder / "schema2.sqlite3"
+    """Seconds to open a copy of the store taken back to schema 3, before trees (its columns
+    dropped)."""
+    old = folder / "schema3.sqlite3"
     shutil.copy(path, old)
     conn = sqlite3.connect(old)
     conn.executescript("""
         DROP INDEX messages_children;
+        DROP INDEX messages_links;
         ALTER TABLE messages DROP COLUMN parent_id;
         ALTER TABLE messages DROP COLUMN active_child_id;
         ALTER TABLE messages DROP COLUMN partial_in_context;
@@ -103,7 +106,7 @@ def _migration_s(path: Path, folder: Path) -> tuple[float, int]:
         ALTER TABLE conversations DROP COLUMN active_leaf_id;
         ALTER TABLE conversations DROP COLUMN forked_from;
         ALTER TABLE conversations DROP COLUMN forked_from_message;
-        PRAGMA user_version = 2;
+        PRAGMA user_version = 3;
     """)
     count = int(conn.execute("SELECT count(*) FROM messages").fetchone()[0])
     conn.close()

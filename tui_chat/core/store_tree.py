@@ -5,8 +5,10 @@ Invariants kept by every write: a message with children has `active_child_id` se
 them (None without children); a conversation with messages has `active_root_id` set to one of
 its roots, and `active_leaf_id` is where the active children lead from there. Paging the
 active path walks up from `active_leaf_id` by parent links (an index look-up per message), so
-its cost follows the page, not the conversation. Walks are bounded by WALK_LIMIT, so that a
-damaged file with a cycle in it cannot hang a query.
+its cost follows the page, not the conversation. Each step of a walk reads the index
+`messages_links` alone (INDEXED BY: SQLite's planner prefers the unique index of ids, which
+reads every row it passes). Walks are bounded by WALK_LIMIT, so that a damaged file with a
+cycle in it cannot hang a query.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ _PATH_UP = """
 WITH RECURSIVE path(seq, parent_id, depth) AS (
     SELECT seq, parent_id, 1 FROM messages WHERE id = ? AND conversation_id = ?
     UNION ALL
-    SELECT m.seq, m.parent_id, path.depth + 1 FROM messages m JOIN path ON m.id = path.parent_id
+    SELECT m.seq, m.parent_id, path.depth + 1 FROM messages m INDEXED BY messages_links
+    JOIN path ON m.id = path.parent_id
     WHERE path.depth < ?
 )
 """
@@ -32,7 +35,8 @@ _DOWN_ACTIVE = """
 WITH RECURSIVE down(id, child, depth) AS (
     SELECT id, active_child_id, 0 FROM messages WHERE id = ?
     UNION ALL
-    SELECT m.id, m.active_child_id, down.depth + 1 FROM messages m JOIN down ON m.id = down.child
+    SELECT m.id, m.active_child_id, down.depth + 1 FROM messages m INDEXED BY messages_links
+    JOIN down ON m.id = down.child
     WHERE down.depth < ?
 )
 SELECT id FROM down ORDER BY depth DESC LIMIT 1
@@ -109,8 +113,8 @@ def ancestry(conn: sqlite3.Connection, conversation_id: str, message_id: str,
         """WITH RECURSIVE up(seq, parent_id, depth) AS (
                SELECT seq, parent_id, 1 FROM messages WHERE id = ? AND conversation_id = ?
                UNION ALL
-               SELECT m.seq, m.parent_id, up.depth + 1 FROM messages m JOIN up
-               ON m.id = up.parent_id WHERE up.depth < ?)
+               SELECT m.seq, m.parent_id, up.depth + 1 FROM messages m
+               INDEXED BY messages_links JOIN up ON m.id = up.parent_id WHERE up.depth < ?)
            SELECT m.id, m.parent_id, m.active_child_id FROM up JOIN messages m
            ON m.seq = up.seq ORDER BY up.depth DESC""",
         (message_id, conversation_id, limit)).fetchall()
