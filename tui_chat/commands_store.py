@@ -56,6 +56,9 @@ def add_store_commands(commands: Any) -> None:
                      help="default: json if FILE ends in .json, else markdown")
     exp.add_argument("-o", "--output", type=Path, metavar="FILE", help="write to FILE")
     exp.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
+    exp.add_argument("--all-branches", action="store_true",
+                     help="Markdown: every branch after the active path (JSON always holds "
+                     "every branch)")
     imp = commands.add_parser("import", help="import a JSON export",
                               description="Import conversations from a JSON export; "
                               "conversations and messages already present are skipped.")
@@ -164,8 +167,10 @@ def _export(store: Store, args: argparse.Namespace, out: TextIO, err: TextIO,
             return int(ExitCode.FAILURE)
     else:
         ids = [store.resolve_id(args.id)]
-    writer = export.export_json if fmt == "json" else export.export_markdown
-    text = writer(store, ids)
+    if fmt == "json":
+        text = export.export_json(store, ids)
+    else:
+        text = export.export_markdown(store, ids, all_branches=args.all_branches)
     if target is None:
         out.write(cleaner_for(out)(text))
         return int(ExitCode.OK)

@@ -79,3 +79,12 @@ def test_search_finds_messages_on_an_inactive_branch(db: Path) -> None:
     result = run("search", "needle")
     assert result.returncode == 0, result.stderr
     assert "needle on the active path" in result.stdout
+
+
+def test_export_markdown_with_all_branches(db: Path) -> None:
+    active = run("export", "abcd")
+    every = run("export", "abcd", "--all-branches")
+    assert active.returncode == every.returncode == 0, every.stderr
+    assert "first try" not in active.stdout and "needle" not in active.stdout
+    assert "first try" in every.stdout and "needle on the active path" in every.stdout
+    assert "## Branch 2, after “and RFC 9112?” (`q2000000ffff`)" in every.stdout

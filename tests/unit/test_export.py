@@ -94,13 +94,15 @@ def test_json_round_trip_restores_every_field(source: Store, target: Store,
 def test_json_document_is_the_documented_format(source: Store) -> None:
     ids = fill(source)
     document = json.loads(export.export_json(source, ids))
-    assert document["format"] == "tui-chat-conversations" and document["version"] == 1
+    assert document["format"] == "tui-chat-conversations" and document["version"] == 2
     first = document["conversations"][0]
     assert set(first) == {"id", "title", "created", "updated", "provider", "model",
-                          "system_prompt", "parameters", "pinned", "archived", "messages"}
+                          "system_prompt", "parameters", "pinned", "archived", "messages",
+                          "forked_from", "forked_from_message", "active_root_id"}
     assert set(first["messages"][0]) == {
         "id", "role", "content", "reasoning", "provider", "model", "status", "error",
-        "finish_reason", "usage", "time_to_first_token", "tokens_per_second", "created"}
+        "finish_reason", "usage", "time_to_first_token", "tokens_per_second", "created",
+        "parent_id", "partial_in_context", "active_child_id"}
     assert first["parameters"]["stop"] == ["END", "\n\n"]
     assert "temperature" in first["parameters"]
     assert "temperature" not in document["conversations"][1]["parameters"]

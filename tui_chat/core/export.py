@@ -1,32 +1,46 @@
 """Export conversations as Markdown (to read) or JSON (to keep, move and import again).
 
-The JSON format, version 1::
+The JSON format, version 2 (conversations as trees)::
 
     {
       "format": "tui-chat-conversations",
-      "version": 1,
+      "version": 2,
       "exported": "2026-11-30T04:52:00.000000+00:00",
       "conversations": [
         {
           "id": "…", "title": "…", "created": "…", "updated": "…",
           "provider": "chutes" | null, "model": "…" | null, "system_prompt": "…" | null,
           "parameters": {"temperature": 0.7, …}, "pinned": false, "archived": false,
+          "forked_from": "…" | null, "forked_from_message": "…" | null,
+          "active_root_id": "…" | null,
           "messages": [
             {
-              "id": "…", "role": "system" | "user" | "assistant", "content": "…",
-              "reasoning": "…", "provider": "…" | null, "model": "…" | null,
+              "id": "…", "parent_id": "…" | null, "role": "system" | "user" | "assistant",
+              "content": "…", "reasoning": "…", "provider": "…" | null, "model": "…" | null,
               "status": "complete" | "streaming" | "interrupted" | "error",
               "error": "…" | null, "finish_reason": "…" | null,
               "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0} | null,
               "time_to_first_token": 0.5 | null, "tokens_per_second": 42.0 | null,
-              "created": "…"
+              "created": "…", "partial_in_context": false, "active_child_id": "…" | null
             }
           ]
         }
       ]
     }
 
-Timestamps are ISO 8601 with a UTC offset. Messages are in conversation order. Every key
+`messages` holds every message of every branch, in the order they were written, so a parent
+always comes before its children: `parent_id` is null for a root (the first message, or an
+edit of it) and otherwise the id of a message earlier in the list. `active_child_id` is the
+child the conversation continues with at that message (null when it has none), and
+`active_root_id` the root it starts from (null when it has no messages): together they give
+the active path, what is shown and sent as context. `partial_in_context` marks an interrupted
+reply that is sent as context all the same; `forked_from` and `forked_from_message` say which
+conversation, and which message of it, a fork was copied from.
+
+Version 1 (before trees) has none of these seven keys; its messages are one path, in order.
+Both import.
+
+Timestamps are ISO 8601 with a UTC offset. Every key
 shown is written, and an export is strict, standard JSON that any parser reads: no NaN or
 Infinity (a timing that is not a finite number is written as null), no lone surrogates (the
 store cannot hold one), UTF-8.
@@ -38,8 +52,11 @@ keys stays importable; a file with a higher `version` is refused with a sentence
 upgrade. The whole file is checked before anything is written. Import is idempotent:
 conversations and messages are matched by id; a conversation already in the store keeps what
 it has and gains the messages it lacks; a message whose id another conversation already uses
-is skipped, and the summary line says so. API keys are never part of an export: the store
-does not hold them.
+is skipped, and so are the messages below it, and the summary line says so. API keys are
+never part of an export: the store does not hold them.
+
+Markdown holds the active path, as the conversation is shown; with `all_branches`, every
+other branch follows it, each from where it leaves a branch already written.
 """
 
 from __future__ import annotations
@@ -61,12 +78,14 @@ from tui_chat.core.import_check import (
     ExportSeconds,
     ExportText,
     ExportTimestamp,
+    check_tree,
     check_unique,
     load_json,
     problem_sentence,
 )
 from tui_chat.core.models import (
     Conversation,
+    ConversationTree,
     Message,
     MessageStatus,
     Parameters,
@@ -74,10 +93,12 @@ from tui_chat.core.models import (
     utc_now,
 )
 from tui_chat.core.store import Store
+from tui_chat.core.store_import import ActiveChoices
 from tui_chat.core.text import sanitize
 
 EXPORT_FORMAT = "tui-chat-conversations"
-EXPORT_VERSION = 1
+EXPORT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 MAX_IMPORT_BYTES = 200 * 1024 * 1024
 _FLOAT_FIELDS = ("time_to_first_token", "tokens_per_second")
 
@@ -135,6 +156,32 @@ class ExportFile(_Exported):
     conversations: list[ExportedConversation]
 
 
+class ExportedMessageV2(ExportedMessage):
+    parent_id: ExportId | None
+    partial_in_context: ExportFlag
+    active_child_id: ExportId | None
+
+
+class ExportedConversationV2(ExportedConversation):
+    forked_from: ExportId | None
+    forked_from_message: ExportId | None
+    active_root_id: ExportId | None
+    messages: list[ExportedMessageV2]  # type: ignore[assignment]
+
+
+class ExportFileV2(ExportFile):
+    conversations: list[ExportedConversationV2]  # type: ignore[assignment]
+
+
+@dataclass(frozen=True)
+class Imported:
+    """One conversation of a file: its tree for version 2, or a path (choices None)."""
+
+    conversation: Conversation
+    messages: list[Message]
+    choices: ActiveChoices | None
+
+
 @dataclass(frozen=True)
 class ImportResult:
     conversations_added: int
@@ -143,6 +190,8 @@ class ImportResult:
     messages_present: int = 0
     messages_taken: tuple[str, ...] = ()
     """Ids of messages skipped because another conversation in the store uses them."""
+    messages_orphaned: int = 0
+    """Messages skipped because one above them was."""
 
     def describe(self) -> str:
         """One line: what was imported, what was already there, what was skipped and why."""
@@ -156,6 +205,9 @@ class ImportResult:
                                                          else "")
             parts.append(f"skipped {_count(len(self.messages_taken), 'message')} whose id "
                          f"another conversation in the store already uses ({shown})")
+            if self.messages_orphaned:
+                parts.append(f"and the {_count(self.messages_orphaned, 'message')} below "
+                             f"{'it' if len(self.messages_taken) == 1 else 'them'}")
         return "; ".join(parts) + "."
 
 
@@ -165,39 +217,39 @@ def _count(number: int, noun: str) -> str:
 
 # -- JSON -------------------------------------------------------------------------------
 
-def conversation_to_dict(conversation: Conversation, messages: list[Message]) -> dict[str, object]:
-    data: dict[str, object] = conversation.model_dump(
-        mode="json", exclude={"forked_from", "forked_from_message"})
+def conversation_to_dict(tree: ConversationTree) -> dict[str, object]:
+    """One conversation of a version-2 document: every branch and the active choices."""
+    conversation = tree.conversation
+    data: dict[str, object] = conversation.model_dump(mode="json")
     data["parameters"] = conversation.parameters.model_dump(mode="json", exclude_none=True)
-    data["messages"] = [_message_to_dict(m) for m in messages]
+    data["active_root_id"] = tree.active_root
+    data["messages"] = [_message_to_dict(m, tree.active_child.get(m.id))
+                        for m in tree.messages]
     return data
 
 
-def _message_to_dict(message: Message) -> dict[str, object]:
-    data: dict[str, object] = message.model_dump(
-        mode="json", exclude={"conversation_id", "parent_id", "partial_in_context"})
+def _message_to_dict(message: Message, active_child: str | None) -> dict[str, object]:
+    data: dict[str, object] = message.model_dump(mode="json", exclude={"conversation_id"})
     for field in _FLOAT_FIELDS:  # standard JSON has no NaN or Infinity
         value = data[field]
         if isinstance(value, float) and not math.isfinite(value):
             data[field] = None
+    data["active_child_id"] = active_child
     return data
 
 
 def export_json(store: Store, conversation_ids: list[str]) -> str:
-    """The JSON document (format version 1) holding these conversations, in this order."""
+    """The JSON document (format version 2) holding these conversations, in this order."""
     document = {
         "format": EXPORT_FORMAT,
         "version": EXPORT_VERSION,
         "exported": utc_now().isoformat(timespec="microseconds"),
-        "conversations": [
-            conversation_to_dict(store.get_conversation(cid), store.get_messages(cid))
-            for cid in conversation_ids
-        ],
+        "conversations": [conversation_to_dict(store.get_tree(cid)) for cid in conversation_ids],
     }
     return json.dumps(document, ensure_ascii=False, allow_nan=False, indent=2) + "\n"
 
 
-def parse_export(text: str, source: str) -> list[tuple[Conversation, list[Message]]]:
+def parse_export(text: str, source: str) -> list[Imported]:
     """The conversations in an export document, checked completely (`import_check`);
     UsageError with one sentence if it is not what an export could have written."""
     raw = load_json(text, source)
@@ -208,12 +260,12 @@ def parse_export(text: str, source: str) -> list[tuple[Conversation, list[Messag
     if isinstance(version, int) and not isinstance(version, bool) and version > EXPORT_VERSION:
         raise UsageError(f"{source} uses export format version {version}, newer than this "
                          f"tui-chat understands ({EXPORT_VERSION}); upgrade tui-chat to import it.")
-    if version != EXPORT_VERSION or isinstance(version, bool):
+    if version not in READABLE_VERSIONS or isinstance(version, bool):
         raise UsageError(f"{source} has export format version {ascii(version)[:40]}, which no "
-                         f"tui-chat writes (this one reads version {EXPORT_VERSION}); "
+                         f"tui-chat writes (this one reads versions 1 and {EXPORT_VERSION}); "
                          f"{FROM_AN_EXPORT}.")
     try:
-        document = ExportFile.model_validate(raw)
+        document = (ExportFileV2 if version == 2 else ExportFile).model_validate(raw)
     except ValidationError as error:
         raise problem_sentence(error, source) from None
     conversations = document.conversations
@@ -222,25 +274,41 @@ def parse_export(text: str, source: str) -> list[tuple[Conversation, list[Messag
     check_unique(((m.id, f"conversations.{i}.messages.{j}.id")
                   for i, c in enumerate(conversations) for j, m in enumerate(c.messages)),
                  "message", source)
+    for index, exported in enumerate(conversations):
+        if isinstance(exported, ExportedConversationV2):
+            check_tree(exported.active_root_id,
+                       [(m.id, m.parent_id, m.active_child_id) for m in exported.messages],
+                       f"conversations.{index}", source)
     return [_to_models(c) for c in conversations]
 
 
-def _to_models(exported: ExportedConversation) -> tuple[Conversation, list[Message]]:
-    conversation = Conversation.model_validate(exported.model_dump(exclude={"messages"}))
-    messages = [Message.model_validate({**m.model_dump(), "conversation_id": exported.id})
+def _to_models(exported: ExportedConversation) -> Imported:
+    tree = {"messages", "active_root_id"}
+    conversation = Conversation.model_validate(exported.model_dump(exclude=tree))
+    messages = [Message.model_validate({**m.model_dump(exclude={"active_child_id"}),
+                                        "conversation_id": exported.id})
                 for m in exported.messages]
-    return conversation, messages
+    if not isinstance(exported, ExportedConversationV2):
+        return Imported(conversation, messages, None)
+    children = {m.id: m.active_child_id for m in exported.messages
+                if isinstance(m, ExportedMessageV2) and m.active_child_id is not None}
+    return Imported(conversation, messages, ActiveChoices(exported.active_root_id, children))
 
 
 def import_file(store: Store, path: Path) -> ImportResult:
     """Import an export file into `store` once the whole file is checked; importing the
     same file again adds nothing."""
     items = parse_export(_read(path), str(path))
-    added = present = messages_added = messages_present = 0
+    added = present = messages_added = messages_present = orphaned = 0
     taken: list[str] = []
-    for conversation, messages in items:
+    for item in items:
         try:
-            outcome = store.import_conversation(conversation, messages)
+            if item.choices is None:
+                outcome = store.import_conversation(item.conversation, item.messages)
+            else:
+                outcome = store.import_tree(ConversationTree(
+                    item.conversation, item.messages, item.choices.root,
+                    dict(item.choices.children)))
         except StoreError as error:
             raise StoreError(f"{error.message.rstrip('.')}; {added + present} of {len(items)} "
                              f"conversations were imported before it, and importing {path} "
@@ -250,7 +318,9 @@ def import_file(store: Store, path: Path) -> ImportResult:
         messages_added += outcome.added
         messages_present += outcome.present
         taken += outcome.taken
-    return ImportResult(added, present, messages_added, messages_present, tuple(taken))
+        orphaned += len(outcome.orphaned)
+    return ImportResult(added, present, messages_added, messages_present, tuple(taken),
+                        orphaned)
 
 
 def _read(path: Path) -> str:
@@ -271,15 +341,54 @@ def _read(path: Path) -> str:
 
 # -- Markdown ---------------------------------------------------------------------------
 
-def export_markdown(store: Store, conversation_ids: list[str]) -> str:
-    parts = [conversation_to_markdown(store.get_conversation(cid), store.get_messages(cid))
-             for cid in conversation_ids]
+def export_markdown(store: Store, conversation_ids: list[str], *,
+                    all_branches: bool = False) -> str:
+    """The active path of each conversation; with `all_branches`, every branch."""
+    parts = []
+    for cid in conversation_ids:
+        if all_branches:
+            tree = store.get_tree(cid)
+            parts.append(conversation_to_markdown(tree.conversation, tree.active_path(),
+                                                  other_branches(tree)))
+        else:
+            parts.append(conversation_to_markdown(store.get_conversation(cid),
+                                                  store.get_messages(cid)))
     return "\n\n---\n\n".join(parts)
 
 
-def conversation_to_markdown(conversation: Conversation, messages: list[Message]) -> str:
+def other_branches(tree: ConversationTree) -> list[tuple[Message | None, list[Message]]]:
+    """Every message off the active path, once, as branches: (the message a branch follows,
+    None for another first message; the branch from there down to a leaf, along the active
+    choices below it). Depth-first, the older alternative first."""
+    below: dict[str | None, list[Message]] = {}
+    for message in tree.messages:
+        below.setdefault(message.parent_id, []).append(message)
+    by_id = {m.id: m for m in tree.messages}
+    written = {m.id for m in tree.active_path()}
+    branches: list[tuple[Message | None, list[Message]]] = []
+    for message in tree.messages:  # parents come first: a branch starts under a written one
+        if message.id in written:
+            continue
+        branch = [message]
+        written.add(message.id)
+        while below.get(branch[-1].id):
+            children = below[branch[-1].id]
+            chosen = by_id.get(tree.active_child.get(branch[-1].id, ""), children[-1])
+            if chosen.id in written:
+                break
+            branch.append(chosen)
+            written.add(chosen.id)
+        parent = by_id.get(message.parent_id) if message.parent_id else None
+        branches.append((parent, branch))
+    return branches
+
+
+def conversation_to_markdown(conversation: Conversation, messages: list[Message],
+                             branches: list[tuple[Message | None, list[Message]]] | None = None
+                             ) -> str:
     """A readable Markdown page: title, details, then each message with its role, model and
-    time; reasoning in a collapsible <details> block. Control characters are dropped."""
+    time; reasoning in a collapsible <details> block; then the other `branches`, if given.
+    Control characters are dropped."""
     lines = [f"# {_one_line(conversation.title)}", "",
              f"- Conversation: `{conversation.id}`",
              f"- Created: {_when(conversation.created)}; updated: {_when(conversation.updated)}"]
@@ -289,16 +398,22 @@ def conversation_to_markdown(conversation: Conversation, messages: list[Message]
         lines += ["", "**System prompt:**", "", _quote(conversation.system_prompt)]
     for message in messages:
         lines += ["", *_message_markdown(message)]
+    for number, (parent, branch) in enumerate(branches or [], start=2):
+        after = (f"after “{_one_line(parent.content)[:60] or '(no text)'}” (`{parent.id}`)"
+                 if parent else "from another first message")
+        lines += ["", "---", "", f"## Branch {number}, {after}"]
+        for message in branch:
+            lines += ["", *_message_markdown(message, level="###")]
     return sanitize("\n".join(lines)) + "\n"
 
 
-def _message_markdown(message: Message) -> list[str]:
+def _message_markdown(message: Message, level: str = "##") -> list[str]:
     role = {Role.USER: "You", Role.ASSISTANT: "Assistant", Role.SYSTEM: "System"}[message.role]
     head = [role]
     if message.role == Role.ASSISTANT and message.model:
         head.append(_one_line(_who(message.provider, message.model)))
     head.append(_when(message.created))
-    lines = [f"## {' · '.join(head)}", ""]
+    lines = [f"{level} {' · '.join(head)}", ""]
     if message.reasoning:
         lines += ["<details>", "<summary>Reasoning</summary>", "", message.reasoning.strip(),
                   "", "</details>", ""]

@@ -17,6 +17,10 @@ The whole file is checked before anything is written, and each problem is one se
   separators, dots, spaces, control characters, the empty string and very long ids, since ids
   become file names and command-line arguments.
 - **Each id once**: a conversation id, or a message id, appearing twice in one file.
+- **A tree** (format version 2): each message's `parent_id` is null or a message earlier in the
+  same conversation (so parents come first and there is no cycle); `active_child_id` is null
+  for a message without children and one of its children otherwise; `active_root_id` is null
+  for a conversation without messages and one of its roots otherwise.
 
 Conflicts with the store are not problems of the file: `Store.import_conversation` skips a
 message whose id another conversation already uses, and the summary counts it.
@@ -142,3 +146,30 @@ def check_unique(ids: Iterable[tuple[str, str]], what: str, source: str) -> None
             raise UsageError(f"{source} holds the {what} id {item_id} twice (at "
                              f"'{first_seen[item_id]}' and '{where}'); nothing was imported.")
         first_seen[item_id] = where
+
+
+def check_tree(active_root: str | None, links: list[tuple[str, str | None, str | None]],
+               where: str, source: str) -> None:
+    """The tree of one conversation: `links` are (id, parent_id, active_child_id) in file
+    order; UsageError naming the first message that breaks a rule."""
+    seen: set[str] = set()
+    children: dict[str | None, set[str]] = {}
+    for index, (message_id, parent, _active) in enumerate(links):
+        if parent is not None and parent not in seen:
+            raise UsageError(f"{source} has a problem at '{where}.messages.{index}.parent_id': "
+                             f"{parent} is not a message before it in this conversation; "
+                             "nothing was imported.")
+        seen.add(message_id)
+        children.setdefault(parent, set()).add(message_id)
+    for index, (message_id, _parent, active) in enumerate(links):
+        below = children.get(message_id, set())
+        if (active is None) != (not below) or (active is not None and active not in below):
+            wanted = "null: it has no children" if not below else "the id of one of its children"
+            raise UsageError(f"{source} has a problem at '{where}.messages.{index}."
+                             f"active_child_id': it must be {wanted}; nothing was imported.")
+    roots = children.get(None, set())
+    if (active_root is None) != (not roots) or (active_root is not None
+                                                 and active_root not in roots):
+        wanted = "null: it has no messages" if not roots else "the id of one of its roots"
+        raise UsageError(f"{source} has a problem at '{where}.active_root_id': it must be "
+                         f"{wanted}; nothing was imported.")

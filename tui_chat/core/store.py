@@ -40,10 +40,9 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
-from tui_chat.core import paths, store_search, store_tree
+from tui_chat.core import paths, store_import, store_search, store_tree
 from tui_chat.core.errors import ExitCode, StoreError
 from tui_chat.core.models import (
     ActivePathChanged,
@@ -59,6 +58,7 @@ from tui_chat.core.models import (
     utc_now,
 )
 from tui_chat.core.store_file import Unusable, connect, translate_errors
+from tui_chat.core.store_import import ActiveChoices, ImportOutcome
 from tui_chat.core.store_schema import (
     CONVERSATION_COLUMNS,
     CONVERSATION_SELECT,
@@ -529,42 +529,18 @@ class Store:
 
     def import_conversation(self, conversation: Conversation,
                             messages: list[Message]) -> ImportOutcome:
-        """Insert a conversation unless one with its id is there (that one is kept as it is),
-        and those of its messages that are not there yet, in one transaction. A message whose
-        id another conversation uses is skipped and named in the outcome; a streaming one
-        becomes interrupted. Importing twice adds nothing."""
-        added = present = 0
-        taken: list[str] = []
+        """Import a conversation whose messages, in order, form one path (format version 1),
+        in one transaction; importing twice adds nothing (see store_import)."""
         with self._write() as conn:
-            created = conn.execute(
-                f"INSERT OR IGNORE INTO conversations ({CONVERSATION_COLUMNS}) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?)", conversation_row(conversation)).rowcount
-            for message in messages:
-                if message.status == MessageStatus.STREAMING:
-                    message = message.model_copy(update={"status": MessageStatus.INTERRUPTED})
-                if conn.execute(f"INSERT OR IGNORE INTO messages ({MESSAGE_COLUMNS}) "
-                                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                                message_row(message)).rowcount:
-                    added += 1
-                    continue
-                owner = conn.execute("SELECT conversation_id FROM messages WHERE id = ?",
-                                     (message.id,)).fetchone()
-                if owner is not None and owner[0] == conversation.id:
-                    present += 1
-                else:
-                    taken.append(message.id)
-        return ImportOutcome(bool(created), added, present, tuple(taken))
+            return store_import.import_messages(conn, conversation, messages, None)
 
-
-@dataclass(frozen=True)
-class ImportOutcome:
-    """What `Store.import_conversation` did."""
-
-    created: bool
-    added: int
-    present: int
-    taken: tuple[str, ...]
-    """Ids of messages skipped because another conversation uses them."""
+    def import_tree(self, tree: ConversationTree) -> ImportOutcome:
+        """Import a conversation with its tree and active choices (format version 2), in one
+        transaction; a new conversation gets them exactly (see store_import)."""
+        with self._write() as conn:
+            return store_import.import_messages(
+                conn, tree.conversation, tree.messages,
+                ActiveChoices(tree.active_root, tree.active_child))
 
 
 def _pid_alive(pid: int) -> bool:
