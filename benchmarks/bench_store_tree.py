@@ -25,7 +25,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from benchmarks.bench_store import _messages, _text
-from benchmarks.common import Figure, figure, info, median, report, timer
+from benchmarks.common import Figure, figure, info, machine_reference, median, report, timer
 from tui_chat.core.models import Conversation, Message, Role
 from tui_chat.core.store import Store
 
@@ -116,6 +116,7 @@ def _migration_s(path: Path, folder: Path) -> tuple[float, int]:
 
 
 def measure(store: Store, huge: str, big: str, branch: str, folder: Path) -> dict[str, Figure]:
+    reference = machine_reference()
     page_huge = _median_ms(lambda: store.get_messages(huge, limit=PAGE), 30)
     page_big = _median_ms(lambda: store.get_messages(big, limit=PAGE), 30)
     middle = store.get_messages(huge)[HUGE // 2].id
@@ -136,6 +137,7 @@ def measure(store: Store, huge: str, big: str, branch: str, folder: Path) -> dic
         "tree.add_sibling_reply_at_10000_ms": figure(regenerate, 50, "ms"),
         "tree.whole_path_of_10000_ms": info(whole, "ms"),
         f"tree.migrate_{migrated}_messages_s": info(migrate_s, "s"),
+        "tree.machine_reference_s": info(reference, "s"),
     }
 
 
