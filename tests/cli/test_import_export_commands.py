@@ -128,3 +128,13 @@ def test_an_export_file_is_private_under_any_umask_and_never_overwritten(
     again = run("export", hostile, "-o", str(out))
     assert again.returncode == 2
     assert "already exists; pass --force to overwrite it" in one_sentence(again)
+
+
+def test_search_for_a_byte_that_is_not_utf8_is_not_a_traceback(hostile: str, db: Path) -> None:
+    with Store.open(db) as store:
+        store.add_message(Message(id="bad", conversation_id=hostile, role=Role.ASSISTANT,
+                                  content="bytes \ufffd here"))
+    result = subprocess.run([sys.executable, "-m", "tui_chat", "search", b"\xff"],
+                            capture_output=True, env=dict(os.environ), timeout=60, check=False)
+    assert result.returncode == 0 and b"Traceback" not in result.stderr
+    assert b"bytes \xef\xbf\xbd here" in result.stdout

@@ -10,7 +10,8 @@ Schema history (`PRAGMA user_version`):
   external content is the view `messages_search`, so 'rebuild' and 'integrity-check' see the
   same text as the triggers; every connection registers the SQL function `tui_chat_search_text`
   (done by `migrate`, which every connection runs). Changing `search_text` needs a migration
-  that rebuilds the index.
+  that rebuilds the index. The partial index `messages_with_nul` lists the messages holding a
+  NUL, so that a LIKE scan (short search terms) re-reads only those.
 
 Messages are ordered by `seq` (an integer primary key, insertion order); `id` is the stable
 public id. Timestamps are ISO 8601 text in UTC with microseconds, so they sort as text and
@@ -131,6 +132,7 @@ BEGIN
         SELECT new.seq, {SEARCH_TEXT_FUNCTION}(new.content) WHERE new.status != 'streaming';
 END;
 INSERT INTO messages_fts(messages_fts) VALUES ('rebuild');
+CREATE INDEX messages_with_nul ON messages(seq) WHERE instr(content, x'00') > 0;
 """
 
 # MIGRATIONS[n] takes a database at version n to version n + 1.
