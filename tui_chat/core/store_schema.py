@@ -12,7 +12,7 @@ Schema history (`PRAGMA user_version`):
   (done by `migrate`, which every connection runs). Changing `search_text` needs a migration
   that rebuilds the index. The partial index `messages_with_nul` lists the messages holding a
   NUL, so that a LIKE scan (short search terms) re-reads only those. The step rebuilds the whole
-  index once (3-4 MB of message text a second, most of it FTS5's own indexing).
+  index once (the README says how long that takes).
 
 Messages are ordered by `seq` (an integer primary key, insertion order); `id` is the stable
 public id. Timestamps are ISO 8601 text in UTC with microseconds, so they sort as text and
