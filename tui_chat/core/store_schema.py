@@ -17,7 +17,8 @@ Schema history (`PRAGMA user_version`):
 Messages are ordered by `seq` (an integer primary key, insertion order); `id` is the stable
 public id. Timestamps are ISO 8601 text in UTC with microseconds, so they sort as text and
 round-trip exactly. A message is indexed for search once it is no longer streaming: a flush
-of a streaming reply updates one row and touches no index but the primary key.
+of a streaming reply updates one row and touches no index but the primary key (and
+`messages_with_nul` for a reply holding a NUL).
 """
 
 from __future__ import annotations
