@@ -145,20 +145,18 @@ def v2(messages: list[dict[str, Any]], **conversation: Any) -> str:
     (v2([{"id": "a", "active_child_id": "zz"}, {"id": "b", "parent_id": "a"}],
         active_root_id="a"),
      r"messages.0.active_child_id': it must be the id of one of its children"),
-    (v2([{"id": "a"}, {"id": "b", "parent_id": "a"}], active_root_id="a"),
-     r"messages.0.active_child_id': it must be the id of one of its children"),
     (v2([{"id": "a", "active_child_id": "a"}], active_root_id="a"),
      r"messages.0.active_child_id': it must be null: it has no children"),
-    (v2([{"id": "a", "active_child_id": "b"}, {"id": "b", "parent_id": "a"}]),
+    (v2([{"id": "a", "active_child_id": "b"}, {"id": "b", "parent_id": "a"}],
+        active_root_id="b"),
      r"'conversations.0.active_root_id': it must be the id of one of its roots"),
     (v2([], active_root_id="a"), r"active_root_id': it must be null: it has no messages"),
     (v2([{"id": "a", "parent_id": "../x"}], active_root_id="a"),
      r"messages.0.parent_id': not an id tui-chat writes"),
     (v2([{"id": "a", "partial_in_context": 1}], active_root_id="a"),
      r"messages.0.partial_in_context'"),
-    (document(conversation_dict(), version=2), r"'conversations.0.forked_from': Field required"),
-    (document(conversation_dict(messages=[message_dict()]), version=2),
-     r"'conversations.0.messages.0.parent_id': Field required"),
+    (document(conversation_dict(forked_from=7), version=2),
+     r"'conversations.0.forked_from': Input should be a valid string"),
 ])
 def test_a_broken_tree_is_one_sentence_and_nothing_is_imported(
         target: Store, tmp_path: Path, text: str, problem: str) -> None:
@@ -169,11 +167,24 @@ def test_a_broken_tree_is_one_sentence_and_nothing_is_imported(
 
 
 def test_a_hand_written_version_2_tree_imports(target: Store, tmp_path: Path) -> None:
-    text = v2([{"id": "a", "active_child_id": "c"}, {"id": "b", "parent_id": "a"},
+    text = v2([{"id": "a", "active_child_id": "b"}, {"id": "b", "parent_id": "a"},
                {"id": "c", "parent_id": "a"}], active_root_id="a", id=CID)
     export.import_file(target, write(tmp_path / "ok.json", text))
-    assert [m.id for m in target.get_messages(CID)] == ["a", "c"]
+    assert [m.id for m in target.get_messages(CID)] == ["a", "b"]
     assert target.siblings("b").ids == ("b", "c")
+
+
+def test_choices_left_out_of_a_version_2_file_take_the_newest(target: Store,
+                                                              tmp_path: Path) -> None:
+    messages = [message_dict(id="a", created="2026-01-01T00:00:00Z"),
+                {**message_dict(id="b", role="assistant"), "parent_id": "a"},
+                {**message_dict(id="c", role="assistant"), "parent_id": "a"},
+                message_dict(id="d")]
+    text = document(conversation_dict(id=CID, messages=messages), version=2)
+    export.import_file(target, write(tmp_path / "short.json", text))
+    assert [m.id for m in target.get_messages(CID)] == ["d"]  # the newest root
+    target.activate("a")
+    assert [m.id for m in target.get_messages(CID)] == ["a", "c"]  # its newest child
 
 
 def test_markdown_holds_the_active_path_or_every_branch(source: Store) -> None:

@@ -187,3 +187,18 @@ async def test_a_provider_error_with_a_lone_surrogate_is_saved(
             pass
     reply = session.messages()[-1]
     assert reply.status == MessageStatus.ERROR and "bad \ufffd request" in (reply.error or "")
+
+
+def test_a_short_term_rereads_only_the_messages_holding_a_nul(store: Store) -> None:
+    plan = " ".join(row[3] for row in store._conn.execute(
+        "EXPLAIN QUERY PLAN SELECT m.id FROM messages m WHERE m.content LIKE 'zq' OR "
+        "(m.seq IN (SELECT seq FROM messages WHERE instr(content, x'00') > 0))"))
+    assert "USING INDEX messages_with_nul" in plan
+
+
+def test_a_query_with_a_byte_that_is_not_utf8_looks_for_the_replacement(store: Store) -> None:
+    store.add_message(Message(id="fffd", conversation_id=CID, role=Role.ASSISTANT,
+                              content="bad \ufffd byte"))
+    # `tui-chat search $'\xff'`: Python gives the argument a lone surrogate for the byte
+    assert found(store, "\udcff") == ["fffd"]
+    assert found(store, "bad \udcff byte") == ["fffd"]

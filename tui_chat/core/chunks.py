@@ -10,13 +10,13 @@ U+FFFD, the replacement character.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 from typing_extensions import TypedDict
 
 from tui_chat.core.models import ModelInfo, Usage
+from tui_chat.core.text import without_lone_surrogates
 
 # TypedDicts rather than BaseModels: pydantic validates them as strictly, but building dicts
 # costs 1.7 µs a chunk against 4.6 µs for model instances (measured on a typical content
@@ -63,7 +63,6 @@ class ChatCompletionChunk(TypedDict, total=False):
 
 
 CHUNK_ADAPTER: TypeAdapter[ChatCompletionChunk] = TypeAdapter(ChatCompletionChunk)
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # json.loads has joined every valid pair
 
 
 def parse_chunk(data: str) -> ChatCompletionChunk:
@@ -80,7 +79,7 @@ def parse_chunk(data: str) -> ChatCompletionChunk:
 
 def _replace_lone_surrogates(value: Any) -> Any:
     if isinstance(value, str):
-        return _LONE_SURROGATE.sub("\ufffd", value)
+        return without_lone_surrogates(value)  # json.loads has joined every valid pair
     if isinstance(value, list):
         return [_replace_lone_surrogates(item) for item in value]
     if isinstance(value, dict):
@@ -104,7 +103,7 @@ def provider_message(body: str) -> str | None:
 
 def message_from_json(data: object) -> str | None:
     if isinstance(data, str):
-        return _LONE_SURROGATE.sub("\ufffd", data) or None
+        return without_lone_surrogates(data) or None
     if isinstance(data, list) and data:
         return message_from_json(data[0])
     if not isinstance(data, dict):

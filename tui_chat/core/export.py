@@ -33,9 +33,11 @@ always comes before its children: `parent_id` is null for a root (the first mess
 edit of it) and otherwise the id of a message earlier in the list. `active_child_id` is the
 child the conversation continues with at that message (null when it has none), and
 `active_root_id` the root it starts from (null when it has no messages): together they give
-the active path, what is shown and sent as context. `partial_in_context` marks an interrupted
-reply that is sent as context all the same; `forked_from` and `forked_from_message` say which
-conversation, and which message of it, a fork was copied from.
+the active path, what is shown and sent as context. A file written by hand may leave them
+out (or null): the newest child, or root, is then the active one. `partial_in_context` marks
+an interrupted reply that is sent as context all the same; `forked_from` and
+`forked_from_message` say which conversation, and which message of it, a fork was copied
+from.
 
 Version 1 (before trees) has none of these seven keys; its messages are one path, in order.
 Both import.
@@ -45,10 +47,11 @@ shown is written, and an export is strict, standard JSON that any parser reads: 
 Infinity (a timing that is not a finite number is written as null), no lone surrogates (the
 store cannot hold one), UTF-8.
 
-An import accepts only what an export could have written: every key above (but the
-parameters left at their defaults), with exactly these types and values; the rules, and the
-id rule, are in `import_check`. Unknown keys are ignored, so a later version that only adds
-keys stays importable; a file with a higher `version` is refused with a sentence asking to
+An import accepts only what an export could have written: exactly these types and values;
+the rules, and the id rule, are in `import_check`. A key may be left out where it has a
+default (null, "", false, {}, [], "complete", zero counts), as in version 1 from the start;
+ids, roles, titles and timestamps may not. Unknown keys are ignored, so a later version that
+only adds keys stays importable; a file with a higher `version` is refused with a sentence asking to
 upgrade. The whole file is checked before anything is written. Import is idempotent:
 conversations and messages are matched by id; a conversation already in the store keeps what
 it has and gains the messages it lacks; a message whose id another conversation already uses
@@ -67,7 +70,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tui_chat.core.errors import StoreError, UsageError
 from tui_chat.core.import_check import (
@@ -108,9 +111,9 @@ class _Exported(BaseModel):
 
 
 class ExportedUsage(_Exported):
-    prompt_tokens: ExportCount
-    completion_tokens: ExportCount
-    total_tokens: ExportCount
+    prompt_tokens: ExportCount = 0
+    completion_tokens: ExportCount = 0
+    total_tokens: ExportCount = 0
 
 
 class ExportedParameters(Parameters):
@@ -122,16 +125,16 @@ class ExportedParameters(Parameters):
 class ExportedMessage(_Exported):
     id: ExportId
     role: Role
-    content: ExportText
-    reasoning: ExportText
-    provider: ExportText | None
-    model: ExportText | None
-    status: MessageStatus
-    error: ExportText | None
-    finish_reason: ExportText | None
-    usage: ExportedUsage | None
-    time_to_first_token: ExportSeconds | None
-    tokens_per_second: ExportSeconds | None
+    content: ExportText = ""
+    reasoning: ExportText = ""
+    provider: ExportText | None = None
+    model: ExportText | None = None
+    status: MessageStatus = MessageStatus.COMPLETE
+    error: ExportText | None = None
+    finish_reason: ExportText | None = None
+    usage: ExportedUsage | None = None
+    time_to_first_token: ExportSeconds | None = None
+    tokens_per_second: ExportSeconds | None = None
     created: ExportTimestamp
 
 
@@ -140,33 +143,35 @@ class ExportedConversation(_Exported):
     title: ExportText
     created: ExportTimestamp
     updated: ExportTimestamp
-    provider: ExportText | None
-    model: ExportText | None
-    system_prompt: ExportText | None
-    parameters: ExportedParameters
-    pinned: ExportFlag
-    archived: ExportFlag
-    messages: list[ExportedMessage]
+    provider: ExportText | None = None
+    model: ExportText | None = None
+    system_prompt: ExportText | None = None
+    parameters: ExportedParameters = Field(default_factory=ExportedParameters)
+    pinned: ExportFlag = False
+    archived: ExportFlag = False
+    messages: list[ExportedMessage] = Field(default_factory=list)
 
 
 class ExportFile(_Exported):
     format: ExportText
     version: ExportCount
-    exported: ExportTimestamp
+    exported: ExportTimestamp | None = None
     conversations: list[ExportedConversation]
 
 
 class ExportedMessageV2(ExportedMessage):
-    parent_id: ExportId | None
-    partial_in_context: ExportFlag
-    active_child_id: ExportId | None
+    parent_id: ExportId | None = None
+    partial_in_context: ExportFlag = False
+    active_child_id: ExportId | None = None
+    """None for a message with children: its newest child (what an import then chooses)."""
 
 
 class ExportedConversationV2(ExportedConversation):
-    forked_from: ExportId | None
-    forked_from_message: ExportId | None
-    active_root_id: ExportId | None
-    messages: list[ExportedMessageV2]  # type: ignore[assignment]
+    forked_from: ExportId | None = None
+    forked_from_message: ExportId | None = None
+    active_root_id: ExportId | None = None
+    """None for a conversation with messages: its newest root."""
+    messages: list[ExportedMessageV2] = Field(default_factory=list)  # type: ignore[assignment]
 
 
 class ExportFileV2(ExportFile):

@@ -19,8 +19,8 @@ The whole file is checked before anything is written, and each problem is one se
 - **Each id once**: a conversation id, or a message id, appearing twice in one file.
 - **A tree** (format version 2): each message's `parent_id` is null or a message earlier in the
   same conversation (so parents come first and there is no cycle); `active_child_id` is null
-  for a message without children and one of its children otherwise; `active_root_id` is null
-  for a conversation without messages and one of its roots otherwise.
+  or one of the message's children, `active_root_id` null or one of the conversation's roots
+  (null where there are some: the newest is chosen, as for a key left out).
 
 Conflicts with the store are not problems of the file: `Store.import_conversation` skips a
 message whose id another conversation already uses, and the summary counts it.
@@ -163,13 +163,12 @@ def check_tree(active_root: str | None, links: list[tuple[str, str | None, str |
         children.setdefault(parent, set()).add(message_id)
     for index, (message_id, _parent, active) in enumerate(links):
         below = children.get(message_id, set())
-        if (active is None) != (not below) or (active is not None and active not in below):
+        if active is not None and active not in below:
             wanted = "null: it has no children" if not below else "the id of one of its children"
             raise UsageError(f"{source} has a problem at '{where}.messages.{index}."
                              f"active_child_id': it must be {wanted}; nothing was imported.")
     roots = children.get(None, set())
-    if (active_root is None) != (not roots) or (active_root is not None
-                                                 and active_root not in roots):
+    if active_root is not None and active_root not in roots:
         wanted = "null: it has no messages" if not roots else "the id of one of its roots"
         raise UsageError(f"{source} has a problem at '{where}.active_root_id': it must be "
                          f"{wanted}; nothing was imported.")

@@ -9,7 +9,8 @@ Two shapes of input: a list in conversation order (format version 1, and callers
 data), whose messages form one path, each under the one before it that is in this
 conversation; or a tree (format version 2) with every parent and the active choices, which a
 new conversation gets exactly. A branch point whose active choice is missing or skipped takes
-its newest child, so that the store's invariants (store_tree) always hold.
+its newest child (and a conversation without an active root its newest root), so that the
+store's invariants (store_tree) always hold.
 """
 
 from __future__ import annotations
@@ -83,8 +84,9 @@ def import_messages(conn: sqlite3.Connection, conversation: Conversation,
             skipped.add(message.id)
             taken.append(message.id)
     if created and choices is not None:
-        _apply(conn, cid, choices)
-    _link(conn, cid, inserted)
+        _apply(conn, cid, choices)  # a choice the file left out: the newest, by the repair
+    else:
+        _link(conn, cid, inserted)
     repair_pointers(conn, cid)
     return ImportOutcome(created, added, present, tuple(taken), tuple(orphaned))
 

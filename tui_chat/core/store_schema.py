@@ -10,7 +10,9 @@ Schema history (`PRAGMA user_version`):
   external content is the view `messages_search`, so 'rebuild' and 'integrity-check' see the
   same text as the triggers; every connection registers the SQL function `tui_chat_search_text`
   (done by `migrate`, which every connection runs). Changing `search_text` needs a migration
-  that rebuilds the index.
+  that rebuilds the index. The partial index `messages_with_nul` lists the messages holding a
+  NUL, so that a LIKE scan (short search terms) re-reads only those. The step rebuilds the whole
+  index once (the README says how long that takes).
 - 4: conversations are trees. `messages.parent_id` (NULL for a root) and
   `messages.active_child_id` (the child on the active path below it, remembered even while
   the message itself is on another branch); `conversations.active_root_id` and
@@ -20,13 +22,14 @@ Schema history (`PRAGMA user_version`):
   fork's origin (`conversations.forked_from`, `forked_from_message`). The migration links
   each conversation's messages in `seq` order: a single path, nothing else changed; a reply
   stopped by the user (the one interruption that was sent as context) keeps being sent.
-  `messages_links` holds the links of each message, so a walk along the tree reads the index
-  alone, not the rows (twice as fast on a 10,000-message path).
+  `messages_links` holds the links of each message, so that a walk along the tree reads the
+  index alone, not the rows.
 
 `seq` (an integer primary key) is the insertion order: children are ordered by it; `id` is the
 stable public id. Timestamps are ISO 8601 text in UTC with microseconds, so they sort as text and
 round-trip exactly. A message is indexed for search once it is no longer streaming: a flush
-of a streaming reply updates one row and touches no index but the primary key.
+of a streaming reply updates one row and touches no index but the primary key (and
+`messages_with_nul` for a reply holding a NUL).
 """
 
 from __future__ import annotations
@@ -142,6 +145,7 @@ BEGIN
         SELECT new.seq, {SEARCH_TEXT_FUNCTION}(new.content) WHERE new.status != 'streaming';
 END;
 INSERT INTO messages_fts(messages_fts) VALUES ('rebuild');
+CREATE INDEX messages_with_nul ON messages(seq) WHERE instr(content, x'00') > 0;
 """
 
 # Kept literally (not imported from session.py): a migration must not change with the code.

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from tui_chat.core.models import Role, SearchHit
 from tui_chat.core.store_schema import SEARCH_TEXT_FUNCTION, from_text, search_text
-from tui_chat.core.text import sanitize
+from tui_chat.core.text import sanitize, without_lone_surrogates
 
 SNIPPET_BEFORE = 40
 SNIPPET_LENGTH = 160
@@ -35,7 +35,9 @@ class SearchPlan:
 
 
 def plan(query: str) -> SearchPlan:
-    terms = tuple(dict.fromkeys(sanitize(query).split()))
+    # A byte that is not UTF-8 in a command-line argument arrives as a lone surrogate; such
+    # bytes from a provider were stored as U+FFFD, so that is what the query looks for.
+    terms = tuple(dict.fromkeys(without_lone_surrogates(sanitize(query)).split()))
     long_terms = [t for t in terms if len(t) >= 3]
     match = " AND ".join('"' + t.replace('"', '""') + '"' for t in long_terms) or None
     like = tuple("%" + _escape_like(t) + "%" for t in terms if len(t) < 3)
@@ -54,10 +56,11 @@ def run(conn: sqlite3.Connection, query: str, limit: int) -> list[SearchHit]:
     search = plan(query)
     if not search.terms:
         return []
-    # LIKE stops at a NUL too: only a message holding one pays for the function call.
-    likes = "".join(f" AND (m.content LIKE ? ESCAPE '\\' OR (instr(m.content, x'00') > 0 "
-                    f"AND {SEARCH_TEXT_FUNCTION}(m.content) LIKE ? ESCAPE '\\'))"
-                    for _ in search.like)
+    # LIKE stops at a NUL too: the few messages holding one (a partial index lists them) are
+    # matched again on their search text.
+    likes = "".join(f" AND (m.content LIKE ? ESCAPE '\\' OR (m.seq IN (SELECT seq FROM messages "
+                    f"WHERE instr(content, x'00') > 0) AND {SEARCH_TEXT_FUNCTION}(m.content) "
+                    f"LIKE ? ESCAPE '\\'))" for _ in search.like)
     like_params = [pattern for pattern in search.like for _ in range(2)]
     if search.match is not None:
         # The FTS table drives the loop in descending rowid order, so the LIMIT stops it early
