@@ -21,6 +21,7 @@ from tui_chat.core.personas import Persona
 from tui_chat.core.session import (
     ChatSession,
     ReplyFailed,
+    ReplyFinished,
     SessionEvent,
     UserMessageSaved,
 )
@@ -311,3 +312,27 @@ async def test_history_until_a_prompt_is_its_own_path(
     await drain(session.send("Q1", client=client, model="m"))
     first = session.messages()[0]
     assert [(m.role, m.content) for m in session.history(first.id)] == [(Role.USER, "Q0")]
+
+
+async def test_another_writer_between_prompt_and_reply_makes_no_branch(
+        store: Store, client: ProviderClient, chutes_server: FakeProvider) -> None:
+    """Two tui-chat processes on one conversation: a prompt appended by the other while ours is
+    saved comes after our reply, not between our prompt and it."""
+    chutes_server.script(Reply(stream_of(["mine"])), Reply(stream_of(["theirs"])))
+    ours = ChatSession.start(store)
+    await drain(ours.send("first", client=client, model="m"))
+    chutes_server.script(Reply(stream_of(["ours again"])))
+    with Store.open(store.path) as elsewhere:
+        theirs = ChatSession.resume(elsewhere, ours.conversation.id)
+        events = ours.send("ours", client=client, model="m")
+        async for event in events:
+            if isinstance(event, UserMessageSaved):
+                await drain(theirs.send("theirs", client=client, model="m"))
+                break
+        rest = [event async for event in events]
+    assert isinstance(rest[-1], ReplyFinished)
+    assert [(m.role.value, m.parent_id is not None) for m in ours.messages()] == [
+        ("user", False), ("assistant", True), ("user", True), ("assistant", True),
+        ("user", True), ("assistant", True)]
+    assert [m.content for m in ours.messages()][2:4] == ["ours", "ours again"]
+    assert store.count_messages(ours.conversation.id) == 6

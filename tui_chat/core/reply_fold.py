@@ -43,6 +43,11 @@ class ReplyFold:
         elif isinstance(event, UsageReported):
             self.message.usage = event.usage
 
+    @property
+    def received(self) -> bool:
+        """Whether any text (answer or reasoning) arrived."""
+        return self._deltas > 0
+
     def since_flush(self) -> float:
         return self._clock() - self._last_flush
 
@@ -60,9 +65,8 @@ class ReplyFold:
         return self
 
     def fail(self, sentence: str) -> ReplyFold:
-        received = self._deltas > 0
         return self.stop(sentence,
-                         MessageStatus.INTERRUPTED if received else MessageStatus.ERROR)
+                         MessageStatus.INTERRUPTED if self.received else MessageStatus.ERROR)
 
     def stop(self, sentence: str, status: MessageStatus) -> ReplyFold:
         self._measure()

@@ -202,13 +202,14 @@ class ChatSession:
         After a failed reply to the same prompt this is a retry: the prompt is not saved
         again. `continue_partial`: the reply the path ends with was cut off by a failure, and
         the user continues from it anyway: it becomes context."""
-        user, events = self.prepare_prompt(prompt, continue_partial=continue_partial)
+        user, events, new = self._prompt_for(prompt, continue_partial)
         for event in events:
             yield event
         # aclosing: if our consumer stops early, the inner generator saves the partial reply
         # now, not whenever the garbage collector finalizes it.
-        async with contextlib.aclosing(self._reply(client, model, parameters,
-                                                   user.id)) as replies:
+        async with contextlib.aclosing(self._reply(
+                client, model, parameters, user.id, new_prompt=user if new else None)
+                ) as replies:
             async for event in replies:
                 yield event
 
@@ -216,6 +217,17 @@ class ChatSession:
                        ) -> tuple[Message, list[SessionEvent]]:
         """The user message a new reply answers (saved, or reused for a retry), and the events
         that say so."""
+        message, events, new = self._prompt_for(prompt, continue_partial)
+        if new:
+            self.store.add_message(message)
+            self.conversation.updated = message.created
+            events.append(UserMessageSaved(message))
+        return message, events
+
+    def _prompt_for(self, prompt: str, continue_partial: bool
+                    ) -> tuple[Message, list[SessionEvent], bool]:
+        """(the user message to answer, the events before it, whether it is new: not saved
+        yet). A retry reuses the prompt of the failed reply."""
         if not prompt.strip():
             raise UsageError("The message is empty: type some text to send.")
         if not self._saved:
@@ -229,17 +241,15 @@ class ChatSession:
         if unanswered is not None and unanswered.content.strip() == prompt.strip():
             assert leaf is not None
             if leaf.id == unanswered.id:
-                return unanswered, []
+                return unanswered, [], False
             self._replace_if_empty(leaf)
-            return unanswered, [ActivePathChanged(self.conversation.id, unanswered.id)]
+            return unanswered, [ActivePathChanged(self.conversation.id, unanswered.id)], False
         if (continue_partial and leaf is not None and leaf.role == Role.ASSISTANT
                 and leaf.status == MessageStatus.INTERRUPTED and leaf.content):
             leaf.partial_in_context = True
             self.store.update_message(leaf)
         message = Message(conversation_id=self.conversation.id, role=Role.USER, content=prompt)
-        self.store.add_message(message)
-        self.conversation.updated = message.created
-        return message, [UserMessageSaved(message)]
+        return message, [], True
 
     @staticmethod
     def _unanswered(tail: list[Message]) -> Message | None:
@@ -343,19 +353,26 @@ class ChatSession:
     # -- internals -----------------------------------------------------------------------
 
     async def _reply(self, client: ProviderClient, model: str, parameters: Parameters | None,
-                     prompt_id: str, *, activate: bool = True
+                     prompt_id: str, *, activate: bool = True, new_prompt: Message | None = None
                      ) -> AsyncGenerator[SessionEvent, None]:
+        """Stream a reply to `prompt_id`; `new_prompt`: that prompt, saved together with the
+        reply's first row."""
         if parameters is not None and parameters != self.conversation.parameters:
             self.set_parameters(parameters)
-        history = self.history(prompt_id)
         reply = Message(conversation_id=self.conversation.id, parent_id=prompt_id,
                         role=Role.ASSISTANT, provider=client.provider.name, model=model,
                         status=MessageStatus.STREAMING)
-        self.store.add_message(reply, activate=activate)
+        if new_prompt is not None:
+            self.store.add_exchange(new_prompt, reply)
+        else:
+            self.store.add_message(reply, activate=activate)
+        history = self.history(prompt_id)
         self.conversation.provider, self.conversation.model = reply.provider, model
         self.conversation.updated = utc_now()
         fold = ReplyFold(reply, self._clock)
         try:
+            if new_prompt is not None:
+                yield UserMessageSaved(new_prompt)
             yield ReplyStarted(reply.model_copy())
             # aclosing: the response is closed now, not when the garbage collector gets to it.
             async with contextlib.aclosing(client.stream_chat(
@@ -373,7 +390,7 @@ class ChatSession:
             # Cancellation, a closed iterator, or a bug: keep what arrived, then re-raise.
             stopped = isinstance(error, GeneratorExit | KeyboardInterrupt | asyncio.CancelledError)
             # Stopped by the user: what they saw is what the conversation continues from.
-            fold.message.partial_in_context = stopped
+            fold.message.partial_in_context = stopped and fold.received
             # A store that cannot save it now (disk full) must not replace the cancellation.
             self.stopped_reply, self.stop_error = self._final_flush(
                 fold.stop(CANCELLED_NOTE if stopped else f"Internal error: {error!r}",

@@ -276,28 +276,41 @@ class Store(Branches):
         `message.parent_id`. With `activate` the message becomes part of the active path (a
         parent's first child always does). Marks the conversation updated (and, for an
         assistant message, remembers its provider and model as the ones last used)."""
-        cid = message.conversation_id
         with self._write() as conn:
-            current = self._pointers_in(conn, cid)
-            parent = message.parent_id
-            if parent is None and not as_root:
-                parent = current.active_leaf
-            if parent is not None and conn.execute(
-                    "SELECT 1 FROM messages WHERE id = ? AND conversation_id = ?",
-                    (parent, cid)).fetchone() is None:
-                raise NotFoundError(f"No message with id {parent} in that conversation.")
-            message.parent_id = parent
-            conn.execute(
-                f"INSERT INTO messages ({MESSAGE_COLUMNS}, {TREE_COLUMNS}, writer_pid, "
-                "writer_host, heartbeat) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (*message_row(message), parent, int(message.partial_in_context),
-                 *self._lease(message)))
-            self._link_new(conn, message, current, activate)
-            conn.execute(
-                "UPDATE conversations SET updated = ?, provider = coalesce(?, provider), "
-                "model = coalesce(?, model) WHERE id = ?",
-                (to_text(utc_now()), message.provider, message.model, cid))
+            self._add(conn, message, activate=activate, as_root=as_root)
         return message
+
+    def add_exchange(self, prompt: Message, reply: Message) -> None:
+        """`prompt` at the end of the active path and `reply` under it, in one transaction: a
+        message another tui-chat appends meanwhile comes after both, not between them (which
+        would make the reply a branch of its own)."""
+        with self._write() as conn:
+            self._add(conn, prompt, activate=True, as_root=False)
+            reply.parent_id = prompt.id
+            self._add(conn, reply, activate=True, as_root=False)
+
+    def _add(self, conn: sqlite3.Connection, message: Message, *, activate: bool,
+             as_root: bool) -> None:
+        cid = message.conversation_id
+        current = self._pointers_in(conn, cid)
+        parent = message.parent_id
+        if parent is None and not as_root:
+            parent = current.active_leaf
+        if parent is not None and conn.execute(
+                "SELECT 1 FROM messages WHERE id = ? AND conversation_id = ?",
+                (parent, cid)).fetchone() is None:
+            raise NotFoundError(f"No message with id {parent} in that conversation.")
+        message.parent_id = parent
+        conn.execute(
+            f"INSERT INTO messages ({MESSAGE_COLUMNS}, {TREE_COLUMNS}, writer_pid, "
+            "writer_host, heartbeat) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (*message_row(message), parent, int(message.partial_in_context),
+             *self._lease(message)))
+        self._link_new(conn, message, current, activate)
+        conn.execute(
+            "UPDATE conversations SET updated = ?, provider = coalesce(?, provider), "
+            "model = coalesce(?, model) WHERE id = ?",
+            (to_text(utc_now()), message.provider, message.model, cid))
 
     def _link_new(self, conn: sqlite3.Connection, message: Message,
                   current: store_tree.Pointers, activate: bool) -> None:
@@ -309,11 +322,8 @@ class Store(Branches):
             conn.execute("UPDATE messages SET active_child_id = ? WHERE id = ? AND "
                          "(? OR active_child_id IS NULL)", (message.id, parent, activate))
         if parent == current.active_leaf:  # appended (or the first message): the new end
-            conn.execute("UPDATE conversations SET active_leaf_id = ? WHERE id = ? AND "
-                         "active_root_id IS NOT NULL", (message.id, cid))
-            if parent is None and not activate:  # a second root that stays aside
-                conn.execute("UPDATE conversations SET active_leaf_id = active_root_id "
-                             "WHERE id = ?", (cid,))
+            conn.execute("UPDATE conversations SET active_leaf_id = ? WHERE id = ?",
+                         (message.id, cid))
         elif activate and parent is not None and store_tree.near_the_end(
                 conn, cid, current.active_leaf, parent):
             # The parent is on the active path: the path now ends at the new message.
