@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from benchmarks.textgen import history_text
+from tui_chat.core import store_tree
 from tui_chat.core.models import Conversation, Message, Role
 from tui_chat.core.store import Store
 from tui_chat.core.store_schema import (
@@ -25,7 +26,7 @@ from tui_chat.core.store_schema import (
 
 CACHE = Path(os.environ.get("TUI_CHAT_BENCH_CACHE",
                             Path(tempfile.gettempdir()) / "tui-chat-bench-cache"))
-VERSION = 1
+VERSION = 2  # 2: conversations are trees (schema 4): linked when built
 _START = datetime(2026, 1, 1, tzinfo=UTC)
 
 
@@ -61,6 +62,8 @@ def _fill(store: Store, shapes: list[tuple[int, str]]) -> list[str]:
                 conn.executemany(f"INSERT INTO messages ({MESSAGE_COLUMNS}) "
                                  "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                                  [message_row(m) for m in messages])
+                # Linked now, not on the first read of the benchmark.
+                store_tree.link_in_order(conn, conversation.id)
                 ids.append(conversation.id)
     return ids
 

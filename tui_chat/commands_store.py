@@ -34,8 +34,13 @@ def add_store_commands(commands: Any) -> None:
     history.add_argument("-n", "--limit", type=int, default=20,
                          help="how many to list (default 20)")
     show = commands.add_parser("show", help="print one conversation",
-                               description="Print a conversation as Markdown.")
+                               description="Print a conversation's active path (the branch "
+                               "shown in the app) as Markdown, or with --tree every branch as "
+                               "an outline.")
     show.add_argument("id", help="conversation id, or a unique prefix of it")
+    show.add_argument("--tree", action="store_true",
+                      help="every branch as an outline: id, role, model, first line; "
+                      "* marks the active path")
     search = commands.add_parser("search", help="search every saved message",
                                  description="Full-text search of every saved message, in any "
                                  "script; every word must match, newest first.")
@@ -51,6 +56,9 @@ def add_store_commands(commands: Any) -> None:
                      help="default: json if FILE ends in .json, else markdown")
     exp.add_argument("-o", "--output", type=Path, metavar="FILE", help="write to FILE")
     exp.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
+    exp.add_argument("--all-branches", action="store_true",
+                     help="Markdown: every branch after the active path (JSON always holds "
+                     "every branch)")
     imp = commands.add_parser("import", help="import a JSON export",
                               description="Import conversations from a JSON export; "
                               "conversations and messages already present are skipped.")
@@ -106,6 +114,11 @@ def _show(store: Store, args: argparse.Namespace, out: TextIO, _err: TextIO,
     from tui_chat.core import export  # JSON import/export: not on the app's start-up path
 
     cid = store.resolve_id(args.id)
+    if args.tree:
+        from tui_chat.core.tree_outline import outline
+
+        out.write(outline(store.get_tree(cid)))  # one_line has cleaned every text in it
+        return int(ExitCode.OK)
     text = export.conversation_to_markdown(store.get_conversation(cid), store.get_messages(cid))
     out.write(cleaner_for(out)(text))
     return int(ExitCode.OK)
@@ -154,8 +167,10 @@ def _export(store: Store, args: argparse.Namespace, out: TextIO, err: TextIO,
             return int(ExitCode.FAILURE)
     else:
         ids = [store.resolve_id(args.id)]
-    writer = export.export_json if fmt == "json" else export.export_markdown
-    text = writer(store, ids)
+    if fmt == "json":
+        text = export.export_json(store, ids)
+    else:
+        text = export.export_markdown(store, ids, all_branches=args.all_branches)
     if target is None:
         out.write(cleaner_for(out)(text))
         return int(ExitCode.OK)

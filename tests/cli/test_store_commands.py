@@ -235,7 +235,7 @@ def test_import_is_idempotent(filled: Path, tmp_path: Path, monkeypatch: pytest.
     second = run("import", str(out))
     assert second.returncode == 0
     assert second.stdout == ("Imported 0 conversations and 0 messages; "
-                             "3 conversations were already there.\n")
+                             "3 conversations and 3 messages were already there.\n")
     assert run("history").stdout.count("\n") == 3
 
 

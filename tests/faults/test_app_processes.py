@@ -108,7 +108,9 @@ async def test_sigkill_mid_stream_then_restart_shows_the_partial_reply(
             await wait_idle(pilot)
             assert conversation(app).query(MessageView)[-1].message.content == "continuing"
             sent = chutes_server.requests[-1].body["messages"]
-            assert sent[-2]["content"].startswith(partial[0])  # the partial reply is history
+            # Cut off by the crash, the partial reply stays on screen but is not context
+            # (issue 11): the model sees the prompt it never finished answering, then this one.
+            assert [m["content"] for m in sent[-2:]] == ["tell me a long story", "go on"]
             await pilot.press("ctrl+q")
     finally:
         services.store.close()

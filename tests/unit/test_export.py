@@ -94,13 +94,15 @@ def test_json_round_trip_restores_every_field(source: Store, target: Store,
 def test_json_document_is_the_documented_format(source: Store) -> None:
     ids = fill(source)
     document = json.loads(export.export_json(source, ids))
-    assert document["format"] == "tui-chat-conversations" and document["version"] == 1
+    assert document["format"] == "tui-chat-conversations" and document["version"] == 2
     first = document["conversations"][0]
     assert set(first) == {"id", "title", "created", "updated", "provider", "model",
-                          "system_prompt", "parameters", "pinned", "archived", "messages"}
+                          "system_prompt", "parameters", "pinned", "archived", "messages",
+                          "forked_from", "forked_from_message", "active_root_id"}
     assert set(first["messages"][0]) == {
         "id", "role", "content", "reasoning", "provider", "model", "status", "error",
-        "finish_reason", "usage", "time_to_first_token", "tokens_per_second", "created"}
+        "finish_reason", "usage", "time_to_first_token", "tokens_per_second", "created",
+        "parent_id", "partial_in_context", "active_child_id"}
     assert first["parameters"]["stop"] == ["END", "\n\n"]
     assert "temperature" in first["parameters"]
     assert "temperature" not in document["conversations"][1]["parameters"]
@@ -110,9 +112,9 @@ def test_importing_twice_adds_nothing(source: Store, target: Store, tmp_path: Pa
     path = write(tmp_path / "export.json", export.export_json(source, fill(source)))
     export.import_file(target, path)
     again = export.import_file(target, path)
-    assert again == export.ImportResult(0, 2, 0)
-    assert "0 conversations and 0 messages; 2 conversations were already there" in \
-        again.describe()
+    assert again == export.ImportResult(0, 2, 0, 4)
+    assert again.describe() == ("Imported 0 conversations and 0 messages; 2 conversations and "
+                                "4 messages were already there.")
     assert target.count_conversations() == 2
     assert sum(target.count_messages(c.id) for c, _ in everything(target)) == 4
 
@@ -124,17 +126,37 @@ def test_import_adds_messages_missing_from_a_known_conversation(
     source.add_message(Message(id="m5", conversation_id=ids[0], role=Role.USER, content="more"))
     result = export.import_file(target, write(tmp_path / "b.json",
                                               export.export_json(source, ids)))
-    assert result == export.ImportResult(0, 2, 1)
+    assert result == export.ImportResult(0, 2, 1, 4)
     assert target.get_messages(ids[0])[-1].content == "more"
 
 
+def message_dict(**fields: object) -> dict[str, object]:
+    """A message as an export writes it (every key)."""
+    return {"id": "m", "role": "user", "content": "", "reasoning": "", "provider": None,
+            "model": None, "status": "complete", "error": None, "finish_reason": None,
+            "usage": None, "time_to_first_token": None, "tokens_per_second": None,
+            "created": "2026-01-01T00:00:00Z", **fields}
+
+
+def conversation_dict(**fields: object) -> dict[str, object]:
+    """A conversation as an export writes it (every key)."""
+    return {"id": "c", "title": "t", "created": "2026-01-01T00:00:00Z",
+            "updated": "2026-01-01T00:00:00Z", "provider": None, "model": None,
+            "system_prompt": None, "parameters": {}, "pinned": False, "archived": False,
+            "messages": [], **fields}
+
+
+def document(*conversations: dict[str, object], **fields: object) -> str:
+    return json.dumps({"format": "tui-chat-conversations", "version": 1,
+                       "exported": "2026-01-01T00:00:00+00:00",
+                       "conversations": list(conversations), **fields})
+
+
 def test_a_streaming_message_is_imported_as_interrupted(target: Store, tmp_path: Path) -> None:
-    document = {"format": "tui-chat-conversations", "version": 1, "conversations": [{
-        "id": "c", "title": "t", "created": "2026-01-01T00:00:00Z",
-        "updated": "2026-01-01T00:00:00Z", "future_key": "ignored",
-        "messages": [{"id": "x", "role": "assistant", "content": "half",
-                      "status": "streaming", "created": "2026-01-01T00:00:00+05:30"}]}]}
-    export.import_file(target, write(tmp_path / "s.json", json.dumps(document)))
+    text = document(conversation_dict(future_key="ignored", messages=[message_dict(
+        id="x", role="assistant", content="half", status="streaming",
+        created="2026-01-01T00:00:00+05:30")]))
+    export.import_file(target, write(tmp_path / "s.json", text))
     message = target.get_message("x")
     assert message.status == MessageStatus.INTERRUPTED
     assert message.created == datetime(2026, 1, 1, tzinfo=timezone(timedelta(hours=5.5)))
@@ -146,15 +168,12 @@ def test_a_streaming_message_is_imported_as_interrupted(target: Store, tmp_path:
     ('{"format": "something-else", "version": 1}', "is not a tui-chat export"),
     ('{"format": "tui-chat-conversations", "version": 7, "conversations": []}',
      "version 7, newer than this tui-chat understands .*upgrade"),
-    ('{"format": "tui-chat-conversations", "version": 1}',
+    ('{"format": "tui-chat-conversations", "version": 1, '
+     '"exported": "2026-01-01T00:00:00Z"}',
      "has a problem at 'conversations': Field required; nothing was imported"),
-    ('{"format": "tui-chat-conversations", "version": 1, "conversations": [{"id": "c", '
-     '"title": "t", "created": "2026-01-01T00:00:00Z", "updated": "2026-01-01T00:00:00Z", '
-     '"messages": [{"id": "m", "role": "robot", "created": "2026-01-01T00:00:00Z"}]}]}',
+    (document(conversation_dict(messages=[message_dict(role="robot")])),
      r"has a problem at 'conversations.0.messages.0.role'"),
-    ('{"format": "tui-chat-conversations", "version": 1, "conversations": [{"id": "c", '
-     '"title": "t", "created": "2026-01-01T00:00:00Z", "updated": "2026-01-01T00:00:00Z", '
-     '"parameters": {"temperature": 9}}]}',
+    (document(conversation_dict(parameters={"temperature": 9})),
      "has a problem at 'conversations.0.parameters.temperature'"),
 ])
 def test_a_bad_file_is_one_sentence_and_imports_nothing(

@@ -1,5 +1,5 @@
 """ChatSession against the loopback provider: saving while streaming, failures, cancellation,
-history, regenerate and edit-and-resend."""
+history, regenerate and edit-and-resend (branches: see test_session_tree.py)."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from tui_chat.core.events import ContentDelta, ReasoningDelta
 from tui_chat.core.models import MessageStatus, Parameters, Role
 from tui_chat.core.session import (
     CANCELLED_NOTE,
+    ActivePathChanged,
     ChatSession,
-    MessagesRemoved,
     ReplyFailed,
     ReplyFinished,
     ReplyStarted,
@@ -203,7 +203,7 @@ async def test_failure_mid_stream_keeps_the_text_as_interrupted(
     assert store.get_messages(session.conversation.id)[-1].content == "w0 w1 w2 w3 w4 "
 
 
-async def test_history_skips_failed_replies_and_keeps_interrupted_text(
+async def test_history_leaves_out_failed_and_cut_off_replies(
         store: Store, client: ProviderClient, chutes_server: FakeProvider) -> None:
     chutes_server.script(Reply(stream_of(["one"])),
                          Reply.error(500, {"error": {"message": "boom"}}),
@@ -216,9 +216,12 @@ async def test_history_skips_failed_replies_and_keeps_interrupted_text(
         {"role": "system", "content": "sys"},
         {"role": "user", "content": "p1"}, {"role": "assistant", "content": "one"},
         {"role": "user", "content": "p2"},
-        {"role": "user", "content": "p3"}, {"role": "assistant", "content": "partial"},
+        {"role": "user", "content": "p3"},
         {"role": "user", "content": "p4"},
     ]
+    shown = [(m.content, m.status) for m in session.messages()]
+    assert ("partial", MessageStatus.INTERRUPTED) in shown  # kept and shown, not sent
+    assert len(shown) == 8
 
 
 async def test_resume_continues_with_the_saved_history(
@@ -236,21 +239,25 @@ async def test_resume_continues_with_the_saved_history(
     assert store.count_messages(first.conversation.id) == 4
 
 
-async def test_regenerate_replaces_the_last_reply_with_another_model(
+async def test_regenerate_adds_a_sibling_reply_from_another_model(
         store: Store, client: ProviderClient, chutes_server: FakeProvider) -> None:
     chutes_server.script(Reply(stream_of(["first answer"])), Reply(stream_of(["second"])))
     session = ChatSession.start(store)
     events = await drain(session.send("Q", client=client, model="m1"))
     old_reply = events[-1]
     assert isinstance(old_reply, ReplyFinished)
+    prompt_id = old_reply.message.parent_id
     events = await drain(session.regenerate(client=client, model="m2"))
-    assert events[0] == MessagesRemoved((old_reply.message.id,))
+    assert events[0] == ActivePathChanged(session.conversation.id, prompt_id)
     assert not any(isinstance(e, UserMessageSaved) for e in events)
     stored = store.get_messages(session.conversation.id)
     assert [(m.role, m.content, m.model) for m in stored] == [
         (Role.USER, "Q", None), (Role.ASSISTANT, "second", "m2")]
     assert [m["content"] for m in sent_messages(chutes_server)] == ["Q"]
     assert store.get_conversation(session.conversation.id).model == "m2"
+    siblings = session.siblings(stored[1].id)
+    assert (siblings.ids, siblings.position) == ((old_reply.message.id, stored[1].id), 2)
+    assert store.get_message(old_reply.message.id).content == "first answer"
 
 
 async def test_regenerate_needs_a_prompt(store: Store, client: ProviderClient) -> None:
@@ -258,21 +265,25 @@ async def test_regenerate_needs_a_prompt(store: Store, client: ProviderClient) -
         await drain(ChatSession.start(store).regenerate(client=client, model="m"))
 
 
-async def test_edit_and_resend_drops_everything_after_the_edit(
+async def test_edit_and_resend_keeps_the_old_branch(
         store: Store, client: ProviderClient, chutes_server: FakeProvider) -> None:
     chutes_server.script(*(Reply(stream_of([f"A{i}"])) for i in range(3)))
     session = ChatSession.start(store)
     await drain(session.send("Q0", client=client, model="m"))
     await drain(session.send("Q1", client=client, model="m"))
-    to_edit = store.get_messages(session.conversation.id)[2]
+    before = store.get_messages(session.conversation.id)
+    to_edit = before[2]
     events = await drain(session.edit_and_resend(to_edit.id, "Q1 edited", client=client,
                                                  model="m"))
-    removed = events[0]
-    assert isinstance(removed, MessagesRemoved) and len(removed.message_ids) == 2
-    assert removed.message_ids[0] == to_edit.id
+    assert events[0] == ActivePathChanged(session.conversation.id, before[1].id)
+    assert isinstance(events[1], UserMessageSaved) and events[1].message.content == "Q1 edited"
     assert [m.content for m in store.get_messages(session.conversation.id)] == [
         "Q0", "A0", "Q1 edited", "A2"]
     assert [m["content"] for m in sent_messages(chutes_server)] == ["Q0", "A0", "Q1 edited"]
+    assert store.count_messages(session.conversation.id) == 6  # nothing was deleted
+    back = session.switch_sibling(events[1].message.id, -1)
+    assert back == ActivePathChanged(session.conversation.id, before[1].id)
+    assert store.get_messages(session.conversation.id) == before
 
 
 async def test_only_own_messages_can_be_edited(store: Store, client: ProviderClient,

@@ -25,6 +25,7 @@ from tui_chat.core.models import (
     Usage,
 )
 from tui_chat.core.store import INTERRUPTED_NOTE, NotFoundError, Store
+from tui_chat.core.store_schema import SCHEMA_VERSION
 
 T0 = datetime(2026, 1, 2, 3, 4, 5, 123456, tzinfo=UTC)
 
@@ -55,7 +56,7 @@ def test_open_creates_folders_file_and_wal(tmp_path: Path) -> None:
     with Store.open(path) as opened:
         assert opened.notice is None
         assert opened._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert opened._conn.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert opened._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert path.exists()
     assert path.stat().st_mode & 0o077 == 0
 
@@ -195,14 +196,15 @@ def test_paging_from_the_bottom(store: Store) -> None:
     assert store.count_messages("a" * 32) == 10
 
 
-def test_delete_messages_from_removes_that_one_and_later(store: Store) -> None:
+def test_delete_subtree_removes_that_one_and_every_later_one(store: Store) -> None:
     store.create_conversation(conversation())
     ids = [store.add_message(Message(conversation_id="a" * 32, role=Role.USER,
                                      content=f"m{i}")).id for i in range(5)]
-    assert store.delete_messages_from("a" * 32, ids[2]) == ids[2:]
+    deleted, _change = store.delete_subtree(ids[2])
+    assert deleted == ids[2:]
     assert [m.id for m in store.get_messages("a" * 32)] == ids[:2]
     with pytest.raises(NotFoundError):
-        store.delete_messages_from("a" * 32, ids[3])
+        store.delete_subtree(ids[3])
 
 
 def test_update_message_rewrites_one_row(store: Store) -> None:

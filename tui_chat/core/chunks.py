@@ -1,14 +1,22 @@
-"""Provider payloads: the streamed `chat.completion.chunk`, error bodies, /models entries."""
+"""Provider payloads: the streamed `chat.completion.chunk`, error bodies, /models entries.
+
+A chunk is read strictly first (pydantic's JSON parser, the fast path). What only a lenient
+reader accepts is still a reply, not a broken stream: raw control characters inside strings
+(NUL, ESC: JSON wants them escaped) are kept as they are, and a lone surrogate escape such as
+"\\ud800" (valid JSON, but no UTF-8 text can hold it, so the store could not save it) becomes
+U+FFFD, the replacement character.
+"""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from pydantic import TypeAdapter
+from pydantic import TypeAdapter, ValidationError
 from typing_extensions import TypedDict
 
 from tui_chat.core.models import ModelInfo, Usage
+from tui_chat.core.text import without_lone_surrogates
 
 # TypedDicts rather than BaseModels: pydantic validates them as strictly, but building dicts
 # costs under half as much as model instances, and the stream parser runs once per token
@@ -57,6 +65,29 @@ class ChatCompletionChunk(TypedDict, total=False):
 CHUNK_ADAPTER: TypeAdapter[ChatCompletionChunk] = TypeAdapter(ChatCompletionChunk)
 
 
+def parse_chunk(data: str) -> ChatCompletionChunk:
+    """The chunk in an event's data; raises pydantic's ValidationError if it is not one."""
+    try:
+        return CHUNK_ADAPTER.validate_json(data)
+    except ValidationError as strict_error:
+        try:
+            lenient = _replace_lone_surrogates(json.loads(data, strict=False))
+        except (ValueError, RecursionError):
+            raise strict_error from None
+        return CHUNK_ADAPTER.validate_python(lenient)
+
+
+def _replace_lone_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        return without_lone_surrogates(value)  # json.loads has joined every valid pair
+    if isinstance(value, list):
+        return [_replace_lone_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {_replace_lone_surrogates(key): _replace_lone_surrogates(item)
+                for key, item in value.items()}
+    return value
+
+
 def provider_message(body: str) -> str | None:
     """The human message inside an error body, in whichever shape the provider used.
 
@@ -72,7 +103,7 @@ def provider_message(body: str) -> str | None:
 
 def message_from_json(data: object) -> str | None:
     if isinstance(data, str):
-        return data or None
+        return without_lone_surrogates(data) or None
     if isinstance(data, list) and data:
         return message_from_json(data[0])
     if not isinstance(data, dict):

@@ -17,10 +17,10 @@ from pydantic import ValidationError
 from tui_chat import __version__
 from tui_chat.core import secrets
 from tui_chat.core.chunks import (
-    CHUNK_ADAPTER,
     ChatCompletionChunk,
     message_from_json,
     model_info_from,
+    parse_chunk,
     provider_message,
 )
 from tui_chat.core.config import Timeouts
@@ -295,7 +295,7 @@ class ProviderClient:
 
     def _chunk_events(self, item: SSEEvent, splitter: ReasoningSplitter) -> list[StreamEvent]:
         try:
-            chunk = CHUNK_ADAPTER.validate_json(item.data)
+            chunk = parse_chunk(item.data)
         except ValidationError:
             raise ProtocolError(
                 f"{self._name} sent an event that is not a valid chunk "

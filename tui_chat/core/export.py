@@ -1,50 +1,94 @@
 """Export conversations as Markdown (to read) or JSON (to keep, move and import again).
 
-The JSON format, version 1::
+The JSON format, version 2 (conversations as trees)::
 
     {
       "format": "tui-chat-conversations",
-      "version": 1,
+      "version": 2,
       "exported": "2026-11-30T04:52:00.000000+00:00",
       "conversations": [
         {
           "id": "…", "title": "…", "created": "…", "updated": "…",
           "provider": "chutes" | null, "model": "…" | null, "system_prompt": "…" | null,
           "parameters": {"temperature": 0.7, …}, "pinned": false, "archived": false,
+          "forked_from": "…" | null, "forked_from_message": "…" | null,
+          "active_root_id": "…" | null,
           "messages": [
             {
-              "id": "…", "role": "system" | "user" | "assistant", "content": "…",
-              "reasoning": "…", "provider": "…" | null, "model": "…" | null,
+              "id": "…", "parent_id": "…" | null, "role": "system" | "user" | "assistant",
+              "content": "…", "reasoning": "…", "provider": "…" | null, "model": "…" | null,
               "status": "complete" | "streaming" | "interrupted" | "error",
               "error": "…" | null, "finish_reason": "…" | null,
               "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0} | null,
               "time_to_first_token": 0.5 | null, "tokens_per_second": 42.0 | null,
-              "created": "…"
+              "created": "…", "partial_in_context": false, "active_child_id": "…" | null
             }
           ]
         }
       ]
     }
 
-Timestamps are ISO 8601 with a UTC offset. Messages are in conversation order. Unknown keys
-are ignored, so a later version that only adds keys stays importable; a file with a higher
-`version` is refused with a sentence asking to upgrade. Import is idempotent: conversations
-and messages are matched by id, and those already in the store are skipped. API keys are
+`messages` holds every message of every branch, in the order they were written, so a parent
+always comes before its children: `parent_id` is null for a root (the first message, or an
+edit of it) and otherwise the id of a message earlier in the list. `active_child_id` is the
+child the conversation continues with at that message (null when it has none), and
+`active_root_id` the root it starts from (null when it has no messages): together they give
+the active path, what is shown and sent as context. A file written by hand may leave them
+out (or null): the newest child, or root, is then the active one. `partial_in_context` marks
+an interrupted reply that is sent as context all the same; `forked_from` and
+`forked_from_message` say which conversation, and which message of it, a fork was copied
+from.
+
+Version 1 (before trees) has none of these seven keys; its messages are one path, in order.
+Both import.
+
+Timestamps are ISO 8601 with a UTC offset. Every key
+shown is written, and an export is strict, standard JSON that any parser reads: no NaN or
+Infinity (a timing that is not a finite number is written as null), no lone surrogates (the
+store cannot hold one), UTF-8.
+
+An import accepts only what an export could have written: exactly these types and values;
+the rules, and the id rule, are in `import_check`. A key may be left out where it has a
+default (null, "", false, {}, [], "complete", zero counts), as in version 1 from the start;
+ids, roles, titles and timestamps may not. Unknown keys are ignored, so a later version that
+only adds keys stays importable; a file with a higher `version` is refused with a sentence asking to
+upgrade. The whole file is checked before anything is written. Import is idempotent:
+conversations and messages are matched by id; a conversation already in the store keeps what
+it has and gains the messages it lacks; a message whose id another conversation already uses
+is skipped, and so are the messages below it, and the summary line says so. API keys are
 never part of an export: the store does not hold them.
+
+Markdown holds the active path, as the conversation is shown; with `all_branches`, every
+other branch follows it, each from where it leaves a branch already written.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from tui_chat.core.errors import UsageError
+from tui_chat.core.errors import StoreError, UsageError
+from tui_chat.core.import_check import (
+    FROM_AN_EXPORT,
+    ExportCount,
+    ExportFlag,
+    ExportId,
+    ExportSeconds,
+    ExportText,
+    ExportTimestamp,
+    check_tree,
+    check_unique,
+    load_json,
+    problem_sentence,
+)
 from tui_chat.core.models import (
     Conversation,
+    ConversationTree,
     Message,
     MessageStatus,
     Parameters,
@@ -52,54 +96,95 @@ from tui_chat.core.models import (
     utc_now,
 )
 from tui_chat.core.store import Store
+from tui_chat.core.store_import import ActiveChoices
 from tui_chat.core.text import sanitize
 
 EXPORT_FORMAT = "tui-chat-conversations"
-EXPORT_VERSION = 1
+EXPORT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 MAX_IMPORT_BYTES = 200 * 1024 * 1024
+_FLOAT_FIELDS = ("time_to_first_token", "tokens_per_second")
 
 
-class ExportedMessage(BaseModel):
+class _Exported(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    id: str = Field(min_length=1, max_length=200)
+
+class ExportedUsage(_Exported):
+    prompt_tokens: ExportCount = 0
+    completion_tokens: ExportCount = 0
+    total_tokens: ExportCount = 0
+
+
+class ExportedParameters(Parameters):
+    """The store's own parameter rules, with exact JSON types (no "0.7" for 0.7)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class ExportedMessage(_Exported):
+    id: ExportId
     role: Role
-    content: str = ""
-    reasoning: str = ""
-    provider: str | None = None
-    model: str | None = None
+    content: ExportText = ""
+    reasoning: ExportText = ""
+    provider: ExportText | None = None
+    model: ExportText | None = None
     status: MessageStatus = MessageStatus.COMPLETE
-    error: str | None = None
-    finish_reason: str | None = None
-    usage: dict[str, int] | None = None
-    time_to_first_token: float | None = None
-    tokens_per_second: float | None = None
-    created: datetime
+    error: ExportText | None = None
+    finish_reason: ExportText | None = None
+    usage: ExportedUsage | None = None
+    time_to_first_token: ExportSeconds | None = None
+    tokens_per_second: ExportSeconds | None = None
+    created: ExportTimestamp
 
 
-class ExportedConversation(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    id: str = Field(min_length=1, max_length=200)
-    title: str
-    created: datetime
-    updated: datetime
-    provider: str | None = None
-    model: str | None = None
-    system_prompt: str | None = None
-    parameters: Parameters = Field(default_factory=Parameters)
-    pinned: bool = False
-    archived: bool = False
+class ExportedConversation(_Exported):
+    id: ExportId
+    title: ExportText
+    created: ExportTimestamp
+    updated: ExportTimestamp
+    provider: ExportText | None = None
+    model: ExportText | None = None
+    system_prompt: ExportText | None = None
+    parameters: ExportedParameters = Field(default_factory=ExportedParameters)
+    pinned: ExportFlag = False
+    archived: ExportFlag = False
     messages: list[ExportedMessage] = Field(default_factory=list)
 
 
-class ExportFile(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    format: str
-    version: int
-    exported: datetime | None = None
+class ExportFile(_Exported):
+    format: ExportText
+    version: ExportCount
+    exported: ExportTimestamp | None = None
     conversations: list[ExportedConversation]
+
+
+class ExportedMessageV2(ExportedMessage):
+    parent_id: ExportId | None = None
+    partial_in_context: ExportFlag = False
+    active_child_id: ExportId | None = None
+    """None for a message with children: its newest child (what an import then chooses)."""
+
+
+class ExportedConversationV2(ExportedConversation):
+    forked_from: ExportId | None = None
+    forked_from_message: ExportId | None = None
+    active_root_id: ExportId | None = None
+    """None for a conversation with messages: its newest root."""
+    messages: list[ExportedMessageV2] = Field(default_factory=list)  # type: ignore[assignment]
+
+
+class ExportFileV2(ExportFile):
+    conversations: list[ExportedConversationV2]  # type: ignore[assignment]
+
+
+@dataclass(frozen=True)
+class Imported:
+    """One conversation of a file: its tree for version 2, or a path (choices None)."""
+
+    conversation: Conversation
+    messages: list[Message]
+    choices: ActiveChoices | None
 
 
 @dataclass(frozen=True)
@@ -107,107 +192,208 @@ class ImportResult:
     conversations_added: int
     conversations_present: int
     messages_added: int
+    messages_present: int = 0
+    messages_taken: tuple[str, ...] = ()
+    """Ids of messages skipped because another conversation in the store uses them."""
+    messages_orphaned: int = 0
+    """Messages skipped because one above them was."""
 
     def describe(self) -> str:
-        text = (f"Imported {self.conversations_added} conversation"
-                f"{'' if self.conversations_added == 1 else 's'} and {self.messages_added} "
-                f"message{'' if self.messages_added == 1 else 's'}")
+        """One line: what was imported, what was already there, what was skipped and why."""
+        parts = [f"Imported {_count(self.conversations_added, 'conversation')} and "
+                 f"{_count(self.messages_added, 'message')}"]
         if self.conversations_present:
-            text += (f"; {self.conversations_present} conversation"
-                     f"{' was' if self.conversations_present == 1 else 's were'} already there")
-        return text + "."
+            parts.append(f"{_count(self.conversations_present, 'conversation')} and "
+                         f"{_count(self.messages_present, 'message')} were already there")
+        if self.messages_taken:
+            shown = ", ".join(self.messages_taken[:3]) + (", …" if len(self.messages_taken) > 3
+                                                         else "")
+            parts.append(f"skipped {_count(len(self.messages_taken), 'message')} whose id "
+                         f"another conversation in the store already uses ({shown})")
+            if self.messages_orphaned:
+                parts.append(f"and the {_count(self.messages_orphaned, 'message')} below "
+                             f"{'it' if len(self.messages_taken) == 1 else 'them'}")
+        return "; ".join(parts) + "."
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 # -- JSON -------------------------------------------------------------------------------
 
-def conversation_to_dict(conversation: Conversation, messages: list[Message]) -> dict[str, object]:
+def conversation_to_dict(tree: ConversationTree) -> dict[str, object]:
+    """One conversation of a version-2 document: every branch and the active choices."""
+    conversation = tree.conversation
     data: dict[str, object] = conversation.model_dump(mode="json")
     data["parameters"] = conversation.parameters.model_dump(mode="json", exclude_none=True)
-    data["messages"] = [m.model_dump(mode="json", exclude={"conversation_id"}) for m in messages]
+    data["active_root_id"] = tree.active_root
+    data["messages"] = [_message_to_dict(m, tree.active_child.get(m.id))
+                        for m in tree.messages]
+    return data
+
+
+def _message_to_dict(message: Message, active_child: str | None) -> dict[str, object]:
+    data: dict[str, object] = message.model_dump(mode="json", exclude={"conversation_id"})
+    for field in _FLOAT_FIELDS:  # standard JSON has no NaN or Infinity
+        value = data[field]
+        if isinstance(value, float) and not math.isfinite(value):
+            data[field] = None
+    data["active_child_id"] = active_child
     return data
 
 
 def export_json(store: Store, conversation_ids: list[str]) -> str:
-    """The JSON document (format version 1) holding these conversations, in this order."""
+    """The JSON document (format version 2) holding these conversations, in this order."""
     document = {
         "format": EXPORT_FORMAT,
         "version": EXPORT_VERSION,
         "exported": utc_now().isoformat(timespec="microseconds"),
-        "conversations": [
-            conversation_to_dict(store.get_conversation(cid), store.get_messages(cid))
-            for cid in conversation_ids
-        ],
+        "conversations": [conversation_to_dict(store.get_tree(cid)) for cid in conversation_ids],
     }
-    return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+    return json.dumps(document, ensure_ascii=False, allow_nan=False, indent=2) + "\n"
 
 
-def parse_export(text: str, source: str) -> list[tuple[Conversation, list[Message]]]:
-    """The conversations in an export document; UsageError with one sentence if it is not one."""
-    try:
-        raw = json.loads(text)
-    except ValueError as error:
-        raise UsageError(f"{source} is not valid JSON ({error}); give a file written by "
-                         "tui-chat export --format json.") from None
+def parse_export(text: str, source: str) -> list[Imported]:
+    """The conversations in an export document, checked completely (`import_check`);
+    UsageError with one sentence if it is not what an export could have written."""
+    raw = load_json(text, source)
     if not isinstance(raw, dict) or raw.get("format") != EXPORT_FORMAT:
         raise UsageError(f"{source} is not a tui-chat export (no \"format\": \"{EXPORT_FORMAT}\"); "
-                         "give a file written by tui-chat export --format json.")
+                         f"{FROM_AN_EXPORT}.")
     version = raw.get("version")
-    if isinstance(version, int) and version > EXPORT_VERSION:
+    if isinstance(version, int) and not isinstance(version, bool) and version > EXPORT_VERSION:
         raise UsageError(f"{source} uses export format version {version}, newer than this "
                          f"tui-chat understands ({EXPORT_VERSION}); upgrade tui-chat to import it.")
+    if version not in READABLE_VERSIONS or isinstance(version, bool):
+        raise UsageError(f"{source} has export format version {ascii(version)[:40]}, which no "
+                         f"tui-chat writes (this one reads versions 1 and {EXPORT_VERSION}); "
+                         f"{FROM_AN_EXPORT}.")
     try:
-        document = ExportFile.model_validate(raw)
-        return [_to_models(c) for c in document.conversations]
+        document = (ExportFileV2 if version == 2 else ExportFile).model_validate(raw)
     except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        raise UsageError(f"{source} has a problem at '{where}': {first['msg']}; "
-                         "nothing was imported.") from None
+        raise problem_sentence(error, source) from None
+    conversations = document.conversations
+    check_unique(((c.id, f"conversations.{i}.id") for i, c in enumerate(conversations)),
+                 "conversation", source)
+    check_unique(((m.id, f"conversations.{i}.messages.{j}.id")
+                  for i, c in enumerate(conversations) for j, m in enumerate(c.messages)),
+                 "message", source)
+    for index, exported in enumerate(conversations):
+        if isinstance(exported, ExportedConversationV2):
+            check_tree(exported.active_root_id,
+                       [(m.id, m.parent_id, m.active_child_id) for m in exported.messages],
+                       f"conversations.{index}", source)
+    return [_to_models(c) for c in conversations]
 
 
-def _to_models(exported: ExportedConversation) -> tuple[Conversation, list[Message]]:
-    conversation = Conversation.model_validate(exported.model_dump(exclude={"messages"}))
-    messages = [Message.model_validate({**m.model_dump(), "conversation_id": exported.id})
+def _to_models(exported: ExportedConversation) -> Imported:
+    tree = {"messages", "active_root_id"}
+    conversation = Conversation.model_validate(exported.model_dump(exclude=tree))
+    messages = [Message.model_validate({**m.model_dump(exclude={"active_child_id"}),
+                                        "conversation_id": exported.id})
                 for m in exported.messages]
-    return conversation, messages
+    if not isinstance(exported, ExportedConversationV2):
+        return Imported(conversation, messages, None)
+    children = {m.id: m.active_child_id for m in exported.messages
+                if isinstance(m, ExportedMessageV2) and m.active_child_id is not None}
+    return Imported(conversation, messages, ActiveChoices(exported.active_root_id, children))
 
 
 def import_file(store: Store, path: Path) -> ImportResult:
-    """Import an export file into `store`; importing the same file again adds nothing."""
+    """Import an export file into `store` once the whole file is checked; importing the
+    same file again adds nothing."""
+    items = parse_export(_read(path), str(path))
+    added = present = messages_added = messages_present = orphaned = 0
+    taken: list[str] = []
+    for item in items:
+        try:
+            if item.choices is None:
+                outcome = store.import_conversation(item.conversation, item.messages)
+            else:
+                outcome = store.import_tree(ConversationTree(
+                    item.conversation, item.messages, item.choices.root,
+                    dict(item.choices.children)))
+        except StoreError as error:
+            raise StoreError(f"{error.message.rstrip('.')}; {added + present} of {len(items)} "
+                             f"conversations were imported before it, and importing {path} "
+                             "again adds only the rest.") from None
+        added += outcome.created
+        present += not outcome.created
+        messages_added += outcome.added
+        messages_present += outcome.present
+        taken += outcome.taken
+        orphaned += len(outcome.orphaned)
+    return ImportResult(added, present, messages_added, messages_present, tuple(taken),
+                        orphaned)
+
+
+def _read(path: Path) -> str:
     try:
         size = path.stat().st_size
         if size > MAX_IMPORT_BYTES:
             raise UsageError(f"{path} is {size // (1024 * 1024)} MB, more than the "
                              f"{MAX_IMPORT_BYTES // (1024 * 1024)} MB an import may be; "
                              "split the export into smaller files.")
-        text = path.read_bytes().decode("utf-8")
+        return path.read_bytes().decode("utf-8")
     except FileNotFoundError:
         raise UsageError(f"There is no file {path} to import.") from None
     except UnicodeDecodeError:
-        raise UsageError(f"{path} is not UTF-8 text; give a file written by "
-                         "tui-chat export --format json.") from None
+        raise UsageError(f"{path} is not UTF-8 text; {FROM_AN_EXPORT}.") from None
     except OSError as error:
         raise UsageError(f"Cannot read {path}: {error.strerror}.") from None
-    added = present = messages = 0
-    for conversation, conversation_messages in parse_export(text, str(path)):
-        is_new, count = store.import_conversation(conversation, conversation_messages)
-        added += is_new
-        present += not is_new
-        messages += count
-    return ImportResult(added, present, messages)
 
 
 # -- Markdown ---------------------------------------------------------------------------
 
-def export_markdown(store: Store, conversation_ids: list[str]) -> str:
-    parts = [conversation_to_markdown(store.get_conversation(cid), store.get_messages(cid))
-             for cid in conversation_ids]
+def export_markdown(store: Store, conversation_ids: list[str], *,
+                    all_branches: bool = False) -> str:
+    """The active path of each conversation; with `all_branches`, every branch."""
+    parts = []
+    for cid in conversation_ids:
+        if all_branches:
+            tree = store.get_tree(cid)
+            parts.append(conversation_to_markdown(tree.conversation, tree.active_path(),
+                                                  other_branches(tree)))
+        else:
+            parts.append(conversation_to_markdown(store.get_conversation(cid),
+                                                  store.get_messages(cid)))
     return "\n\n---\n\n".join(parts)
 
 
-def conversation_to_markdown(conversation: Conversation, messages: list[Message]) -> str:
+def other_branches(tree: ConversationTree) -> list[tuple[Message | None, list[Message]]]:
+    """Every message off the active path, once, as branches: (the message a branch follows,
+    None for another first message; the branch from there down to a leaf, along the active
+    choices below it). Depth-first, the older alternative first."""
+    below: dict[str | None, list[Message]] = {}
+    for message in tree.messages:
+        below.setdefault(message.parent_id, []).append(message)
+    by_id = {m.id: m for m in tree.messages}
+    written = {m.id for m in tree.active_path()}
+    branches: list[tuple[Message | None, list[Message]]] = []
+    for message in tree.messages:  # parents come first: a branch starts under a written one
+        if message.id in written:
+            continue
+        branch = [message]
+        written.add(message.id)
+        while below.get(branch[-1].id):
+            children = below[branch[-1].id]
+            chosen = by_id.get(tree.active_child.get(branch[-1].id, ""), children[-1])
+            if chosen.id in written:
+                break
+            branch.append(chosen)
+            written.add(chosen.id)
+        parent = by_id.get(message.parent_id) if message.parent_id else None
+        branches.append((parent, branch))
+    return branches
+
+
+def conversation_to_markdown(conversation: Conversation, messages: list[Message],
+                             branches: list[tuple[Message | None, list[Message]]] | None = None
+                             ) -> str:
     """A readable Markdown page: title, details, then each message with its role, model and
-    time; reasoning in a collapsible <details> block. Control characters are dropped."""
+    time; reasoning in a collapsible <details> block; then the other `branches`, if given.
+    Control characters are dropped."""
     lines = [f"# {_one_line(conversation.title)}", "",
              f"- Conversation: `{conversation.id}`",
              f"- Created: {_when(conversation.created)}; updated: {_when(conversation.updated)}"]
@@ -217,16 +403,22 @@ def conversation_to_markdown(conversation: Conversation, messages: list[Message]
         lines += ["", "**System prompt:**", "", _quote(conversation.system_prompt)]
     for message in messages:
         lines += ["", *_message_markdown(message)]
+    for number, (parent, branch) in enumerate(branches or [], start=2):
+        after = (f"after “{_one_line(parent.content)[:60] or '(no text)'}” (`{parent.id}`)"
+                 if parent else "from another first message")
+        lines += ["", "---", "", f"## Branch {number}, {after}"]
+        for message in branch:
+            lines += ["", *_message_markdown(message, level="###")]
     return sanitize("\n".join(lines)) + "\n"
 
 
-def _message_markdown(message: Message) -> list[str]:
+def _message_markdown(message: Message, level: str = "##") -> list[str]:
     role = {Role.USER: "You", Role.ASSISTANT: "Assistant", Role.SYSTEM: "System"}[message.role]
     head = [role]
     if message.role == Role.ASSISTANT and message.model:
         head.append(_one_line(_who(message.provider, message.model)))
     head.append(_when(message.created))
-    lines = [f"## {' · '.join(head)}", ""]
+    lines = [f"{level} {' · '.join(head)}", ""]
     if message.reasoning:
         lines += ["<details>", "<summary>Reasoning</summary>", "", message.reasoning.strip(),
                   "", "</details>", ""]

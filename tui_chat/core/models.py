@@ -1,8 +1,15 @@
-"""Records shared by the client, the store and the UI."""
+"""Records shared by the client, the store and the UI.
+
+A conversation is a tree of messages: each message has a parent (a root, usually the first
+user message, has none), and each message with children remembers which one is active. The
+active path, from the active root down the active children to a leaf, is what is shown, sent
+as context and continued.
+"""
 
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
 
@@ -69,6 +76,8 @@ class Message(BaseModel):
 
     id: str = Field(default_factory=new_id)
     conversation_id: str
+    parent_id: str | None = None
+    """The message this one follows in the tree; None for a root. Fixed once stored."""
     role: Role
     content: str = ""
     reasoning: str = ""
@@ -81,6 +90,21 @@ class Message(BaseModel):
     time_to_first_token: float | None = None
     tokens_per_second: float | None = None
     created: datetime = Field(default_factory=utc_now)
+    partial_in_context: bool = False
+    """An interrupted reply that is sent as context all the same: the user stopped it on
+    purpose, or chose to continue from it. A reply cut off by a failure is not."""
+
+    @property
+    def failed(self) -> bool:
+        """A reply that did not finish by itself and is not part of the context: an error,
+        or an interruption the user did not choose to keep."""
+        return self.role == Role.ASSISTANT and (
+            self.status == MessageStatus.ERROR
+            or (self.status == MessageStatus.INTERRUPTED and not self.partial_in_context))
+
+    @property
+    def empty(self) -> bool:
+        return not self.content and not self.reasoning
 
 
 class Conversation(BaseModel):
@@ -94,6 +118,57 @@ class Conversation(BaseModel):
     parameters: Parameters = Field(default_factory=Parameters)
     pinned: bool = False
     archived: bool = False
+    forked_from: str | None = None
+    """The conversation this one was branched from, if any (it may have been deleted since)."""
+    forked_from_message: str | None = None
+    """The message of `forked_from` that the copied path ended at."""
+
+
+@dataclass(frozen=True, slots=True)
+class ActivePathChanged:
+    """The active path now leaves the old one below message `after_id` (None: from its very
+    first message on). A view keeps the messages up to `after_id` and drops the rest (they
+    are not deleted: they stay in the store as another branch); the new path below is what
+    follows (the events of the exchange, or the store's `get_messages`)."""
+
+    conversation_id: str
+    after_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Siblings:
+    """The alternatives at one branch point, oldest first: `ids[position - 1]` is the message
+    asked about ("‹ position/count ›")."""
+
+    ids: tuple[str, ...]
+    position: int
+
+    @property
+    def count(self) -> int:
+        return len(self.ids)
+
+
+@dataclass(frozen=True)
+class ConversationTree:
+    """Every message of a conversation (creation order) and the active choice at each branch
+    point: `active_root`, and `active_child[parent id]`."""
+
+    conversation: Conversation
+    messages: list[Message]
+    active_root: str | None
+    active_child: dict[str, str] = field(default_factory=dict)
+
+    def children(self, parent_id: str | None) -> list[Message]:
+        return [m for m in self.messages if m.parent_id == parent_id]
+
+    def active_path(self) -> list[Message]:
+        by_id = {m.id: m for m in self.messages}
+        path: list[Message] = []
+        current = self.active_root
+        while current is not None and current in by_id and len(path) < len(by_id):
+            path.append(by_id[current])
+            current = self.active_child.get(current)
+        return path
 
 
 class ModelInfo(BaseModel):

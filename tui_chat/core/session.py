@@ -1,4 +1,5 @@
-"""A chat session: one conversation, driven one exchange at a time, saved while it streams.
+"""A chat session: one conversation (a tree of messages), driven one exchange at a time along
+its active path, saved while it streams.
 
 Usage (the UI and `tui-chat ask` do exactly this)::
 
@@ -6,6 +7,7 @@ Usage (the UI and `tui-chat ask` do exactly this)::
     session = ChatSession.resume(store, conversation_id)
     async for event in session.send(prompt, client=client, model=model):
         match event:
+            case ActivePathChanged(_, after_id): ...  # drop what is shown below after_id
             case UserMessageSaved(message): ...      # the prompt is on disk
             case ReplyStarted(message): ...          # an empty assistant message, streaming
             case ContentDelta(text) | ReasoningDelta(text): ...   # raw stream events
@@ -13,12 +15,22 @@ Usage (the UI and `tui-chat ask` do exactly this)::
             case ReplyFinished(message): ...         # complete and saved
             case ReplyFailed(message, error): ...    # saved as error/interrupted; no exception
 
-`send`, `regenerate` and `edit_and_resend` are async generators of SessionEvent. The partial
-reply is flushed to the store at least every `flush_interval` seconds (by the injected clock)
-while deltas arrive, and at its end. A provider failure ends the iteration with ReplyFailed
-(status "interrupted" if any text arrived, else "error"; `message.error` holds the sentence).
-Cancelling the consuming task, or closing the iterator, saves the reply as interrupted and
-re-raises. Any other exception saves it as error and propagates.
+`send`, `regenerate`, `edit_and_resend` and `reply_to` are async generators of SessionEvent.
+Nothing is ever deleted by them: regenerate adds a sibling reply and makes it active; edit and
+resend adds a sibling user message with its own new reply, the old branch stays. The one
+exception is a reply that failed before any token: it is not a branch, the retry (the same
+prompt sent again, or regenerate) takes its place, and the prompt is not saved twice.
+
+Context (`history`): the active path up to the prompt, without replies still streaming, empty
+ones, and failed ones (`Message.failed`: errors, and interruptions by a failure or a crash). A
+reply the user stopped (Esc, Ctrl+C) is context; one cut off by a failure is only when the user
+continues from it on purpose (`send(..., continue_partial=True)`).
+
+The partial reply is flushed to the store at least every `flush_interval` seconds (by the
+injected clock) while deltas arrive, and at its end. A provider failure ends the iteration with
+ReplyFailed (status "interrupted" if any text arrived, else "error"; `message.error` holds the
+sentence). Cancelling the consuming task, or closing the iterator, saves the reply as
+interrupted and re-raises. Any other exception saves it as error and propagates.
 """
 
 from __future__ import annotations
@@ -31,12 +43,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tui_chat.core.errors import StoreError, TuiChatError, UsageError, unexpected_error_sentence
-from tui_chat.core.events import (
-    ContentDelta,
-    FinishReason,
-    ReasoningDelta,
-    StreamEvent,
-    UsageReported,
+from tui_chat.core.events import StreamEvent
+from tui_chat.core.models import (  # ActivePathChanged: a session event, kept beside the records
+    ActivePathChanged as ActivePathChanged,
 )
 from tui_chat.core.models import (
     ChatMessage,
@@ -45,13 +54,16 @@ from tui_chat.core.models import (
     MessageStatus,
     Parameters,
     Role,
+    Siblings,
     utc_now,
 )
+from tui_chat.core.reply_fold import ReplyFold
 from tui_chat.core.store import ConversationGoneError, Store
-from tui_chat.core.text import GrowingText, one_line
+from tui_chat.core.text import one_line
 
 if TYPE_CHECKING:  # only a type here: the app starts without importing the HTTP stack
     from tui_chat.core.client import ProviderClient
+    from tui_chat.core.personas import Persona
 
 Clock = Callable[[], float]
 TITLE_LIMIT = 80
@@ -63,13 +75,6 @@ class UserMessageSaved:
     """The user's message is in the store (the conversation too, if it was new)."""
 
     message: Message
-
-
-@dataclass(frozen=True, slots=True)
-class MessagesRemoved:
-    """Messages deleted by regenerate or edit-and-resend, oldest first."""
-
-    message_ids: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +99,7 @@ class ReplyFailed:
     error: TuiChatError
 
 
-SessionEvent = (UserMessageSaved | MessagesRemoved | ReplyStarted | ReplyFinished | ReplyFailed
+SessionEvent = (ActivePathChanged | UserMessageSaved | ReplyStarted | ReplyFinished | ReplyFailed
                 | StreamEvent)
 
 
@@ -109,7 +114,8 @@ def make_title(prompt: str) -> str:
 
 
 class ChatSession:
-    """One conversation and its store. Not safe for two exchanges at once."""
+    """One conversation and its store. Not safe for two exchanges at once (a comparison is
+    one exchange: see compare.py)."""
 
     def __init__(self, store: Store, conversation: Conversation, *, saved: bool = True,
                  clock: Clock = time.monotonic, flush_interval: float = 1.0) -> None:
@@ -144,85 +150,84 @@ class ChatSession:
         return self._saved
 
     def messages(self) -> list[Message]:
-        """Every stored message of the conversation, oldest first."""
+        """The active path of the conversation, oldest first."""
         return self.store.get_messages(self.conversation.id) if self._saved else []
 
     def history(self, until: str | None = None) -> list[ChatMessage]:
-        """What is sent to the model: the system prompt, then every user message and every
-        assistant reply with text (complete or interrupted); failed empty replies and replies
-        still streaming elsewhere are left out. `until`: stop after the message with this id
-        (the prompt being answered: another tui-chat writing to the same conversation may have
-        added messages after it, which are not part of this question)."""
+        """What is sent to the model: the system prompt, then the active path (with `until`:
+        the path from the root to that message, the prompt being answered), leaving out
+        replies still streaming, empty ones and failed ones, and a prompt repeated right after
+        itself (stores of before trees hold the retries of a failed send that way)."""
         sent: list[ChatMessage] = []
         if self.conversation.system_prompt:
             sent.append(ChatMessage(role=Role.SYSTEM, content=self.conversation.system_prompt))
-        messages = self.messages()
-        if until is not None:
-            ids = [message.id for message in messages]
-            messages = messages[:ids.index(until) + 1] if until in ids else messages
-        for message in messages:
-            if message.status == MessageStatus.STREAMING or not message.content:
+        path = self.store.path_to(until) if until is not None else self.messages()
+        for message in path:
+            if message.status == MessageStatus.STREAMING or not message.content or message.failed:
                 continue
-            if message.role == Role.ASSISTANT and message.status == MessageStatus.ERROR:
+            if (message.role == Role.USER and sent and sent[-1].role == Role.USER
+                    and sent[-1].content == message.content):
                 continue
             sent.append(ChatMessage(role=message.role, content=message.content))
         return sent
 
+    # -- the conversation's own settings -------------------------------------------------
+
     def set_system_prompt(self, text: str | None) -> None:
-        self.conversation.system_prompt = text or None
+        self.conversation.system_prompt = text if text and text.strip() else None
         if self._saved:
-            self.store.update_conversation(self.conversation)
+            self.store.set_system_prompt(self.conversation.id, self.conversation.system_prompt)
 
     def set_parameters(self, parameters: Parameters) -> None:
         self.conversation.parameters = parameters
         if self._saved:
-            self.store.update_conversation(self.conversation)
+            self.store.set_parameters(self.conversation.id, parameters)
+
+    def apply_persona(self, persona: Persona) -> None:
+        """The persona's system prompt, and its parameters over the conversation's own (its
+        provider and model are for the caller to choose)."""
+        self.set_system_prompt(persona.system_prompt)
+        if persona.parameters is not None:
+            merged = {**self.conversation.parameters.model_dump(exclude_none=True),
+                      **persona.parameters.model_dump(exclude_none=True)}
+            self.set_parameters(Parameters.model_validate(merged))
+
+    # -- exchanges -----------------------------------------------------------------------
 
     async def send(self, prompt: str, *, client: ProviderClient, model: str,
-                   parameters: Parameters | None = None) -> AsyncGenerator[SessionEvent, None]:
-        """Save `prompt` as a user message, then stream and save the reply."""
-        user = self._add_user_message(prompt)
-        yield UserMessageSaved(user)
-        async with contextlib.aclosing(self._reply(client, model, parameters,
-                                                   until=user.id)) as events:
-            async for event in events:
-                yield event
+                   parameters: Parameters | None = None, continue_partial: bool = False
+                   ) -> AsyncGenerator[SessionEvent, None]:
+        """Save `prompt` at the end of the active path, then stream and save the reply.
 
-    async def regenerate(self, *, client: ProviderClient, model: str,
-                         parameters: Parameters | None = None
-                         ) -> AsyncGenerator[SessionEvent, None]:
-        """Drop the last reply (if the conversation ends with one) and stream a new one,
-        possibly from another provider or model."""
-        messages = self.messages()
-        if not any(m.role == Role.USER for m in messages):
-            raise UsageError("There is nothing to regenerate yet: send a message first.")
-        if messages[-1].role == Role.ASSISTANT:
-            removed = self.store.delete_messages_from(self.conversation.id, messages[-1].id)
-            yield MessagesRemoved(tuple(removed))
-        async with contextlib.aclosing(self._reply(client, model, parameters)) as events:
-            async for event in events:
-                yield event
-
-    async def edit_and_resend(self, message_id: str, new_text: str, *, client: ProviderClient,
-                              model: str, parameters: Parameters | None = None
-                              ) -> AsyncGenerator[SessionEvent, None]:
-        """Replace user message `message_id` and everything after it by `new_text` and a new
-        reply."""
-        original = self.store.get_message(message_id)
-        if original.conversation_id != self.conversation.id or original.role != Role.USER:
-            raise UsageError("Only your own messages in this conversation can be edited.")
-        removed = self.store.delete_messages_from(self.conversation.id, message_id)
-        yield MessagesRemoved(tuple(removed))
+        After a failed reply to the same prompt this is a retry: the prompt is not saved
+        again. `continue_partial`: the reply the path ends with was cut off by a failure, and
+        the user continues from it anyway: it becomes context."""
+        user, events, new = self._prompt_for(prompt, continue_partial)
+        for event in events:
+            yield event
         # aclosing: if our consumer stops early, the inner generator saves the partial reply
         # now, not whenever the garbage collector finalizes it.
-        async with contextlib.aclosing(self.send(new_text, client=client, model=model,
-                                                 parameters=parameters)) as events:
-            async for event in events:
+        async with contextlib.aclosing(self._reply(
+                client, model, parameters, user.id, new_prompt=user if new else None)
+                ) as replies:
+            async for event in replies:
                 yield event
 
-    # -- internals -----------------------------------------------------------------------
+    def prepare_prompt(self, prompt: str, *, continue_partial: bool = False
+                       ) -> tuple[Message, list[SessionEvent]]:
+        """The user message a new reply answers (saved, or reused for a retry), and the events
+        that say so."""
+        message, events, new = self._prompt_for(prompt, continue_partial)
+        if new:
+            self.store.add_message(message)
+            self.conversation.updated = message.created
+            events.append(UserMessageSaved(message))
+        return message, events
 
-    def _add_user_message(self, prompt: str) -> Message:
+    def _prompt_for(self, prompt: str, continue_partial: bool
+                    ) -> tuple[Message, list[SessionEvent], bool]:
+        """(the user message to answer, the events before it, whether it is new: not saved
+        yet). A retry reuses the prompt of the failed reply."""
         if not prompt.strip():
             raise UsageError("The message is empty: type some text to send.")
         if not self._saved:
@@ -230,25 +235,144 @@ class ChatSession:
             self.conversation.created = self.conversation.updated = utc_now()
             self.store.create_conversation(self.conversation)
             self._saved = True
+        tail = self.store.get_messages(self.conversation.id, limit=2)
+        leaf = tail[-1] if tail else None
+        unanswered = self._unanswered(tail)
+        if unanswered is not None and unanswered.content.strip() == prompt.strip():
+            assert leaf is not None
+            if leaf.id == unanswered.id:
+                return unanswered, [], False
+            self._replace_if_empty(leaf)
+            return unanswered, [ActivePathChanged(self.conversation.id, unanswered.id)], False
+        if (continue_partial and leaf is not None and leaf.role == Role.ASSISTANT
+                and leaf.status == MessageStatus.INTERRUPTED and leaf.content):
+            leaf.partial_in_context = True
+            self.store.update_message(leaf)
         message = Message(conversation_id=self.conversation.id, role=Role.USER, content=prompt)
-        self.store.add_message(message)
-        self.conversation.updated = message.created
-        return message
+        return message, [], True
+
+    @staticmethod
+    def _unanswered(tail: list[Message]) -> Message | None:
+        """The prompt at the end of the active path that has no usable reply: the last
+        message, or the one before a failed reply."""
+        if not tail:
+            return None
+        if tail[-1].role == Role.USER:
+            return tail[-1]
+        if tail[-1].failed and len(tail) == 2 and tail[0].role == Role.USER:
+            return tail[0]
+        return None
+
+    def _replace_if_empty(self, reply: Message) -> None:
+        """A reply that failed before any token is not a branch: the new attempt replaces it."""
+        if (reply.failed and reply.empty and reply.status != MessageStatus.STREAMING
+                and not self.store.children(self.conversation.id, reply.id)):
+            self.store.delete_subtree(reply.id)
+
+    async def regenerate(self, *, client: ProviderClient, model: str,
+                         parameters: Parameters | None = None, reply_id: str | None = None
+                         ) -> AsyncGenerator[SessionEvent, None]:
+        """A new reply, possibly from another provider or model, as a sibling of `reply_id`
+        (default: the reply the active path ends with; a prompt without a reply gets its
+        first). The old reply stays, as another branch (unless it failed before any token)."""
+        path = self.messages()
+        if not any(m.role == Role.USER for m in path):
+            raise UsageError("There is nothing to regenerate yet: send a message first.")
+        target = self.store.get_message(reply_id) if reply_id is not None else path[-1]
+        if target.conversation_id != self.conversation.id:
+            raise UsageError("That message is not part of this conversation.")
+        prompt = target
+        if target.role != Role.USER:
+            parent = self.store.get_message(target.parent_id) if target.parent_id else None
+            if parent is None or parent.role != Role.USER:
+                raise UsageError("That reply answers no message of yours, so it cannot be "
+                                 "written again; edit a message of yours instead.")
+            prompt = parent
+            self._replace_if_empty(target)
+        if prompt.id != path[-1].id:
+            yield ActivePathChanged(self.conversation.id, prompt.id)
+        async with contextlib.aclosing(self._reply(client, model, parameters,
+                                                   prompt.id)) as replies:
+            async for event in replies:
+                yield event
+
+    async def edit_and_resend(self, message_id: str, new_text: str, *, client: ProviderClient,
+                              model: str, parameters: Parameters | None = None
+                              ) -> AsyncGenerator[SessionEvent, None]:
+        """`new_text` as a sibling of user message `message_id`, with its own new reply; the
+        original and everything after it stay, as the other branch."""
+        original = self.store.get_message(message_id)
+        if original.conversation_id != self.conversation.id or original.role != Role.USER:
+            raise UsageError("Only your own messages in this conversation can be edited.")
+        if not new_text.strip():
+            raise UsageError("The message is empty: type some text to send.")
+        edited = Message(conversation_id=self.conversation.id, role=Role.USER,
+                         content=new_text, parent_id=original.parent_id)
+        self.store.add_message(edited, as_root=original.parent_id is None)
+        yield ActivePathChanged(self.conversation.id, original.parent_id)
+        yield UserMessageSaved(edited)
+        async with contextlib.aclosing(self._reply(client, model, parameters,
+                                                   edited.id)) as replies:
+            async for event in replies:
+                yield event
+
+    def reply_to(self, prompt_id: str, *, client: ProviderClient, model: str,
+                 parameters: Parameters | None = None, activate: bool = True
+                 ) -> AsyncGenerator[SessionEvent, None]:
+        """Stream a new reply to user message `prompt_id`, as a sibling of its other replies
+        (`activate`: it becomes the active one). Compare runs several at once."""
+        return self._reply(client, model, parameters, prompt_id, activate=activate)
+
+    # -- branches ------------------------------------------------------------------------
+
+    def siblings(self, message_id: str) -> Siblings:
+        return self.store.siblings(message_id)
+
+    def switch_sibling(self, message_id: str, step: int) -> ActivePathChanged | None:
+        """Show the sibling `step` places away (the choices below it are remembered)."""
+        return self.store.switch_sibling(message_id, step)
+
+    def activate(self, message_id: str) -> ActivePathChanged | None:
+        """Make the path to any message of the conversation the active one (a search hit on
+        another branch; the reply chosen after a comparison)."""
+        return self.store.activate(message_id)
+
+    def delete(self, message_id: str) -> ActivePathChanged | None:
+        """Delete a message and every message below it (ask the user first)."""
+        message = self.store.get_message(message_id)
+        if message.conversation_id != self.conversation.id:
+            raise UsageError("That message is not part of this conversation.")
+        return self.store.delete_subtree(message_id)[1]
+
+    def fork(self, message_id: str) -> ChatSession:
+        """A new conversation holding the path up to `message_id`, recording where it came
+        from."""
+        return ChatSession(self.store, self.store.fork(message_id), clock=self._clock,
+                           flush_interval=self.flush_interval)
+
+    # -- internals -----------------------------------------------------------------------
 
     async def _reply(self, client: ProviderClient, model: str, parameters: Parameters | None,
-                     until: str | None = None) -> AsyncGenerator[SessionEvent, None]:
+                     prompt_id: str, *, activate: bool = True, new_prompt: Message | None = None
+                     ) -> AsyncGenerator[SessionEvent, None]:
+        """Stream a reply to `prompt_id`; `new_prompt`: that prompt, saved together with the
+        reply's first row."""
         if parameters is not None and parameters != self.conversation.parameters:
-            self.conversation.parameters = parameters
-            self.store.update_conversation(self.conversation)
-        history = self.history(until)
-        reply = Message(conversation_id=self.conversation.id, role=Role.ASSISTANT,
-                        provider=client.provider.name, model=model,
+            self.set_parameters(parameters)
+        reply = Message(conversation_id=self.conversation.id, parent_id=prompt_id,
+                        role=Role.ASSISTANT, provider=client.provider.name, model=model,
                         status=MessageStatus.STREAMING)
-        self.store.add_message(reply)
+        if new_prompt is not None:
+            self.store.add_exchange(new_prompt, reply)
+        else:
+            self.store.add_message(reply, activate=activate)
+        history = self.history(prompt_id)
         self.conversation.provider, self.conversation.model = reply.provider, model
         self.conversation.updated = utc_now()
-        fold = _Fold(reply, self._clock)
+        fold = ReplyFold(reply, self._clock)
         try:
+            if new_prompt is not None:
+                yield UserMessageSaved(new_prompt)
             yield ReplyStarted(reply.model_copy())
             # aclosing: the response is closed now, not when the garbage collector gets to it.
             async with contextlib.aclosing(client.stream_chat(
@@ -265,6 +389,8 @@ class ChatSession:
         except BaseException as error:
             # Cancellation, a closed iterator, or a bug: keep what arrived, then re-raise.
             stopped = isinstance(error, GeneratorExit | KeyboardInterrupt | asyncio.CancelledError)
+            # Stopped by the user: what they saw is what the conversation continues from.
+            fold.message.partial_in_context = stopped and fold.received
             # A store that cannot save it now (disk full) must not replace the cancellation.
             self.stopped_reply, self.stop_error = self._final_flush(
                 fold.stop(CANCELLED_NOTE if stopped else unexpected_error_sentence(error),
@@ -273,7 +399,7 @@ class ChatSession:
         message, unsaved = self._final_flush(fold.finish())
         yield ReplyFinished(message) if unsaved is None else ReplyFailed(message, unsaved)
 
-    def _final_flush(self, fold: _Fold) -> tuple[Message, StoreError | None]:
+    def _final_flush(self, fold: ReplyFold) -> tuple[Message, StoreError | None]:
         """Save the reply as it ends. When the store cannot take it (disk full, read-only), the
         reply is still returned, whole, with a sentence saying it was not saved."""
         try:
@@ -286,7 +412,7 @@ class ChatSession:
             fold.message.error = unsaved.message
             return fold.snapshot(), unsaved
 
-    def _flush_while_streaming(self, fold: _Fold) -> None:
+    def _flush_while_streaming(self, fold: ReplyFold) -> None:
         """A periodic save. When the store cannot take it (disk full, the conversation deleted
         elsewhere), the reply goes on streaming: the final save tries again and says."""
         try:
@@ -294,71 +420,8 @@ class ChatSession:
         except StoreError:
             fold.flushed()  # not again at once: at the next interval
 
-    def _flush(self, fold: _Fold) -> Message:
+    def _flush(self, fold: ReplyFold) -> Message:
         message = fold.snapshot()
         self.store.update_message(message)
         fold.flushed()
         return message
-
-
-class _Fold:
-    """Folds stream events into the assistant message; joins text only when flushing."""
-
-    def __init__(self, message: Message, clock: Clock) -> None:
-        self.message = message
-        self._clock = clock
-        self._content = GrowingText()
-        self._reasoning = GrowingText()
-        self._deltas = 0
-        self._started = clock()
-        self._first_token: float | None = None
-        self._last_flush = self._started
-
-    def apply(self, event: StreamEvent) -> None:
-        if isinstance(event, ContentDelta | ReasoningDelta):
-            (self._content if isinstance(event, ContentDelta) else self._reasoning).append(
-                event.text)
-            self._deltas += 1
-            if self._first_token is None:
-                self._first_token = self._clock()
-                self.message.time_to_first_token = self._first_token - self._started
-        elif isinstance(event, FinishReason):
-            self.message.finish_reason = event.reason
-        elif isinstance(event, UsageReported):
-            self.message.usage = event.usage
-
-    def since_flush(self) -> float:
-        return self._clock() - self._last_flush
-
-    def flushed(self) -> None:
-        self._last_flush = self._clock()
-
-    def snapshot(self) -> Message:
-        self.message.content = self._content.text
-        self.message.reasoning = self._reasoning.text
-        return self.message.model_copy()
-
-    def finish(self) -> _Fold:
-        self._measure()
-        self.message.status = MessageStatus.COMPLETE
-        return self
-
-    def fail(self, sentence: str) -> _Fold:
-        received = self._deltas > 0
-        return self.stop(sentence,
-                         MessageStatus.INTERRUPTED if received else MessageStatus.ERROR)
-
-    def stop(self, sentence: str, status: MessageStatus) -> _Fold:
-        self._measure()
-        self.message.status = status
-        self.message.error = sentence
-        return self
-
-    def _measure(self) -> None:
-        if self._first_token is None:
-            return
-        usage = self.message.usage
-        tokens = usage.completion_tokens if usage and usage.completion_tokens else self._deltas
-        elapsed = self._clock() - self._first_token
-        if elapsed > 0 and tokens > 0:
-            self.message.tokens_per_second = tokens / elapsed

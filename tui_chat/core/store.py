@@ -7,8 +7,13 @@ Usage::
     store.create_conversation(conversation)
     store.add_message(message); store.update_message(message)   # a streaming flush
     store.list_conversations(limit=100)  ->  list[ConversationSummary], newest first
-    store.get_messages(conversation_id, limit=50, before_id=oldest_shown_id)
-    store.search("नमस्ते")  ->  list[SearchHit]
+    store.get_messages(conversation_id, limit=50, before_id=oldest_shown_id)  # active path
+    store.search("नमस्ते")  ->  list[SearchHit]     # every branch
+
+Conversations are trees (see models.py and store_tree.py): `add_message` appends to the active
+path unless the message names its parent; `siblings`, `activate`, `switch_sibling`,
+`delete_subtree`, `get_tree` and `fork` work on branches. Nothing is deleted but by
+`delete_conversation` and `delete_subtree`.
 
 Opening: a file that is not a database, or is corrupt (PRAGMA quick_check, for files up to
 store_file.QUICK_CHECK_MAX_BYTES), is moved aside (NAME.broken-TIMESTAMP,
@@ -37,22 +42,31 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from tui_chat.core import paths, store_search
-from tui_chat.core.errors import ExitCode, StoreError
+from tui_chat.core import paths, store_import, store_search, store_tree
+from tui_chat.core.errors import StoreError
 from tui_chat.core.models import (
     Conversation,
     ConversationSummary,
+    ConversationTree,
     Message,
     MessageStatus,
+    Parameters,
     SearchHit,
     utc_now,
 )
+from tui_chat.core.store_branches import Branches
+from tui_chat.core.store_branches import NotFoundError as NotFoundError  # part of the API
 from tui_chat.core.store_file import Unusable, connect, translate_errors
+from tui_chat.core.store_import import ActiveChoices, ImportOutcome
 from tui_chat.core.store_schema import (
     CONVERSATION_COLUMNS,
+    CONVERSATION_SELECT,
     MESSAGE_COLUMNS,
+    MESSAGE_SELECT,
+    TREE_COLUMNS,
     conversation_from,
     conversation_row,
+    fork_row,
     message_from,
     message_row,
     summary_from,
@@ -64,13 +78,7 @@ LEASE_SECONDS = 3600.0
 INTERRUPTED_NOTE = "The reply was cut off when tui-chat stopped; the text received so far is kept."
 
 
-class NotFoundError(StoreError):
-    """No conversation or message with that id (or prefix)."""
-
-    exit_code = ExitCode.USAGE
-
-
-class ConversationGoneError(StoreError):
+class ConversationGoneError(NotFoundError):
     """The conversation being written was deleted meanwhile (another tui-chat, `tui-chat rm`).
     Front-ends start a new conversation for the next message."""
 
@@ -81,7 +89,7 @@ class ConversationGoneError(StoreError):
         self.conversation_id = conversation_id
 
 
-class Store:
+class Store(Branches):
     """A connection to the store file. Open with `Store.open(path)`; close with `close()`."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
@@ -161,14 +169,15 @@ class Store:
     def create_conversation(self, conversation: Conversation) -> Conversation:
         """Insert `conversation` (its id must be new) and return it."""
         with self._write() as conn:
-            conn.execute(f"INSERT INTO conversations ({CONVERSATION_COLUMNS}) "
-                         "VALUES (?,?,?,?,?,?,?,?,?,?)", conversation_row(conversation))
+            conn.execute(f"INSERT INTO conversations ({CONVERSATION_SELECT}) "
+                         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                         (*conversation_row(conversation), *fork_row(conversation)))
         return conversation
 
     def get_conversation(self, conversation_id: str) -> Conversation:
         """The conversation with exactly this id; NotFoundError otherwise."""
         with self._read() as conn:
-            row = conn.execute(f"SELECT {CONVERSATION_COLUMNS} FROM conversations WHERE id = ?",
+            row = conn.execute(f"SELECT {CONVERSATION_SELECT} FROM conversations WHERE id = ?",
                                (conversation_id,)).fetchone()
         if row is None:
             raise NotFoundError(f"No conversation with id {conversation_id}; "
@@ -214,7 +223,7 @@ class Store:
     def latest_conversation(self) -> Conversation | None:
         """The most recently updated conversation, or None in an empty store."""
         with self._read() as conn:
-            row = conn.execute(f"SELECT {CONVERSATION_COLUMNS} FROM conversations "
+            row = conn.execute(f"SELECT {CONVERSATION_SELECT} FROM conversations "
                                "ORDER BY updated DESC LIMIT 1").fetchone()
         return conversation_from(row) if row else None
 
@@ -232,15 +241,34 @@ class Store:
 
     def update_conversation(self, conversation: Conversation) -> None:
         """Save every field of `conversation` (title, model and provider last used, system
-        prompt, parameters, flags, updated)."""
+        prompt, parameters, flags, updated, fork origin)."""
         row = conversation_row(conversation)
         with self._write() as conn:
             cursor = conn.execute(
                 "UPDATE conversations SET title=?, created=?, updated=?, provider=?, model=?, "
-                "system_prompt=?, parameters=?, pinned=?, archived=? WHERE id=?",
-                (*row[1:], row[0]))
+                "system_prompt=?, parameters=?, pinned=?, archived=?, forked_from=?, "
+                "forked_from_message=? WHERE id=?",
+                (*row[1:], *fork_row(conversation), row[0]))
         if cursor.rowcount == 0:
             raise ConversationGoneError(conversation.id)
+
+    def set_system_prompt(self, conversation_id: str, text: str | None) -> None:
+        """The conversation's own system prompt (None or blank: none), for its next requests."""
+        self._set_setting(conversation_id, "system_prompt", text if text and text.strip()
+                          else None)
+
+    def set_parameters(self, conversation_id: str, parameters: Parameters) -> None:
+        """The conversation's own sampling parameters, for its next requests."""
+        self._set_setting(conversation_id, "parameters",
+                          parameters.model_dump_json(exclude_none=True))
+
+    def _set_setting(self, conversation_id: str, column: str, value: object) -> None:
+        # One column: a title renamed meanwhile by another tui-chat is not written back.
+        with self._write() as conn:
+            cursor = conn.execute(f"UPDATE conversations SET {column} = ? WHERE id = ?",
+                                  (value, conversation_id))
+        if cursor.rowcount == 0:
+            raise ConversationGoneError(conversation_id)
 
     def delete_conversation(self, conversation_id: str) -> None:
         """Delete the conversation and all its messages."""
@@ -252,34 +280,88 @@ class Store:
 
     # -- messages ------------------------------------------------------------------------
 
-    def add_message(self, message: Message) -> Message:
-        """Append `message` to its conversation and mark the conversation updated (and, for an
-        assistant message, remember its provider and model as the ones last used)."""
+    def add_message(self, message: Message, *, activate: bool = True,
+                    as_root: bool = False) -> Message:
+        """Add `message` under `message.parent_id`; when that is None, at the end of the active
+        path (`as_root`: as a new root, the sibling of the first message). Fills in
+        `message.parent_id`. With `activate` the message becomes part of the active path (a
+        parent's first child always does). Marks the conversation updated (and, for an
+        assistant message, remembers its provider and model as the ones last used)."""
         with self._write() as conn:
-            if conn.execute("SELECT 1 FROM conversations WHERE id = ?",
-                            (message.conversation_id,)).fetchone() is None:
-                raise ConversationGoneError(message.conversation_id)
-            conn.execute(
-                f"INSERT INTO messages ({MESSAGE_COLUMNS}, writer_pid, writer_host, heartbeat) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (*message_row(message), *self._lease(message)))
-            conn.execute(
-                "UPDATE conversations SET updated = ?, provider = coalesce(?, provider), "
-                "model = coalesce(?, model) WHERE id = ?",
-                (to_text(utc_now()), message.provider, message.model,
-                 message.conversation_id))
+            self._add(conn, message, activate=activate, as_root=as_root)
         return message
+
+    def add_exchange(self, prompt: Message, reply: Message) -> None:
+        """`prompt` at the end of the active path and `reply` under it, in one transaction: a
+        message another tui-chat appends meanwhile comes after both, not between them (which
+        would make the reply a branch of its own)."""
+        with self._write() as conn:
+            self._add(conn, prompt, activate=True, as_root=False)
+            reply.parent_id = prompt.id
+            self._add(conn, reply, activate=True, as_root=False)
+
+    def _add(self, conn: sqlite3.Connection, message: Message, *, activate: bool,
+             as_root: bool) -> None:
+        cid = message.conversation_id
+        current = self._pointers_in(conn, cid)
+        parent = message.parent_id
+        if parent is None and not as_root:
+            parent = current.active_leaf
+        if parent is not None and conn.execute(
+                "SELECT 1 FROM messages WHERE id = ? AND conversation_id = ?",
+                (parent, cid)).fetchone() is None:
+            raise NotFoundError(f"No message with id {parent} in that conversation.")
+        message.parent_id = parent
+        conn.execute(
+            f"INSERT INTO messages ({MESSAGE_COLUMNS}, {TREE_COLUMNS}, writer_pid, "
+            "writer_host, heartbeat) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (*message_row(message), parent, int(message.partial_in_context),
+             *self._lease(message)))
+        self._link_new(conn, message, current, activate)
+        conn.execute(
+            "UPDATE conversations SET updated = ?, provider = coalesce(?, provider), "
+            "model = coalesce(?, model) WHERE id = ?",
+            (to_text(utc_now()), message.provider, message.model, cid))
+
+    def _link_new(self, conn: sqlite3.Connection, message: Message,
+                  current: store_tree.Pointers, activate: bool) -> None:
+        parent, cid = message.parent_id, message.conversation_id
+        if parent is None:
+            conn.execute("UPDATE conversations SET active_root_id = ? WHERE id = ? AND "
+                         "(? OR active_root_id IS NULL)", (message.id, cid, activate))
+        else:
+            conn.execute("UPDATE messages SET active_child_id = ? WHERE id = ? AND "
+                         "(? OR active_child_id IS NULL)", (message.id, parent, activate))
+        if parent == current.active_leaf:  # appended (or the first message): the new end
+            conn.execute("UPDATE conversations SET active_leaf_id = ? WHERE id = ?",
+                         (message.id, cid))
+        elif activate and parent is not None and store_tree.near_the_end(
+                conn, cid, current.active_leaf, parent):
+            # The parent is on the active path: the path now ends at the new message.
+            conn.execute("UPDATE conversations SET active_leaf_id = ? WHERE id = ?",
+                         (message.id, cid))
+        elif activate:
+            store_tree.activate(conn, cid, message.id)
+
+    def _pointers_in(self, conn: sqlite3.Connection, cid: str) -> store_tree.Pointers:
+        current = store_tree.linked_pointers(conn, cid)
+        if current is None:
+            raise ConversationGoneError(cid)
+        return current
 
     def update_message(self, message: Message) -> None:
         """Save the message's mutable fields: one UPDATE by id, whose cost does not depend on
-        the conversation's length (a streaming reply is not indexed for search until done)."""
+        the conversation's length (a streaming reply is not indexed for search until done).
+        Its place in the tree does not change."""
         row = message_row(message)
         with self._write() as conn:
             cursor = conn.execute(
                 "UPDATE messages SET content=?, reasoning=?, provider=?, model=?, status=?, "
                 "error=?, finish_reason=?, usage=?, time_to_first_token=?, "
-                "tokens_per_second=?, writer_pid=?, writer_host=?, heartbeat=? WHERE id=?",
-                (*row[3:13], *self._lease(message), message.id))
+                "tokens_per_second=?, partial_in_context=?, writer_pid=?, writer_host=?, "
+                "heartbeat=? WHERE id=?",
+                (*row[3:13], int(message.partial_in_context), *self._lease(message),
+                 message.id))
         if cursor.rowcount == 0:
             with self._read() as conn:
                 gone = conn.execute("SELECT 1 FROM conversations WHERE id = ?",
@@ -295,7 +377,7 @@ class Store:
 
     def get_message(self, message_id: str) -> Message:
         with self._read() as conn:
-            row = conn.execute(f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE id = ?",
+            row = conn.execute(f"SELECT {MESSAGE_SELECT} FROM messages WHERE id = ?",
                                (message_id,)).fetchone()
         if row is None:
             raise NotFoundError(f"No message with id {message_id}.")
@@ -303,37 +385,33 @@ class Store:
 
     def get_messages(self, conversation_id: str, *, limit: int | None = None,
                      before_id: str | None = None) -> list[Message]:
-        """Messages in order, oldest first. With `limit`, the last `limit` of them; with
-        `before_id`, only those before that message (page upwards from the bottom)."""
-        where, params = "conversation_id = ?", [conversation_id]
-        if before_id is not None:
-            where += " AND seq < (SELECT seq FROM messages WHERE id = ?)"
-            params.append(before_id)
+        """The active path, oldest first. With `limit`, its last `limit` messages; with
+        `before_id`, only those above that message (page upwards from the bottom). The cost
+        follows the page, not the size of the conversation."""
         with self._read() as conn:
-            rows = conn.execute(
-                f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE {where} ORDER BY seq DESC "
-                "LIMIT ?", (*params, -1 if limit is None else limit)).fetchall()
-        return [message_from(row) for row in reversed(rows)]
+            current = store_tree.pointers(conn, conversation_id)
+        if current is not None and current.unlinked:
+            with self._write() as conn:
+                current = store_tree.linked_pointers(conn, conversation_id)
+        if current is None or current.active_leaf is None:
+            return []
+        end: str | None = current.active_leaf
+        with self._read() as conn:
+            if before_id is not None:
+                row = conn.execute("SELECT parent_id FROM messages WHERE id = ? AND "
+                                   "conversation_id = ?", (before_id, conversation_id)
+                                   ).fetchone()
+                end = row["parent_id"] if row else None
+            if end is None:
+                return []
+            rows = store_tree.path_rows(conn, conversation_id, end, limit)
+        return [message_from(row) for row in rows]
 
     def count_messages(self, conversation_id: str) -> int:
+        """Every message of the conversation, on every branch."""
         with self._read() as conn:
             return int(conn.execute("SELECT count(*) FROM messages WHERE conversation_id = ?",
                                     (conversation_id,)).fetchone()[0])
-
-    def delete_messages_from(self, conversation_id: str, message_id: str) -> list[str]:
-        """Delete `message_id` and every later message of the conversation (regenerate, edit
-        and resend); returns the ids deleted, oldest first."""
-        with self._write() as conn:
-            row = conn.execute("SELECT seq FROM messages WHERE id = ? AND conversation_id = ?",
-                               (message_id, conversation_id)).fetchone()
-            if row is None:
-                raise NotFoundError(f"No message with id {message_id} in that conversation.")
-            ids = [r["id"] for r in conn.execute(
-                "SELECT id FROM messages WHERE conversation_id = ? AND seq >= ? ORDER BY seq",
-                (conversation_id, row["seq"]))]
-            conn.execute("DELETE FROM messages WHERE conversation_id = ? AND seq >= ?",
-                         (conversation_id, row["seq"]))
-        return ids
 
     # -- search, recovery, import -------------------------------------------------------
 
@@ -367,21 +445,19 @@ class Store:
         return bool(row["writer_host"] == self._host and not _pid_alive(int(pid)))
 
     def import_conversation(self, conversation: Conversation,
-                            messages: list[Message]) -> tuple[bool, int]:
-        """Insert a conversation and its messages unless already present (by id): returns
-        (conversation was new, number of messages added). Importing twice adds nothing."""
+                            messages: list[Message]) -> ImportOutcome:
+        """Import a conversation whose messages, in order, form one path (format version 1),
+        in one transaction; importing twice adds nothing (see store_import)."""
         with self._write() as conn:
-            created = conn.execute(
-                f"INSERT OR IGNORE INTO conversations ({CONVERSATION_COLUMNS}) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?)", conversation_row(conversation)).rowcount
-            added = 0
-            for message in messages:
-                if message.status == MessageStatus.STREAMING:
-                    message = message.model_copy(update={"status": MessageStatus.INTERRUPTED})
-                added += conn.execute(
-                    f"INSERT OR IGNORE INTO messages ({MESSAGE_COLUMNS}) "
-                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", message_row(message)).rowcount
-        return bool(created), added
+            return store_import.import_messages(conn, conversation, messages, None)
+
+    def import_tree(self, tree: ConversationTree) -> ImportOutcome:
+        """Import a conversation with its tree and active choices (format version 2), in one
+        transaction; a new conversation gets them exactly (see store_import)."""
+        with self._write() as conn:
+            return store_import.import_messages(
+                conn, tree.conversation, tree.messages,
+                ActiveChoices(tree.active_root, tree.active_child))
 
 
 def _pid_alive(pid: int) -> bool:

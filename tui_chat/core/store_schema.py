@@ -5,11 +5,31 @@ Schema history (`PRAGMA user_version`):
 - 2: full-text search (FTS5, trigram tokenizer) kept in sync by triggers, and the streaming
   lease columns (writer pid/host, heartbeat) that let the next start tell a reply cut off by a
   crash from one another process is still writing.
+- 3: the search index holds `search_text(content)`, the content without NUL characters (FTS5's
+  trigram tokenizer stops reading at a NUL, so a word after one was never found). The index's
+  external content is the view `messages_search`, so 'rebuild' and 'integrity-check' see the
+  same text as the triggers; every connection registers the SQL function `tui_chat_search_text`
+  (done by `migrate`, which every connection runs). Changing `search_text` needs a migration
+  that rebuilds the index. The partial index `messages_with_nul` lists the messages holding a
+  NUL, so that a LIKE scan (short search terms) re-reads only those. The step rebuilds the whole
+  index once (the README says how long that takes).
+- 4: conversations are trees. `messages.parent_id` (NULL for a root) and
+  `messages.active_child_id` (the child on the active path below it, remembered even while
+  the message itself is on another branch); `conversations.active_root_id` and
+  `conversations.active_leaf_id` (the end of the active path: paging it walks parent links
+  up from there, one index look-up per message, whatever the size of the tree);
+  `messages.partial_in_context` (an interrupted reply sent as context all the same); the
+  fork's origin (`conversations.forked_from`, `forked_from_message`). The migration links
+  each conversation's messages in `seq` order: a single path, nothing else changed; a reply
+  stopped by the user (the one interruption that was sent as context) keeps being sent.
+  `messages_links` holds the links of each message, so that a walk along the tree reads the
+  index alone, not the rows.
 
-Messages are ordered by `seq` (an integer primary key, insertion order); `id` is the stable
-public id. Timestamps are ISO 8601 text in UTC with microseconds, so they sort as text and
+`seq` (an integer primary key) is the insertion order: children are ordered by it; `id` is the
+stable public id. Timestamps are ISO 8601 text in UTC with microseconds, so they sort as text and
 round-trip exactly. A message is indexed for search once it is no longer streaming: a flush
-of a streaming reply updates one row and touches no index but the primary key.
+of a streaming reply updates one row and touches no index but the primary key (and
+`messages_with_nul` for a reply holding a NUL).
 """
 
 from __future__ import annotations
@@ -29,7 +49,7 @@ from tui_chat.core.models import (
 )
 from tui_chat.core.secrets import scrub
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 4
 
 SCHEMA_V1 = """
 CREATE TABLE conversations (
@@ -93,13 +113,97 @@ INSERT INTO messages_fts(rowid, content) SELECT seq, content FROM messages
     WHERE status != 'streaming';
 """
 
+SEARCH_TEXT_FUNCTION = "tui_chat_search_text"
+
+MIGRATE_V2_TO_V3 = f"""
+DROP TRIGGER messages_fts_insert;
+DROP TRIGGER messages_fts_delete;
+DROP TRIGGER messages_fts_update;
+DROP TABLE messages_fts;
+CREATE VIEW messages_search AS
+    SELECT seq, {SEARCH_TEXT_FUNCTION}(content) AS content FROM messages
+    WHERE status != 'streaming';
+CREATE VIRTUAL TABLE messages_fts USING fts5(
+    content, content='messages_search', content_rowid='seq', tokenize='trigram'
+);
+CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages WHEN new.status != 'streaming'
+BEGIN
+    INSERT INTO messages_fts(rowid, content)
+        VALUES (new.seq, {SEARCH_TEXT_FUNCTION}(new.content));
+END;
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages WHEN old.status != 'streaming'
+BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, content)
+        VALUES ('delete', old.seq, {SEARCH_TEXT_FUNCTION}(old.content));
+END;
+CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, status ON messages
+WHEN old.status != 'streaming' OR new.status != 'streaming'
+BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, content)
+        SELECT 'delete', old.seq, {SEARCH_TEXT_FUNCTION}(old.content)
+        WHERE old.status != 'streaming';
+    INSERT INTO messages_fts(rowid, content)
+        SELECT new.seq, {SEARCH_TEXT_FUNCTION}(new.content) WHERE new.status != 'streaming';
+END;
+INSERT INTO messages_fts(messages_fts) VALUES ('rebuild');
+CREATE INDEX messages_with_nul ON messages(seq) WHERE instr(content, x'00') > 0;
+"""
+
+# Kept literally (not imported from session.py): a migration must not change with the code.
+_STOPPED_BY_THE_USER = ("The reply was stopped before it finished; the text received so far "
+                        "is kept.")
+
+MIGRATE_V3_TO_V4 = f"""
+ALTER TABLE messages ADD COLUMN parent_id TEXT;
+ALTER TABLE messages ADD COLUMN active_child_id TEXT;
+ALTER TABLE messages ADD COLUMN partial_in_context INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE conversations ADD COLUMN active_root_id TEXT;
+ALTER TABLE conversations ADD COLUMN active_leaf_id TEXT;
+ALTER TABLE conversations ADD COLUMN forked_from TEXT;
+ALTER TABLE conversations ADD COLUMN forked_from_message TEXT;
+CREATE TEMP TABLE chain AS
+    SELECT seq, lag(id) OVER w AS parent, lead(id) OVER w AS child FROM messages
+    WINDOW w AS (PARTITION BY conversation_id ORDER BY seq);
+UPDATE messages SET parent_id = chain.parent, active_child_id = chain.child
+    FROM chain WHERE chain.seq = messages.seq;
+DROP TABLE temp.chain;
+UPDATE conversations SET
+    active_root_id = (SELECT id FROM messages m WHERE m.conversation_id = conversations.id
+                      ORDER BY seq LIMIT 1),
+    active_leaf_id = (SELECT id FROM messages m WHERE m.conversation_id = conversations.id
+                      ORDER BY seq DESC LIMIT 1);
+UPDATE messages SET partial_in_context = 1
+    WHERE status = 'interrupted' AND error = '{_STOPPED_BY_THE_USER}';
+CREATE INDEX messages_children ON messages(conversation_id, parent_id, seq);
+CREATE INDEX messages_links ON messages(id, parent_id, active_child_id);
+"""
+
 # MIGRATIONS[n] takes a database at version n to version n + 1.
-MIGRATIONS: dict[int, str] = {0: SCHEMA_V1, 1: MIGRATE_V1_TO_V2}
+MIGRATIONS: dict[int, str] = {0: SCHEMA_V1, 1: MIGRATE_V1_TO_V2, 2: MIGRATE_V2_TO_V3,
+                               3: MIGRATE_V3_TO_V4}
 OUR_TABLES = frozenset({"conversations", "messages"})
 
 
+def search_text(text: str) -> str:
+    """The text the search index holds for a message's content: NUL removed (the trigram
+    tokenizer stops at it; a terminal never shows it either). Everything else is indexed as
+    stored, so a word after any other control character is found too."""
+    return text.replace("\0", "")
+
+
+def _sql_search_text(value: str | None) -> str | None:
+    return search_text(value) if isinstance(value, str) else value
+
+
+def register_functions(conn: sqlite3.Connection) -> None:
+    """The SQL functions the schema's triggers and views call."""
+    conn.create_function(SEARCH_TEXT_FUNCTION, 1, _sql_search_text, deterministic=True)
+
+
 def migrate(conn: sqlite3.Connection, version: int) -> None:
-    """Bring the schema from `version` to SCHEMA_VERSION, one step per transaction."""
+    """Register the schema's functions on `conn` and bring the schema from `version` to
+    SCHEMA_VERSION, one step per transaction."""
+    register_functions(conn)
     while version < SCHEMA_VERSION:
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -143,6 +247,12 @@ CONVERSATION_COLUMNS = ("id, title, created, updated, provider, model, system_pr
                         "parameters, pinned, archived")
 MESSAGE_COLUMNS = ("id, conversation_id, role, content, reasoning, provider, model, status, "
                    "error, finish_reason, usage, time_to_first_token, tokens_per_second, created")
+# The columns of schema 3, apart: rows of the first two schemas' shape are still written
+# (import), and the tree's columns are set by the store's tree operations.
+FORK_COLUMNS = "forked_from, forked_from_message"
+TREE_COLUMNS = "parent_id, partial_in_context"
+CONVERSATION_SELECT = f"{CONVERSATION_COLUMNS}, {FORK_COLUMNS}"
+MESSAGE_SELECT = f"{MESSAGE_COLUMNS}, {TREE_COLUMNS}"
 
 
 def conversation_row(c: Conversation) -> tuple[object, ...]:
@@ -158,7 +268,12 @@ def conversation_from(row: sqlite3.Row) -> Conversation:
         system_prompt=row["system_prompt"],
         parameters=Parameters.model_validate(json.loads(row["parameters"] or "{}")),
         pinned=bool(row["pinned"]), archived=bool(row["archived"]),
+        forked_from=row["forked_from"], forked_from_message=row["forked_from_message"],
     )
+
+
+def fork_row(c: Conversation) -> tuple[object, ...]:
+    return (c.forked_from, c.forked_from_message)
 
 
 def summary_from(row: sqlite3.Row) -> ConversationSummary:
@@ -189,5 +304,6 @@ def message_from(row: sqlite3.Row) -> Message:
         usage=Usage.model_validate_json(usage) if usage else None,
         time_to_first_token=row["time_to_first_token"],
         tokens_per_second=row["tokens_per_second"], created=from_text(row["created"]),
+        parent_id=row["parent_id"], partial_in_context=bool(row["partial_in_context"]),
     )
 

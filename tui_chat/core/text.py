@@ -14,6 +14,7 @@ _UNSAFE = [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F, *range(0x80
            *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
 _TABLE = dict.fromkeys(_UNSAFE)
 _CR_LF = re.compile(r"\r\n?")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def sanitize(text: str) -> str:
@@ -21,6 +22,12 @@ def sanitize(text: str) -> str:
     if "\r" in text:
         text = _CR_LF.sub("\n", text)
     return text.translate(_TABLE)
+
+
+def without_lone_surrogates(text: str) -> str:
+    """Each lone surrogate (from a JSON escape such as "\\ud800", or from bytes that were not
+    UTF-8 in a command-line argument) as U+FFFD: UTF-8, and so the store, cannot hold one."""
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def one_line(text: str, limit: int = 80) -> str:

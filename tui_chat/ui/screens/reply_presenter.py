@@ -12,7 +12,7 @@ from tui_chat.core.errors import TuiChatError
 from tui_chat.core.events import ContentDelta, ReasoningDelta, RetryScheduled
 from tui_chat.core.models import Message
 from tui_chat.core.session import (
-    MessagesRemoved,
+    ActivePathChanged,
     ReplyFailed,
     ReplyFinished,
     ReplyStarted,
@@ -60,8 +60,8 @@ class ReplyPresenter:
         elif isinstance(event, UserMessageSaved):
             await self.host.message_list.add_message(event.message)
             self.host.refresh_chrome()
-        elif isinstance(event, MessagesRemoved):
-            await self._remove(event.message_ids)
+        elif isinstance(event, ActivePathChanged):
+            await self._path_changed(event.after_id)
         elif isinstance(event, ReplyStarted):
             await self._reply_started(event.message)
         elif isinstance(event, RetryScheduled):
@@ -75,10 +75,17 @@ class ReplyPresenter:
             if isinstance(event.error, ConversationGoneError):  # says so itself, once
                 self.host.conversation_gone(event.error, replied=True)
 
-    async def _remove(self, ids: tuple[str, ...]) -> None:
-        known = [m.id for m in self.host.message_list.messages]
-        keep = min((known.index(i) for i in ids if i in known), default=len(known))
-        await self.host.message_list.truncate(keep)
+    async def _path_changed(self, after_id: str | None) -> None:
+        """The messages shown below `after_id` leave the view (they stay in the store, on
+        another branch); the exchange's next events show the new branch."""
+        message_list = self.host.message_list
+        known = [m.id for m in message_list.messages]
+        if after_id is None:
+            await message_list.truncate(0)
+        elif after_id in known:
+            await message_list.truncate(known.index(after_id) + 1)
+        else:  # not shown here (another process changed the conversation): show the store's
+            await message_list.load(self.host.workspace.session.messages())
 
     async def _reply_started(self, message: Message) -> None:
         self.reply = await self.host.message_list.start_reply(message)

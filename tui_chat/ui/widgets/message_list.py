@@ -189,7 +189,7 @@ class MessageList(VerticalScroll, can_focus=True):
         return views[-1].styles.gutter.width if views else 3
 
     async def truncate(self, count: int) -> None:
-        """Keep only the first `count` messages (edit-and-resend, regenerate)."""
+        """Keep only the first `count` messages (the active path changed below them)."""
         self.messages = self.messages[:count]
         self.selected = None
         await self._mount_window(max(0, count - PAGE), count)

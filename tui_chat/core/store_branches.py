@@ -1,0 +1,128 @@
+"""The store's operations on branches: the tree of a conversation, siblings, switching and
+activating paths, deleting a subtree, forks. A part of `Store` (its base class), kept apart
+so that each file says one thing; the SQL is in store_tree.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from typing import TYPE_CHECKING
+
+from tui_chat.core import store_import, store_tree
+from tui_chat.core.errors import ExitCode, StoreError
+from tui_chat.core.models import (
+    ActivePathChanged,
+    Conversation,
+    ConversationTree,
+    Message,
+    Siblings,
+    new_id,
+    utc_now,
+)
+from tui_chat.core.store_schema import MESSAGE_SELECT, message_from
+from tui_chat.core.text import one_line
+
+
+class NotFoundError(StoreError):
+    """No conversation or message with that id (or prefix)."""
+
+    exit_code = ExitCode.USAGE
+
+
+class Branches:
+    """Branch operations; `Store` provides the connection and the look-ups below."""
+
+    if TYPE_CHECKING:
+        def _read(self) -> contextlib.AbstractContextManager[sqlite3.Connection]: ...
+        def _write(self) -> contextlib.AbstractContextManager[sqlite3.Connection]: ...
+        def _pointers_in(self, conn: sqlite3.Connection, cid: str
+                         ) -> store_tree.Pointers: ...
+        def get_message(self, message_id: str) -> Message: ...
+        def get_conversation(self, conversation_id: str) -> Conversation: ...
+
+    def path_to(self, message_id: str) -> list[Message]:
+        """The messages from the root down to `message_id` (included), on any branch."""
+        message = self.get_message(message_id)
+        with self._read() as conn:
+            rows = store_tree.path_rows(conn, message.conversation_id, message_id)
+        return [message_from(row) for row in rows]
+
+    def get_tree(self, conversation_id: str) -> ConversationTree:
+        """Every message on every branch (creation order) and the active choices."""
+        conversation = self.get_conversation(conversation_id)
+        with self._write() as conn:
+            current = self._pointers_in(conn, conversation_id)
+            rows = conn.execute(f"SELECT {MESSAGE_SELECT}, active_child_id FROM messages "
+                                "WHERE conversation_id = ? ORDER BY seq",
+                                (conversation_id,)).fetchall()
+        return ConversationTree(
+            conversation, [message_from(row) for row in rows], current.active_root,
+            {row["id"]: row["active_child_id"] for row in rows if row["active_child_id"]})
+
+    def children(self, conversation_id: str, parent_id: str | None) -> list[str]:
+        """The ids of the messages right below `parent_id` (None: the roots), oldest first."""
+        with self._read() as conn:
+            return store_tree.children(conn, conversation_id, parent_id)
+
+    def siblings(self, message_id: str) -> Siblings:
+        """The alternatives at `message_id`'s branch point, itself included."""
+        message = self.get_message(message_id)
+        with self._read() as conn:
+            ids = store_tree.children(conn, message.conversation_id, message.parent_id)
+        return Siblings(tuple(ids), ids.index(message_id) + 1)
+
+    def positions(self, conversation_id: str,
+                  message_ids: list[str]) -> dict[str, tuple[int, int]]:
+        """(position from 1, number of siblings) of each message: one query for a page."""
+        with self._read() as conn:
+            return store_tree.positions(conn, conversation_id, message_ids)
+
+    def activate(self, message_id: str) -> ActivePathChanged | None:
+        """Make the path to `message_id` the active one (below it, the branches chosen there
+        before); None when it already was. For switching branches and for a search hit on
+        another branch."""
+        message = self.get_message(message_id)
+        with self._write() as conn:
+            changed, after = store_tree.activate(conn, message.conversation_id, message_id)
+        return ActivePathChanged(message.conversation_id, after) if changed else None
+
+    def switch_sibling(self, message_id: str, step: int) -> ActivePathChanged | None:
+        """Activate the sibling `step` places after `message_id` (-1: the one before); None
+        at either end."""
+        siblings = self.siblings(message_id)
+        index = siblings.position - 1 + step
+        if step == 0 or not 0 <= index < siblings.count:
+            return None
+        return self.activate(siblings.ids[index])
+
+    def delete_subtree(self, message_id: str) -> tuple[list[str], ActivePathChanged | None]:
+        """Delete `message_id` and every message below it (ask the user first). Returns the
+        ids deleted (oldest first) and, when the active path went through it, the change:
+        the path then goes through the sibling before it, else the one after, else ends at
+        its parent."""
+        message = self.get_message(message_id)
+        cid = message.conversation_id
+        with self._write() as conn:
+            ids, parent, on_path = store_tree.delete_subtree(conn, cid, message_id)
+        return ids, ActivePathChanged(cid, parent) if on_path else None
+
+    def fork(self, message_id: str) -> Conversation:
+        """A new conversation holding a copy of the path from the root to `message_id` (new
+        ids, same texts and details), with the original's settings, recording where it came
+        from."""
+        path = self.path_to(message_id)
+        source = self.get_conversation(path[-1].conversation_id)
+        now = utc_now()
+        copy = source.model_copy(update={
+            "id": new_id(), "title": one_line(f"{source.title} (fork)", 200), "created": now,
+            "updated": now, "pinned": False, "archived": False, "forked_from": source.id,
+            "forked_from_message": message_id})
+        # A new conversation whose messages, in order, form one path: what an import does
+        # (a reply still streaming there is copied as interrupted).
+        copies = [m.model_copy(update={"id": new_id(), "conversation_id": copy.id,
+                                       "parent_id": None}) for m in path]
+        with self._write() as conn:
+            store_import.import_messages(conn, copy, copies, None)
+        return copy
+

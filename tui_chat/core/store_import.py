@@ -1,0 +1,146 @@
+"""Importing conversations into the store: one transaction per conversation, idempotent by id.
+
+A conversation whose id is new is inserted with its settings and fork origin; one already in
+the store keeps what it has and gains the messages it lacks. A message whose id another
+conversation uses is skipped (`taken`), and so are the messages below it (`orphaned`: their
+parent is not there). A streaming message becomes interrupted: nobody is writing it here.
+
+Two shapes of input: a list in conversation order (format version 1, and callers without tree
+data), whose messages form one path, each under the one before it that is in this
+conversation; or a tree (format version 2) with every parent and the active choices, which a
+new conversation gets exactly. A branch point whose active choice is missing or skipped takes
+its newest child (and a conversation without an active root its newest root), so that the
+store's invariants (store_tree) always hold.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from tui_chat.core import store_tree
+from tui_chat.core.models import Conversation, Message, MessageStatus
+from tui_chat.core.store_schema import (
+    CONVERSATION_SELECT,
+    MESSAGE_COLUMNS,
+    TREE_COLUMNS,
+    conversation_row,
+    fork_row,
+    message_row,
+)
+
+
+@dataclass(frozen=True)
+class ImportOutcome:
+    """What `Store.import_conversation` and `Store.import_tree` did."""
+
+    created: bool
+    added: int
+    present: int
+    taken: tuple[str, ...]
+    """Ids of messages skipped because another conversation uses them."""
+    orphaned: tuple[str, ...] = field(default=())
+    """Ids of messages skipped because a message above them was."""
+
+
+@dataclass(frozen=True)
+class ActiveChoices:
+    """The active root and the active child of each branch point, as a file gave them."""
+
+    root: str | None
+    children: Mapping[str, str]
+
+
+def import_messages(conn: sqlite3.Connection, conversation: Conversation,
+                    messages: Sequence[Message], choices: ActiveChoices | None) -> ImportOutcome:
+    """Import into an open write transaction; `choices` None: `messages` form one path."""
+    created = bool(conn.execute(
+        f"INSERT OR IGNORE INTO conversations ({CONVERSATION_SELECT}) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        (*conversation_row(conversation), *fork_row(conversation))).rowcount)
+    cid = conversation.id
+    store_tree.linked_pointers(conn, cid)  # a conversation of an older tui-chat: one path
+    added = present = 0
+    taken: list[str] = []
+    orphaned: list[str] = []
+    skipped: set[str] = set()
+    inserted: list[tuple[str, str | None]] = []
+    previous: str | None = None
+    for message in messages:
+        parent = previous if choices is None else message.parent_id
+        if parent is not None and parent in skipped:
+            skipped.add(message.id)
+            orphaned.append(message.id)
+            continue
+        if _insert(conn, message, parent):
+            added += 1
+            inserted.append((message.id, parent))
+            previous = message.id
+        elif _owner(conn, message.id) == cid:
+            present += 1
+            previous = message.id
+        else:
+            skipped.add(message.id)
+            taken.append(message.id)
+    if created and choices is not None:
+        _apply(conn, cid, choices)  # a choice the file left out: the newest, by the repair
+    else:
+        _link(conn, cid, inserted)
+    repair_pointers(conn, cid)
+    return ImportOutcome(created, added, present, tuple(taken), tuple(orphaned))
+
+
+def _insert(conn: sqlite3.Connection, message: Message, parent: str | None) -> bool:
+    if message.status == MessageStatus.STREAMING:
+        message = message.model_copy(update={"status": MessageStatus.INTERRUPTED})
+    return bool(conn.execute(
+        f"INSERT OR IGNORE INTO messages ({MESSAGE_COLUMNS}, {TREE_COLUMNS}) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        (*message_row(message), parent, int(message.partial_in_context))).rowcount)
+
+
+def _owner(conn: sqlite3.Connection, message_id: str) -> str | None:
+    row = conn.execute("SELECT conversation_id FROM messages WHERE id = ?",
+                       (message_id,)).fetchone()
+    return str(row[0]) if row else None
+
+
+def _apply(conn: sqlite3.Connection, cid: str, choices: ActiveChoices) -> None:
+    conn.executemany("UPDATE messages SET active_child_id = ? WHERE id = ? AND "
+                     "conversation_id = ?",
+                     [(child, parent, cid) for parent, child in choices.children.items()])
+    conn.execute("UPDATE conversations SET active_root_id = ? WHERE id = ?",
+                 (choices.root, cid))
+
+
+def _link(conn: sqlite3.Connection, cid: str, inserted: list[tuple[str, str | None]]) -> None:
+    """A new message becomes the active child of a parent that had none (the end of a path
+    grows; an existing branch point keeps its choice)."""
+    for message_id, parent in inserted:
+        if parent is None:
+            conn.execute("UPDATE conversations SET active_root_id = ? WHERE id = ? AND "
+                         "active_root_id IS NULL", (message_id, cid))
+        else:
+            conn.execute("UPDATE messages SET active_child_id = ? WHERE id = ? AND "
+                         "active_child_id IS NULL", (message_id, parent))
+
+
+def repair_pointers(conn: sqlite3.Connection, cid: str) -> None:
+    """Make every active choice of the conversation one of the real children (the newest when
+    it is not), and the leaf where the active path ends."""
+    conn.execute(
+        "UPDATE messages SET active_child_id = (SELECT c.id FROM messages c WHERE "
+        "c.conversation_id = ?1 AND c.parent_id = messages.id ORDER BY c.seq DESC LIMIT 1) "
+        "WHERE conversation_id = ?1 AND (active_child_id IS NOT NULL OR EXISTS (SELECT 1 FROM "
+        "messages c WHERE c.conversation_id = ?1 AND c.parent_id = messages.id)) AND NOT EXISTS "
+        "(SELECT 1 FROM messages c WHERE c.conversation_id = ?1 AND "
+        "c.id = messages.active_child_id AND c.parent_id = messages.id)", (cid,))
+    roots = store_tree.children(conn, cid, None)
+    row = conn.execute("SELECT active_root_id FROM conversations WHERE id = ?",
+                       (cid,)).fetchone()
+    root = row["active_root_id"] if row and row["active_root_id"] in roots else (
+        roots[-1] if roots else None)
+    leaf = store_tree.leaf_below(conn, root) if root is not None else None
+    conn.execute("UPDATE conversations SET active_root_id = ?, active_leaf_id = ? WHERE id = ?",
+                 (root, leaf, cid))
