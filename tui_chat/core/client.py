@@ -24,6 +24,7 @@ from tui_chat.core.chunks import (
 )
 from tui_chat.core.config import Timeouts
 from tui_chat.core.errors import (
+    CertificateError,
     ConnectionFailedError,
     ProtocolError,
     ProviderError,
@@ -43,15 +44,18 @@ from tui_chat.core.events import (
 )
 from tui_chat.core.models import ChatMessage, ModelInfo, Parameters
 from tui_chat.core.provider_errors import (
+    certificate_sentence,
     classify_status,
     describe,
     preview,
+    redirect_error,
     retry_after_seconds,
     with_detail,
 )
 from tui_chat.core.providers import Provider
 from tui_chat.core.reasoning import ReasoningSplitter
 from tui_chat.core.sse import SSEEvent, SSEParser, StrayLine
+from tui_chat.core.transport import build_http_client, certificate_failure, display_url, proxy_for
 from tui_chat.core.watchdog import IdleWatchdog
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -94,20 +98,11 @@ class ProviderClient:
         self.backoff_base = backoff_base
         self._sleep = sleep
         headers = {"User-Agent": f"tui-chat/{__version__}", **provider.spec.headers}
-        self._http = httpx.AsyncClient(
-            base_url=provider.base_url.rstrip("/") + "/",
-            headers=headers,
-            timeout=httpx.Timeout(
-                connect=self.timeouts.connect,
-                read=self.timeouts.first_byte,
-                write=self.timeouts.connect,
-                pool=self.timeouts.connect,
-            ),
-            transport=transport,
-            # A key is only ever sent to its own provider: never follow a redirect elsewhere.
-            follow_redirects=False,
-            trust_env=False,
-        )
+        # Proxy, TLS and timeouts: tui_chat.core.transport (raises ConfigError for a proxy or
+        # CA file that cannot be used).
+        self.proxy = None if transport is not None else proxy_for(provider)
+        self._http = build_http_client(provider, self.timeouts, headers=headers,
+                                       proxy=self.proxy, transport=transport)
 
     async def __aenter__(self) -> ProviderClient:
         return self
@@ -181,10 +176,7 @@ class ProviderClient:
         except httpx.TimeoutException as error:
             return self._timeout_error(error)
         except httpx.HTTPError as error:
-            return ConnectionFailedError(
-                f"Could not connect to {self._name} at {self.provider.base_url} "
-                f"({describe(error)}); check your network or the base URL."
-            )
+            return self._connect_error(error)
         if response.status_code == 200:
             await self._reject_non_stream(response)
             return response
@@ -224,19 +216,21 @@ class ProviderClient:
             while True:
                 if trickle and (wait := read_at + coalesce - loop.time()) > 0:
                     await asyncio.sleep(wait)  # the consumer's time: the watchdog ignores it
-                watchdog.reading = True
-                read_at = loop.time()
+                watchdog.reading_since = read_at = loop.time()
                 try:
                     data = await next_chunk()
                 except StopAsyncIteration:
                     break
-                finally:
-                    watchdog.touch()
+                now = loop.time()
+                items = feed(data)
+                # Before the first yield (the consumer's time): did this read complete an event?
+                watchdog.read_done(now, len(data), bool(items) and (
+                    type(items[-1]) is SSEEvent or any(type(i) is SSEEvent for i in items)))
                 # A short read that had to wait for the network: tokens are trickling in. (A
                 # read served from what httpx had buffered returns at once: no pause then.)
                 trickle = (coalesce > 0 and len(data) < TRICKLE_BYTES
-                           and loop.time() - read_at > NETWORK_WAIT)
-                for item in feed(data):
+                           and now - read_at > NETWORK_WAIT)
+                for item in items:
                     if isinstance(item, StrayLine):
                         self._raise_stray(item.text)
                         continue
@@ -255,9 +249,11 @@ class ProviderClient:
         except asyncio.CancelledError:
             if not watchdog.fired():
                 raise
+            what = ("sent only a trickle of bytes and no complete event" if watchdog.trickled
+                    else "stopped sending")
             raise StreamTimeoutError(
-                f"{self._name} stopped sending for {watchdog.gap:g} seconds, so the reply was "
-                "cut off; what arrived is kept. Try again, or raise the timeout with --timeout."
+                f"{self._name} {what} for {watchdog.gap:g} seconds, so the reply was cut off; "
+                "what arrived is kept. Try again, or raise the timeout with --timeout."
             ) from None
         except httpx.TimeoutException as error:
             raise self._timeout_error(error) from None
@@ -333,7 +329,41 @@ class ProviderClient:
         if message is not None:
             raise classify_status(self._name, None, self._scrub(message), during_stream=True)
 
+    def _connect_error(self, error: httpx.HTTPError) -> ProviderError:
+        reason = certificate_failure(error)
+        if reason is not None:
+            return CertificateError(certificate_sentence(
+                self._name, self.provider.base_url, reason, self.provider.name))
+        return ConnectionFailedError(
+            f"Could not connect to {self._name} at {self.provider.base_url}{self._via} "
+            f"({describe(error)}); check {self._what_to_check}."
+        )
+
+    @property
+    def _via(self) -> str:
+        if self.proxy is None:
+            return ""
+        return f" through the proxy {display_url(self.proxy.url)} (from {self.proxy.source})"
+
+    @property
+    def _what_to_check(self) -> str:
+        if self.proxy is None:
+            return "your network or the base URL"
+        return "your network, the base URL or the proxy"
+
+    def _redirect_error(self, response: httpx.Response) -> ProviderError:
+        spec = self.provider.spec
+        setting = f"base_url under [providers.{spec.name}] in config.toml"
+        if spec.base_url_env:
+            setting = f"{spec.base_url_env}, or {setting}"
+        return redirect_error(self._name, response.status_code,
+                              response.headers.get("location"), str(response.request.url),
+                              setting)
+
     async def _status_error(self, response: httpx.Response, model: str) -> ProviderError:
+        if 300 <= response.status_code < 400:
+            await response.aclose()
+            return self._redirect_error(response)
         try:
             body = await _read_bounded(response)
         except httpx.HTTPError:
@@ -352,8 +382,8 @@ class ProviderClient:
     def _timeout_error(self, error: httpx.TimeoutException) -> ProviderError:
         if isinstance(error, httpx.ConnectTimeout | httpx.PoolTimeout):
             return ConnectionFailedError(
-                f"Timed out connecting to {self._name} at {self.provider.base_url}; "
-                "check your network or the base URL."
+                f"Timed out connecting to {self._name} at {self.provider.base_url}{self._via}; "
+                f"check {self._what_to_check}."
             )
         return StreamTimeoutError(
             f"{self._name} did not answer within {self.timeouts.first_byte:g} seconds; "
@@ -375,9 +405,14 @@ class ProviderClient:
         try:
             response = await self._http.get("models", headers=self._auth_headers())
         except httpx.HTTPError as error:
+            failure = self._connect_error(error)
+            if isinstance(failure, CertificateError):
+                raise failure from None
             raise ConnectionFailedError(
-                f"Could not list {self._name}'s models ({describe(error)})."
+                f"Could not list {self._name}'s models{self._via} ({describe(error)})."
             ) from None
+        if 300 <= response.status_code < 400:
+            raise self._redirect_error(response)
         if response.status_code != 200:
             raise classify_status(self._name, response.status_code,
                             provider_message(response.text), model=None)

@@ -89,6 +89,18 @@ class ConnectionFailedError(ProviderError):
     retryable = True
 
 
+class CertificateError(ConnectionFailedError):
+    """The server's TLS certificate failed the check: retrying cannot help, a setting can."""
+
+    retryable = False
+
+
+class RedirectError(ProviderError):
+    """The provider answered with a redirect; it is not followed (the key stays home)."""
+
+    exit_code = ExitCode.NETWORK
+
+
 class ProtocolError(ProviderError):
     """The body was not a valid event stream, or an event was not a valid chunk."""
 
