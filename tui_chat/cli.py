@@ -159,7 +159,10 @@ def read_prompt(prompt: str | None, stdin: TextIO) -> str:
 def build_client(settings: Settings, provider: Provider, timeout: float | None = None
                  ) -> ProviderClient:
     from tui_chat.core.client import ProviderClient
+    from tui_chat.core.transport import tls_warning
 
+    if (warning := tls_warning(provider)) is not None:  # every time: it is not safe
+        print(f"{PROG}: warning: {warning}", file=sys.stderr)
     timeouts = settings.timeouts
     if timeout is not None:
         if timeout <= 0:

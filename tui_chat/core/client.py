@@ -102,7 +102,8 @@ class ProviderClient:
         # CA file that cannot be used).
         self.proxy = None if transport is not None else proxy_for(provider)
         self._http = build_http_client(provider, self.timeouts, headers=headers,
-                                       proxy=self.proxy, transport=transport)
+                                       proxy=self.proxy, transport=transport,
+                                       on_response=self._refuse_redirect)
 
     async def __aenter__(self) -> ProviderClient:
         return self
@@ -351,19 +352,21 @@ class ProviderClient:
             return "your network or the base URL"
         return "your network, the base URL or the proxy"
 
-    def _redirect_error(self, response: httpx.Response) -> ProviderError:
+    async def _refuse_redirect(self, response: httpx.Response) -> None:
+        """A 3xx answer is an error (redirects are not followed: the key stays with its base
+        URL). Raised from httpx's response hook, before httpx reads the Location header: an
+        unusable one there was a protocol error, and retried as one."""
+        if not 300 <= response.status_code < 400:
+            return
         spec = self.provider.spec
         setting = f"base_url under [providers.{spec.name}] in config.toml"
         if spec.base_url_env:
             setting = f"{spec.base_url_env}, or {setting}"
-        return redirect_error(self._name, response.status_code,
-                              response.headers.get("location"), str(response.request.url),
-                              setting)
+        raise redirect_error(self._name, response.status_code,
+                             response.headers.get("location"), str(response.request.url),
+                             setting)
 
     async def _status_error(self, response: httpx.Response, model: str) -> ProviderError:
-        if 300 <= response.status_code < 400:
-            await response.aclose()
-            return self._redirect_error(response)
         try:
             body = await _read_bounded(response)
         except httpx.HTTPError:
@@ -411,8 +414,6 @@ class ProviderClient:
             raise ConnectionFailedError(
                 f"Could not list {self._name}'s models{self._via} ({describe(error)})."
             ) from None
-        if 300 <= response.status_code < 400:
-            raise self._redirect_error(response)
         if response.status_code != 200:
             raise classify_status(self._name, response.status_code,
                             provider_message(response.text), model=None)

@@ -88,7 +88,7 @@ def redirect_error(name: str, status: int, location: str | None, request_url: st
 
 def certificate_sentence(name: str, base_url: str, reason: str, section: str) -> str:
     """Why a TLS certificate was refused, and the setting that fixes it."""
-    if "hostname mismatch" in reason.lower() or "doesn't match" in reason.lower():
+    if "mismatch" in reason.lower() or "doesn't match" in reason.lower():
         advice = ("the certificate was issued for another host name: use that name in the "
                   "base URL")
     else:

@@ -24,7 +24,7 @@ import (the app's start-up path does not import httpx).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -43,7 +43,8 @@ if TYPE_CHECKING:
 class ProxyChoice:
     url: str
     source: str
-    """Where it came from, for sentences: "HTTPS_PROXY", "proxy under [providers.NAME]"."""
+    """Where it came from, for sentences: "HTTPS_PROXY", "the proxy setting under
+    [providers.NAME]"."""
 
 
 def proxy_for(provider: Provider, env: Mapping[str, str] | None = None) -> ProxyChoice | None:
@@ -52,15 +53,16 @@ def proxy_for(provider: Provider, env: Mapping[str, str] | None = None) -> Proxy
     if setting is False:
         return None
     if setting:
-        return ProxyChoice(_with_scheme(setting, f"proxy under [providers.{provider.name}]"),
-                           f"proxy under [providers.{provider.name}]")
+        source = f"the proxy setting under [providers.{provider.name}]"
+        return ProxyChoice(_with_scheme(setting, source), source)
     env = os.environ if env is None else env
     parts = urlsplit(provider.base_url)
     scheme = parts.scheme.lower()
     for name in (f"{scheme}_proxy", "all_proxy"):
         value, variable = _variable(env, name)
         if value:
-            if _bypassed(parts.hostname or "", parts.port, _variable(env, "no_proxy")[0]):
+            port = parts.port or (443 if scheme == "https" else 80)
+            if _bypassed(parts.hostname or "", port, _variable(env, "no_proxy")[0]):
                 return None
             return ProxyChoice(_with_scheme(value, variable), variable)
     return None
@@ -84,10 +86,12 @@ def build_http_client(
     proxy: ProxyChoice | None,
     transport: httpx.AsyncBaseTransport | None = None,
     env: Mapping[str, str] | None = None,
+    on_response: Callable[[httpx.Response], Awaitable[None]] | None = None,
 ) -> httpx.AsyncClient:
     """The keep-alive client for `provider`, through `proxy` (what `proxy_for` chose), with its
     TLS checks and timeouts. Raises ConfigError (one sentence) for a CA file or proxy that
-    cannot be used. `transport` (tests) replaces the network, proxy included."""
+    cannot be used. `transport` (tests) replaces the network, proxy included. `on_response`
+    sees each response first (it may raise to refuse one)."""
     import httpx
 
     env = os.environ if env is None else env
@@ -109,6 +113,7 @@ def build_http_client(
             # A key is only ever sent to its own provider: never follow a redirect elsewhere.
             follow_redirects=False,
             trust_env=False,
+            event_hooks={"response": [on_response]} if on_response else None,
         )
     except ImportError:  # httpx's socks5:// support is an optional extra
         assert proxy is not None
@@ -172,7 +177,7 @@ def _with_scheme(url: str, source: str) -> str:
     return url
 
 
-def _bypassed(host: str, port: int | None, no_proxy: str) -> bool:
+def _bypassed(host: str, port: int, no_proxy: str) -> bool:
     """Whether `no_proxy` says to reach `host` directly. Written here rather than taken from
     urllib.request.proxy_bypass_environment, which reads os.environ and knows no CIDR ranges
     (corporate no_proxy lists are full of them)."""
@@ -200,7 +205,7 @@ def _bypassed(host: str, port: int | None, no_proxy: str) -> bool:
         name, sep, wanted_port = entry.rpartition(":")
         if not sep or not wanted_port.isdigit():
             name, wanted_port = entry, ""
-        if wanted_port and port is not None and int(wanted_port) != port:
+        if wanted_port and int(wanted_port) != port:
             continue
         name = name.removeprefix("*").lstrip(".").strip("[]")
         if name and (host == name or host.endswith("." + name)):
