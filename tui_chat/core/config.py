@@ -269,6 +269,8 @@ def _apply_changes(table: MutableMapping[str, Any], before: Mapping[str, Any],
         child = table.get(key)
         if isinstance(value, dict) and isinstance(child, MutableMapping):
             _apply_changes(child, previous if isinstance(previous, dict) else {}, value)
+        elif value == {} and previous is None:
+            continue  # an empty section (a provider with nothing set) is not worth a table
         elif value != previous:
             table[key] = value
     for key in before.keys() - after.keys():
