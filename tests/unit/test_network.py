@@ -128,6 +128,17 @@ async def test_proxy_credentials_go_to_the_proxy_only_and_are_never_shown(
     assert "through the proxy http://127.0.0.1:1 (from HTTP_PROXY)" in message
 
 
+async def test_the_environment_can_be_given(chutes_server: FakeProvider,
+                                            proxy: LoopProxy) -> None:
+    """A front-end that reads the environment once hands it over: nothing else is read."""
+    provider = settings_for(chutes_server.url).resolve_provider("chutes", env={})
+    async with ProviderClient(provider, KEY, max_retries=0,
+                              env={"HTTP_PROXY": proxy.url}) as client:
+        [_ async for _ in client.stream_chat("m", HELLO)]
+    assert len(proxy.seen) == 1 and client.proxy is not None
+    assert client.proxy.source == "HTTP_PROXY"
+
+
 def test_which_variable_applies() -> None:
     def chosen(base_url: str, **env: str) -> str | None:
         provider = settings_for(base_url).resolve_provider("chutes", env={})

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Mapping,
+    Sequence,
+)
 from typing import Any
 
 import httpx
@@ -82,6 +89,7 @@ class ProviderClient:
         sleep: Sleep = asyncio.sleep,
         transport: httpx.AsyncBaseTransport | None = None,
         coalesce: float = 0.0,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         """`coalesce`: after a short read (tokens trickling in), wait until this many seconds
         have passed since the previous read before reading again, so the tokens that arrived
@@ -89,7 +97,10 @@ class ProviderClient:
         of CPU here through httpx, anyio and the event loop), so at 100 tokens a second this
         is most of a client's CPU. An app that draws a few times a second loses nothing by
         reading every 0.1 s; `ask`, which prints each token as it comes, keeps 0. A fast
-        stream is never slowed: its reads are long, and a long read is followed at once."""
+        stream is never slowed: its reads are long, and a long read is followed at once.
+
+        `env`: where the proxy variables and SSL_CERT_FILE / SSL_CERT_DIR are read (default
+        os.environ; see tui_chat.core.transport)."""
         self.provider = provider
         self.coalesce = coalesce
         self._api_key = api_key
@@ -100,9 +111,9 @@ class ProviderClient:
         headers = {"User-Agent": f"tui-chat/{__version__}", **provider.spec.headers}
         # Proxy, TLS and timeouts: tui_chat.core.transport (raises ConfigError for a proxy or
         # CA file that cannot be used).
-        self.proxy = None if transport is not None else proxy_for(provider)
+        self.proxy = None if transport is not None else proxy_for(provider, env)
         self._http = build_http_client(provider, self.timeouts, headers=headers,
-                                       proxy=self.proxy, transport=transport,
+                                       proxy=self.proxy, transport=transport, env=env,
                                        on_response=self._refuse_redirect)
 
     async def __aenter__(self) -> ProviderClient:
