@@ -233,15 +233,18 @@ class ProviderClient:
                     data = await next_chunk()
                 except StopAsyncIteration:
                     break
-                now = loop.time()
                 items = feed(data)
                 # Before the first yield (the consumer's time): did this read complete an event?
-                watchdog.read_done(now, len(data), bool(items) and (
-                    type(items[-1]) is SSEEvent or any(type(i) is SSEEvent for i in items)))
+                # (The common case first: it ends with one.)
+                if items and type(items[-1]) is SSEEvent:
+                    watchdog.progressed()
+                else:
+                    watchdog.read_done(loop.time(), len(data),
+                                       any(type(item) is SSEEvent for item in items))
                 # A short read that had to wait for the network: tokens are trickling in. (A
                 # read served from what httpx had buffered returns at once: no pause then.)
                 trickle = (coalesce > 0 and len(data) < TRICKLE_BYTES
-                           and now - read_at > NETWORK_WAIT)
+                           and loop.time() - read_at > NETWORK_WAIT)
                 for item in items:
                     if isinstance(item, StrayLine):
                         self._raise_stray(item.text)

@@ -28,8 +28,9 @@ class IdleWatchdog:
     """Cancels the reading task when the stream makes no progress for `gap` seconds of
     waiting on the wire.
 
-    The reader, per read: sets `reading_since` to the loop's time before awaiting the read,
-    then calls `read_done` when it returns, before handing anything to the consumer.
+    The reader, per read: sets `reading_since` to the loop's time before awaiting the read;
+    when it returns, before handing anything to the consumer, calls `progressed()` if the
+    data completed an event, else `read_done(...)`.
     """
 
     __slots__ = ("_fired", "_handle", "_loop", "_partial", "_task", "_waited", "gap",
@@ -47,6 +48,12 @@ class IdleWatchdog:
         time (a plain attribute, not a method: it is set on every read)."""
         self._fired = False
         self._handle = self._loop.call_at(self._loop.time() + gap, self._check)
+
+    def progressed(self) -> None:
+        """The read that just returned completed an event."""
+        self._waited = 0.0
+        self._partial = 0
+        self.reading_since = None
 
     def read_done(self, now: float, size: int, completed_event: bool) -> None:
         """A read returned `size` bytes at `now`; `completed_event`: they completed an event."""
