@@ -182,6 +182,16 @@ def test_an_environment_proxy_with_a_scheme_we_cannot_use(
     assert "HTTPS_PROXY" in caught.value.message and "http://" in caught.value.message
 
 
+@pytest.mark.parametrize("bad", ["http://:3128", "http://proxy:99999", "http://[::1",
+                                 "http://pro xy:3128"])
+def test_a_proxy_url_that_cannot_work_is_one_sentence(
+        bad: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HTTPS_PROXY", bad)
+    with pytest.raises(ConfigError) as caught:
+        client_for("https://llm.example.com/v1")
+    assert "(from HTTPS_PROXY) is not a usable URL" in caught.value.message
+
+
 def test_a_socks_proxy_without_its_optional_dependency_is_one_sentence() -> None:
     try:
         import socksio  # noqa: F401

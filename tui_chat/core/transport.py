@@ -105,26 +105,32 @@ def build_http_client(
                                   write=timeouts.connect, pool=timeouts.connect),
             transport=transport,
             verify=_ssl_context(provider, env),
-            # An https:// proxy is not the provider: its certificate is checked against the
-            # environment's CAs, not the provider's ca_file.
-            proxy=None if proxy is None else httpx.Proxy(
-                proxy.url, ssl_context=_env_ssl_context(env) if proxy.url.startswith(
-                    "https") else None),
+            proxy=None if proxy is None else _httpx_proxy(proxy, env),
             # A key is only ever sent to its own provider: never follow a redirect elsewhere.
             follow_redirects=False,
             trust_env=False,
             event_hooks={"response": [on_response]} if on_response else None,
         )
     except ImportError:  # httpx's socks5:// support is an optional extra
-        assert proxy is not None
+        if proxy is None:
+            raise
         raise ConfigError(
             f"The proxy {display_url(proxy.url)} (from {proxy.source}) needs SOCKS support, "
             "which is not installed: run pip install 'httpx[socks]', or use an http:// proxy."
         ) from None
-    except ValueError as error:  # an unusable proxy URL (no host, bad port)
-        where = f" (from {proxy.source})" if proxy else ""
-        raise ConfigError(f"The proxy {display_url(proxy.url if proxy else '')}{where} is not "
-                          f"a usable URL ({error}); fix it.") from None
+
+
+def _httpx_proxy(proxy: ProxyChoice, env: Mapping[str, str]) -> httpx.Proxy:
+    import httpx
+
+    try:
+        # An https:// proxy is not the provider: its certificate is checked against the
+        # environment's CAs, not the provider's ca_file.
+        return httpx.Proxy(proxy.url, ssl_context=_env_ssl_context(env) if proxy.url.lower(
+            ).startswith("https") else None)
+    except (httpx.InvalidURL, ValueError) as error:
+        raise ConfigError(f"The proxy {display_url(proxy.url)} (from {proxy.source}) is not a "
+                          f"usable URL ({str(error).rstrip('.')}); fix it.") from None
 
 
 def certificate_failure(error: BaseException) -> str | None:
@@ -168,12 +174,22 @@ def _variable(env: Mapping[str, str], lower: str) -> tuple[str, str]:
 
 
 def _with_scheme(url: str, source: str) -> str:
+    """`url` with http:// added when it has no scheme; ConfigError when it cannot work."""
     if "://" not in url:
         url = "http://" + url
     scheme = url.partition("://")[0].lower()
     if scheme not in PROXY_SCHEMES:
         raise ConfigError(f"The proxy {display_url(url)} (from {source}) has a scheme "
                           "tui-chat cannot use; use http://, https://, socks5:// or socks5h://.")
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+        host = parts.hostname
+    except ValueError:
+        host, port = None, None
+    if not host or port == 0 or any(char.isspace() for char in url):
+        raise ConfigError(f"The proxy {display_url(url)} (from {source}) is not a usable URL; "
+                          "write it as http://host:port.")
     return url
 
 
