@@ -17,7 +17,9 @@ from urllib.parse import urlsplit
 
 
 class LoopProxy:
-    def __init__(self) -> None:
+    def __init__(self, answer: bytes | None = None) -> None:
+        """`answer`: send these bytes (a whole HTTP response) to every request instead."""
+        self.answer = answer
         self.seen: list[tuple[str, str]] = []
         self.headers: list[dict[str, str]] = []
         proxy = self
@@ -55,6 +57,9 @@ class LoopProxy:
             headers[name.strip().lower()] = value.strip()
         self.seen.append((method, target))
         self.headers.append(headers)
+        if self.answer is not None:
+            client.sendall(self.answer)
+            return
         if method == "CONNECT":
             host, _, port = target.rpartition(":")
             with socket.create_connection((host, int(port))) as upstream:

@@ -28,6 +28,7 @@ from tui_chat.core.config import ConfigError, Settings, load_settings
 from tui_chat.core.errors import (
     CertificateError,
     ConnectionFailedError,
+    ProxyRefusedError,
     RedirectError,
 )
 from tui_chat.core.events import ContentDelta, RetryScheduled, StreamEvent
@@ -137,6 +138,27 @@ async def test_the_environment_can_be_given(chutes_server: FakeProvider,
         [_ async for _ in client.stream_chat("m", HELLO)]
     assert len(proxy.seen) == 1 and client.proxy is not None
     assert client.proxy.source == "HTTP_PROXY"
+
+
+PROXY_407 = (b"HTTP/1.1 407 Proxy Authentication Required\r\n"
+             b'Proxy-Authenticate: Basic realm="corp"\r\nContent-Length: 0\r\n'
+             b"Connection: close\r\n\r\n")
+
+
+@pytest.mark.parametrize("scheme", ["http", "https"])
+async def test_a_proxy_that_wants_credentials_says_so(
+        scheme: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Absolute-form (http://) gets a 407 response; CONNECT (https://) a refused tunnel.
+    Neither is retried: the same request would be refused again."""
+    with LoopProxy(answer=PROXY_407) as refusing:
+        monkeypatch.setenv(f"{scheme.upper()}_PROXY", refusing.url)
+        client = client_for(f"{scheme}://llm.example.com/v1", max_retries=3)
+        with pytest.raises(ProxyRefusedError) as caught:
+            await reply_text(client)
+    message = caught.value.message
+    assert f"The proxy {refusing.url} (from {scheme.upper()}_PROXY) wants a user name" in message
+    assert "407" in message and "http://user:password@host:port" in message
+    assert client.sleeps == [] and len(refusing.seen) == 1  # type: ignore[attr-defined]
 
 
 def test_which_variable_applies() -> None:

@@ -22,6 +22,7 @@ import httpx
 from pydantic import ValidationError
 
 from tui_chat import __version__
+from tui_chat.core import network_errors
 from tui_chat.core.chunks import (
     CHUNK_ADAPTER,
     ChatCompletionChunk,
@@ -31,8 +32,6 @@ from tui_chat.core.chunks import (
 )
 from tui_chat.core.config import Timeouts
 from tui_chat.core.errors import (
-    CertificateError,
-    ConnectionFailedError,
     ProtocolError,
     ProviderError,
     ServerError,
@@ -51,18 +50,16 @@ from tui_chat.core.events import (
 )
 from tui_chat.core.models import ChatMessage, ModelInfo, Parameters
 from tui_chat.core.provider_errors import (
-    certificate_sentence,
     classify_status,
     describe,
     preview,
-    redirect_error,
     retry_after_seconds,
     with_detail,
 )
 from tui_chat.core.providers import Provider
 from tui_chat.core.reasoning import ReasoningSplitter
 from tui_chat.core.sse import SSEEvent, SSEParser, StrayLine
-from tui_chat.core.transport import build_http_client, certificate_failure, display_url, proxy_for
+from tui_chat.core.transport import build_http_client, proxy_for
 from tui_chat.core.watchdog import IdleWatchdog
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -114,7 +111,7 @@ class ProviderClient:
         self.proxy = None if transport is not None else proxy_for(provider, env)
         self._http = build_http_client(provider, self.timeouts, headers=headers,
                                        proxy=self.proxy, transport=transport, env=env,
-                                       on_response=self._refuse_redirect)
+                                       on_response=self._check_response)
 
     async def __aenter__(self) -> ProviderClient:
         return self
@@ -345,40 +342,20 @@ class ProviderClient:
             raise classify_status(self._name, None, self._scrub(message), during_stream=True)
 
     def _connect_error(self, error: httpx.HTTPError) -> ProviderError:
-        reason = certificate_failure(error)
-        if reason is not None:
-            return CertificateError(certificate_sentence(
-                self._name, self.provider.base_url, reason, self.provider.name))
-        return ConnectionFailedError(
-            f"Could not connect to {self._name} at {self.provider.base_url}{self._via} "
-            f"({describe(error)}); check {self._what_to_check}."
-        )
+        return network_errors.connect_error(self.provider, self.proxy, error)
 
-    @property
-    def _via(self) -> str:
-        if self.proxy is None:
-            return ""
-        return f" through the proxy {display_url(self.proxy.url)} (from {self.proxy.source})"
-
-    @property
-    def _what_to_check(self) -> str:
-        if self.proxy is None:
-            return "your network or the base URL"
-        return "your network, the base URL or the proxy"
-
-    async def _refuse_redirect(self, response: httpx.Response) -> None:
-        """A 3xx answer is an error (redirects are not followed: the key stays with its base
-        URL). Raised from httpx's response hook, before httpx reads the Location header: an
-        unusable one there was a protocol error, and retried as one."""
-        if not 300 <= response.status_code < 400:
-            return
-        spec = self.provider.spec
-        setting = f"base_url under [providers.{spec.name}] in config.toml"
-        if spec.base_url_env:
-            setting = f"{spec.base_url_env}, or {setting}"
-        raise redirect_error(self._name, response.status_code,
-                             response.headers.get("location"), str(response.request.url),
-                             setting)
+    async def _check_response(self, response: httpx.Response) -> None:
+        """Refuse a 3xx answer, and a proxy's 407, before anything else reads them. A 3xx is
+        an error (redirects are not followed: the key stays with its base URL); raised from
+        httpx's response hook, before httpx reads the Location header: an unusable one there
+        was a protocol error, and retried as one."""
+        if response.status_code == 407 and self.proxy is not None:
+            raise network_errors.proxy_refused(self.provider, self.proxy, 407,
+                                               response.reason_phrase)
+        if 300 <= response.status_code < 400:
+            raise network_errors.redirect_error(self.provider, response.status_code,
+                                                response.headers.get("location"),
+                                                str(response.request.url))
 
     async def _status_error(self, response: httpx.Response, model: str) -> ProviderError:
         try:
@@ -398,10 +375,7 @@ class ProviderClient:
 
     def _timeout_error(self, error: httpx.TimeoutException) -> ProviderError:
         if isinstance(error, httpx.ConnectTimeout | httpx.PoolTimeout):
-            return ConnectionFailedError(
-                f"Timed out connecting to {self._name} at {self.provider.base_url}{self._via}; "
-                f"check {self._what_to_check}."
-            )
+            return network_errors.connect_timeout(self.provider, self.proxy)
         return StreamTimeoutError(
             f"{self._name} did not answer within {self.timeouts.first_byte:g} seconds; "
             "the model may be starting. Try again in a minute."
@@ -422,12 +396,7 @@ class ProviderClient:
         try:
             response = await self._http.get("models", headers=self._auth_headers())
         except httpx.HTTPError as error:
-            failure = self._connect_error(error)
-            if isinstance(failure, CertificateError):
-                raise failure from None
-            raise ConnectionFailedError(
-                f"Could not list {self._name}'s models{self._via} ({describe(error)})."
-            ) from None
+            raise network_errors.listing_failed(self.provider, self.proxy, error) from None
         if response.status_code != 200:
             raise classify_status(self._name, response.status_code,
                             provider_message(response.text), model=None)

@@ -95,6 +95,12 @@ class CertificateError(ConnectionFailedError):
     retryable = False
 
 
+class ProxyRefusedError(ConnectionFailedError):
+    """The proxy refused the request (407: it wants credentials; 403: not allowed)."""
+
+    retryable = False
+
+
 class RedirectError(ProviderError):
     """The provider answered with a redirect; it is not followed (the key stays home)."""
 

@@ -6,7 +6,6 @@ import math
 import re
 import time
 from email.utils import parsedate_to_datetime
-from urllib.parse import urljoin
 
 from tui_chat.core.errors import (
     AuthenticationError,
@@ -15,11 +14,8 @@ from tui_chat.core.errors import (
     ProviderError,
     QuotaError,
     RateLimitError,
-    RedirectError,
     ServerError,
 )
-from tui_chat.core.text import one_line
-from tui_chat.core.transport import display_url
 
 
 def classify_status(
@@ -67,36 +63,6 @@ def classify_status(
     error = cls(f"{with_detail(head, detail)} {advice}", status=status)
     error.summary = head
     return error
-
-
-def redirect_error(name: str, status: int, location: str | None, request_url: str,
-                   base_url_setting: str) -> RedirectError:
-    """A 3xx answer: say it was a redirect, and where to; it is not followed, so that the key
-    only goes to its own base URL."""
-    if location and location.strip():
-        target = one_line(display_url(urljoin(request_url, location.strip())), 200)
-        head = f"{name} answered with a redirect ({status}) to {target}"
-    else:
-        head = f"{name} answered with a redirect ({status}) without saying where to"
-    error = RedirectError(
-        f"{head}; redirects are not followed, so that the API key only goes to its own base "
-        f"URL: update the base URL ({base_url_setting}) if the provider has moved.",
-        status=status)
-    error.summary = head
-    return error
-
-
-def certificate_sentence(name: str, base_url: str, reason: str, section: str) -> str:
-    """Why a TLS certificate was refused, and the setting that fixes it."""
-    if "mismatch" in reason.lower() or "doesn't match" in reason.lower():
-        advice = ("the certificate was issued for another host name: use that name in the "
-                  "base URL")
-    else:
-        advice = (f"if the server uses a private or self-signed certificate, set ca_file under "
-                  f"[providers.{section}] in config.toml (or SSL_CERT_FILE) to the certificate "
-                  "of the CA that signed it")
-    return (f"Could not verify the TLS certificate of {name} at {base_url} "
-            f"({one_line(reason, 160).rstrip('.')}); {advice}. Retrying will not help.")
 
 
 def with_detail(head: str, detail: str | None) -> str:
