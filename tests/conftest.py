@@ -10,7 +10,11 @@ import pytest
 from tests.fakeprovider import FakeProvider
 
 _PROVIDER_ENV = ("CHUTES_API_KEY", "SUTRA_API_KEY", "CHUTES_BASE_URL", "SUTRA_BASE_URL",
-                 "TUI_CHAT_CONFIG", "TUI_CHAT_DB", "TEXTUAL_THEME")
+                 "TUI_CHAT_CONFIG", "TUI_CHAT_DB", "TEXTUAL_THEME",
+                 # A developer's proxy or CA settings must not reroute the loopback servers.
+                 *(f"{name}_proxy" for name in ("http", "https", "all", "no")),
+                 *(f"{name.upper()}_PROXY" for name in ("http", "https", "all", "no")),
+                 "SSL_CERT_FILE", "SSL_CERT_DIR")
 
 
 @pytest.fixture(autouse=True)

@@ -14,6 +14,7 @@ import contextlib
 import json
 import select
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -108,6 +109,9 @@ class Reply:
     stall_seconds: float = 30.0
     gate: threading.Event | None = None  # after `gate_after` frames: wait until it is set
     gate_after: int = 0
+    piece_size: int | None = None  # from frame `pieces_after` on: writes of this many bytes,
+    piece_delay: float = 0.0  # this many seconds apart (a drip, or a long event sent steadily)
+    pieces_after: int = 0
 
     @staticmethod
     def error(status: int, body: dict[str, Any] | str, **headers: str) -> Reply:
@@ -181,14 +185,27 @@ MODELS_LIST = {
 
 
 class _QuietServer(ThreadingHTTPServer):
+    tls: ssl.SSLContext | None = None
+
     def handle_error(self, request: object, client_address: object) -> None:
         """Clients that hang up mid-request are part of the tests; no tracebacks for them."""
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        """With `tls`, each connection is wrapped; its handshake runs in the handler's thread
+        (at its first read), so a client that refuses the certificate stalls nobody else."""
+        connection, address = super().get_request()
+        if self.tls is not None:
+            connection = self.tls.wrap_socket(connection, server_side=True,
+                                              do_handshake_on_connect=False)
+        return connection, address
 
 
 class FakeProvider:
     """Start with `with FakeProvider() as server:`; `server.url` is the base URL."""
 
-    def __init__(self, flavour: str = "chutes", port: int = 0, prefix: str = "/v1") -> None:
+    def __init__(self, flavour: str = "chutes", port: int = 0, prefix: str = "/v1",
+                 tls: ssl.SSLContext | None = None) -> None:
+        """`tls`: serve HTTPS with this server-side context (`url` is then https://)."""
         self.flavour = flavour
         self.prefix = prefix
         self.requests: list[Recorded] = []
@@ -198,13 +215,15 @@ class FakeProvider:
         self._stop = threading.Event()
         self._httpd = _QuietServer(("127.0.0.1", port), self._handler_class())
         self._httpd.daemon_threads = True
+        self._httpd.tls = tls
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
         )
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}{self.prefix}"
+        scheme = "https" if self._httpd.tls is not None else "http"
+        return f"{scheme}://127.0.0.1:{self._httpd.server_address[1]}{self.prefix}"
 
     def script(self, *replies: Reply) -> None:
         with self._lock:
@@ -323,12 +342,24 @@ class FakeProvider:
                         self.connection.shutdown(socket.SHUT_RDWR)
                         self.close_connection = True
                         return
+                    if reply.piece_size and index >= reply.pieces_after:
+                        self._write_in_pieces(frame, reply.piece_size, reply.piece_delay)
+                        continue
                     self.wfile.write(b"%x\r\n%s\r\n" % (len(frame), frame))
                     self.wfile.flush()
                     if reply.delay:
                         time.sleep(reply.delay)
                 self.wfile.write(b"0\r\n\r\n")
                 self.wfile.flush()
+
+            def _write_in_pieces(self, frame: bytes, size: int, delay: float) -> None:
+                for start in range(0, len(frame), size):
+                    if server._stop.is_set():
+                        return
+                    piece = frame[start:start + size]
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                    self.wfile.flush()
+                    time.sleep(delay)
 
             def _hold(self, seconds: float) -> None:
                 """Send nothing for `seconds`, but stop as soon as the client hangs up, so

@@ -46,7 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--temperature", type=float, help="sampling temperature, 0 to 2")
     ask.add_argument("--max-tokens", type=int, help="largest number of tokens in the reply")
     ask.add_argument("--timeout", type=float,
-                     help="seconds without data before a stalled stream is abandoned")
+                     help="seconds without a complete event before a stalled stream is "
+                     "abandoned")
     ask.add_argument("--show-reasoning", action="store_true",
                      help="write the model's reasoning to stderr")
     ask.add_argument("--no-save", action="store_true", help="do not save the exchange")

@@ -157,7 +157,7 @@ async def exercise(pilot: Pilot[Any], app: TuiChatApp, store: Store, disk: Disk,
     assert reply.role is Role.ASSISTANT and len(reply.content) >= arrived
     assert reply.content == "".join(PIECES)[:len(reply.content)]
     assert reply.status in (MessageStatus.INTERRUPTED, MessageStatus.COMPLETE)
-    assert "not saved" in " ".join(rendered_text(screen.query(MessageView)[-1]).split())
+    assert "not saved" in shown_text(screen.query(MessageView)[-1])
     assert app.is_running
     # Room again: the next exchange is saved.
     disk.repair()
@@ -222,6 +222,11 @@ async def test_a_read_only_data_folder_at_start(
     assert services.store.path.parent != tmpfs and not services.store.path.exists()
 
 
+def shown_text(view: MessageView) -> str:
+    """The message's words as one line: wrapped lines joined, the border glyph left out."""
+    return " ".join(rendered_text(view).replace("█", " ").split())
+
+
 def tmp_path_config(mount: Path) -> Path:
     return mount.parent / "config.toml"
 
@@ -256,7 +261,7 @@ async def test_stopping_a_reply_while_the_disk_is_full_keeps_it_on_screen(
         assert reply.status is MessageStatus.INTERRUPTED
         errors = [text for severity, text in notes if severity == "error"]
         assert len(errors) == 1 and "not saved" in errors[0], notes
-        assert "not saved" in " ".join(rendered_text(screen.query(MessageView)[-1]).split())
+        assert "not saved" in shown_text(screen.query(MessageView)[-1])
         disk.repair()
         chutes_server.script(Reply(stream_of(["fine"])))
         screen.prompt.clear()

@@ -78,7 +78,8 @@ async def test_first_run_without_any_key_explains_how_to_add_one(
         assert app.is_running
         assert screen.prompt.text == "hello"  # nothing was lost
         errors = [text for severity, text in notes if severity == "error"]
-        assert len(errors) == 1 and "No API key for Chutes" in errors[0]
+        assert len(errors) == 1 and "No API key is set for Chutes" in errors[0]
+        assert "Press F3 (Settings)" in errors[0] and "config.toml" not in errors[0]
     assert chutes_server.requests == []
 
 

@@ -1,20 +1,28 @@
 """What the command line adds to a core error: the advice that fits a shell user (flags,
-config.toml), where the app would point at its own keys and screens."""
+environment variables, config.toml), where the app points at its own keys and screens."""
 
 from __future__ import annotations
 
-from tui_chat.core.errors import TuiChatError
+from tui_chat.core.errors import Hint, MissingKeyError, ModelNotFoundError, TuiChatError
 from tui_chat.core.secrets import scrub
 from tui_chat.core.text import sanitize
-from tui_chat.core.workspace import NoModelError
 
 
 def advice(error: TuiChatError) -> str:
     """The command line's advice for `error`, or "" when its sentence says it already."""
-    if isinstance(error, NoModelError):
-        provider = error.provider
-        return (f"Pass -m MODEL, or set default_model under [providers.{provider.name}] in "
-                "config.toml.")
+    name = error.provider
+    section = f"[providers.{name}]" if name else "its [providers.NAME] section"
+    if error.hint is Hint.KEY:
+        where = f"{error.key_env} or api_key under {section}" if error.key_env else \
+            f"api_key under {section}"
+        verb = "Set" if isinstance(error, MissingKeyError) else "Check"
+        return f"{verb} {where} in config.toml."
+    if error.hint is Hint.MODEL:
+        if isinstance(error, ModelNotFoundError):
+            return f"List its models with: tui-chat models -p {name}." if name else ""
+        return f"Pass -m MODEL, or set default_model under {section} in config.toml."
+    if error.hint is Hint.TIMEOUT:
+        return "Try again, or raise the timeout with --timeout."
     return ""
 
 

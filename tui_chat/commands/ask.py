@@ -85,12 +85,21 @@ async def _ask(args: argparse.Namespace, context: Context) -> int:
             _open_conversation(workspace, args)
             workspace.override(provider, model)
             workspace.require_model()
+            _warn_about_tls(workspace)
             parameters = _parameters(args, workspace.session.conversation.parameters)
             if args.system is not None:
                 workspace.session.set_system_prompt(args.system)
             return await print_stream(workspace.send(prompt, parameters), args.show_reasoning)
         finally:
             await workspace.aclose()
+
+
+def _warn_about_tls(workspace: Workspace) -> None:
+    from tui_chat.core.transport import tls_warning
+
+    warning = tls_warning(workspace.provider)
+    if warning is not None:  # every time: it is not safe
+        print(f"{PROG}: warning: {warning}", file=sys.stderr)
 
 
 def _wanted_conversation(args: argparse.Namespace) -> str | None:

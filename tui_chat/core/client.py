@@ -8,14 +8,21 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Mapping,
+    Sequence,
+)
 from typing import Any
 
 import httpx
 from pydantic import ValidationError
 
 from tui_chat import __version__
-from tui_chat.core import secrets
+from tui_chat.core import network_errors, secrets
 from tui_chat.core.chunks import (
     ChatCompletionChunk,
     message_from_json,
@@ -25,7 +32,7 @@ from tui_chat.core.chunks import (
 )
 from tui_chat.core.config import Timeouts
 from tui_chat.core.errors import (
-    ConnectionFailedError,
+    Hint,
     InvalidKeyError,
     InvalidURLError,
     ProtocolError,
@@ -55,6 +62,7 @@ from tui_chat.core.provider_errors import (
 from tui_chat.core.providers import Provider
 from tui_chat.core.reasoning import ReasoningSplitter
 from tui_chat.core.sse import SSEEvent, SSEParser, StrayLine
+from tui_chat.core.transport import build_http_client, proxy_for
 from tui_chat.core.watchdog import IdleWatchdog
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -81,6 +89,7 @@ class ProviderClient:
         sleep: Sleep = asyncio.sleep,
         transport: httpx.AsyncBaseTransport | None = None,
         coalesce: float = 0.0,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         """`coalesce`: after a short read (tokens trickling in), wait until this many seconds
         have passed since the previous read before reading again, so the tokens that arrived
@@ -88,7 +97,10 @@ class ProviderClient:
         of CPU here through httpx, anyio and the event loop), so at 100 tokens a second this
         is most of a client's CPU. An app that draws a few times a second loses nothing by
         reading every 0.1 s; `ask`, which prints each token as it comes, keeps 0. A fast
-        stream is never slowed: its reads are long, and a long read is followed at once."""
+        stream is never slowed: its reads are long, and a long read is followed at once.
+
+        `env`: where the proxy variables and SSL_CERT_FILE / SSL_CERT_DIR are read (default
+        os.environ; see tui_chat.core.transport)."""
         self.provider = provider
         self.coalesce = coalesce
         secrets.remember(api_key)
@@ -102,28 +114,16 @@ class ProviderClient:
         self.backoff_base = backoff_base
         self._sleep = sleep
         headers = {"User-Agent": f"tui-chat/{__version__}", **provider.spec.headers}
+        # Proxy, TLS and timeouts: tui_chat.core.transport (raises ConfigError for a proxy or
+        # CA file that cannot be used).
+        self.proxy = None if transport is not None else proxy_for(provider, env)
         try:
-            self._http = self._build_http(headers, transport)
+            self._http = build_http_client(provider, self.timeouts, headers=headers,
+                                           proxy=self.proxy, transport=transport, env=env,
+                                           on_response=self._check_response)
         except httpx.InvalidURL as error:
             raise InvalidURLError(f"The base URL for {provider.display_name} is not a usable "
                                   f"URL ({describe(error)}); fix it in the settings.") from None
-
-    def _build_http(self, headers: dict[str, str],
-                    transport: httpx.AsyncBaseTransport | None) -> httpx.AsyncClient:
-        return httpx.AsyncClient(
-            base_url=self.provider.base_url.rstrip("/") + "/",
-            headers=headers,
-            timeout=httpx.Timeout(
-                connect=self.timeouts.connect,
-                read=self.timeouts.first_byte,
-                write=self.timeouts.connect,
-                pool=self.timeouts.connect,
-            ),
-            transport=transport,
-            # A key is only ever sent to its own provider: never follow a redirect elsewhere.
-            follow_redirects=False,
-            trust_env=False,
-        )
 
     async def __aenter__(self) -> ProviderClient:
         return self
@@ -197,10 +197,7 @@ class ProviderClient:
         except httpx.TimeoutException as error:
             return self._timeout_error(error)
         except httpx.HTTPError as error:
-            return ConnectionFailedError(
-                f"Could not connect to {self._name} at {self.provider.base_url} "
-                f"({describe(error)}); check your network or the base URL."
-            )
+            return self._connect_error(error)
         if response.status_code == 200:
             await self._reject_non_stream(response)
             return response
@@ -240,19 +237,24 @@ class ProviderClient:
             while True:
                 if trickle and (wait := read_at + coalesce - loop.time()) > 0:
                     await asyncio.sleep(wait)  # the consumer's time: the watchdog ignores it
-                watchdog.reading = True
-                read_at = loop.time()
+                watchdog.reading_since = read_at = loop.time()
                 try:
                     data = await next_chunk()
                 except StopAsyncIteration:
                     break
-                finally:
-                    watchdog.touch()
+                items = feed(data)
+                # Before the first yield (the consumer's time): did this read complete an event?
+                # (The common case first: it ends with one.)
+                if items and type(items[-1]) is SSEEvent:
+                    watchdog.progressed()
+                else:
+                    watchdog.read_done(loop.time(), len(data),
+                                       any(type(item) is SSEEvent for item in items))
                 # A short read that had to wait for the network: tokens are trickling in. (A
                 # read served from what httpx had buffered returns at once: no pause then.)
                 trickle = (coalesce > 0 and len(data) < TRICKLE_BYTES
                            and loop.time() - read_at > NETWORK_WAIT)
-                for item in feed(data):
+                for item in items:
                     if isinstance(item, StrayLine):
                         self._raise_stray(item.text)
                         continue
@@ -271,10 +273,12 @@ class ProviderClient:
         except asyncio.CancelledError:
             if not watchdog.fired():
                 raise
+            what = ("sent only a trickle of bytes and no complete event" if watchdog.trickled
+                    else "stopped sending")
             raise StreamTimeoutError(
-                f"{self._name} stopped sending for {watchdog.gap:g} seconds, so the reply was "
-                "cut off; what arrived is kept. Try again, or raise the timeout with --timeout."
-            ) from None
+                f"{self._name} {what} for {watchdog.gap:g} seconds, so the reply was cut off; "
+                "what arrived is kept."
+            ).hinted(Hint.TIMEOUT, self.provider.name) from None
         except httpx.TimeoutException as error:
             raise self._timeout_error(error) from None
         except httpx.HTTPError as error:
@@ -349,6 +353,22 @@ class ProviderClient:
         if message is not None:
             raise classify_status(self._name, None, self._scrub(message), during_stream=True)
 
+    def _connect_error(self, error: httpx.HTTPError) -> ProviderError:
+        return network_errors.connect_error(self.provider, self.proxy, error)
+
+    async def _check_response(self, response: httpx.Response) -> None:
+        """Refuse a 3xx answer, and a proxy's 407, before anything else reads them. A 3xx is
+        an error (redirects are not followed: the key stays with its base URL); raised from
+        httpx's response hook, before httpx reads the Location header: an unusable one there
+        was a protocol error, and retried as one."""
+        if response.status_code == 407 and self.proxy is not None:
+            raise network_errors.proxy_refused(self.provider, self.proxy, 407,
+                                               response.reason_phrase)
+        if 300 <= response.status_code < 400:
+            raise network_errors.redirect_error(self.provider, response.status_code,
+                                                response.headers.get("location"),
+                                                str(response.request.url))
+
     async def _status_error(self, response: httpx.Response, model: str) -> ProviderError:
         try:
             body = await _read_bounded(response)
@@ -361,16 +381,14 @@ class ProviderClient:
         error = classify_status(
             self._name, response.status_code, self._scrub(message) if message else None,
             model=model, key_env=self.provider.spec.api_key_env, retry_after=retry_after,
+            provider=self.provider.name,
         )
         error.retry_after = retry_after
         return error
 
     def _timeout_error(self, error: httpx.TimeoutException) -> ProviderError:
         if isinstance(error, httpx.ConnectTimeout | httpx.PoolTimeout):
-            return ConnectionFailedError(
-                f"Timed out connecting to {self._name} at {self.provider.base_url}; "
-                "check your network or the base URL."
-            )
+            return network_errors.connect_timeout(self.provider, self.proxy)
         return StreamTimeoutError(
             f"{self._name} did not answer within {self.timeouts.first_byte:g} seconds; "
             "the model may be starting. Try again in a minute."
@@ -391,12 +409,12 @@ class ProviderClient:
         try:
             response = await self._http.get("models", headers=self._auth_headers())
         except httpx.HTTPError as error:
-            raise ConnectionFailedError(
-                f"Could not list {self._name}'s models ({describe(error)})."
-            ) from None
+            raise network_errors.listing_failed(self.provider, self.proxy, error) from None
         if response.status_code != 200:
             raise classify_status(self._name, response.status_code,
-                            provider_message(response.text), model=None)
+                                  provider_message(response.text), model=None,
+                                  key_env=self.provider.spec.api_key_env,
+                                  provider=self.provider.name)
         try:
             data = response.json()
         except ValueError:

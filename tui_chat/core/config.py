@@ -2,31 +2,44 @@
 
 Precedence for a provider's key: its environment variable, then `api_key` in the file.
 Precedence for a built-in base URL: CHUTES_BASE_URL / SUTRA_BASE_URL, then the file, then built-in.
+
+Saving keeps the user's file: the file is read with tomlkit (a round-trip TOML library) and
+only the settings that changed are written into it, so comments, key order and keys the
+caller did not change survive; a config.toml that is a symbolic link is written through to its
+target (see `tui_chat.core.files`).
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
 import tomllib
-from collections.abc import Mapping
-from datetime import datetime
+from collections.abc import Mapping, MutableMapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
-import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from tui_chat.core import secrets
 from tui_chat.core.errors import (
     ConfigError,
+    Hint,
     InvalidKeyError,
     InvalidURLError,
     MissingKeyError,
     UnknownProviderError,
 )
+
+# move_aside and write_private_file lived here: callers still import them from here.
+from tui_chat.core.files import move_aside as move_aside
+from tui_chat.core.files import real_path
+from tui_chat.core.files import write_private_file as write_private_file
 from tui_chat.core.models import Parameters
 from tui_chat.core.providers import BUILTIN_PROVIDERS, Provider, ProviderSpec, url_problem
+
+if TYPE_CHECKING:
+    from tomlkit import TOMLDocument
+
+PROXY_SCHEMES = ("http", "https", "socks5", "socks5h")
 
 
 class ProviderConfig(BaseModel):
@@ -47,6 +60,27 @@ class ProviderConfig(BaseModel):
     default_model: str | None = None
     supports_stream_options: bool | None = None
     has_models_endpoint: bool | None = None
+    proxy: str | Literal[False] | None = None
+    """`"http://host:port"` (or https://, socks5://): wins over HTTPS_PROXY and the like;
+    `false`: no proxy for this provider, whatever the environment says."""
+    ca_file: str | None = None
+    """A PEM file of the certificate authorities to trust for this provider (a private CA);
+    it replaces the default set, as SSL_CERT_FILE does."""
+    verify: bool | None = None
+    """`false` turns certificate checks off for this provider; tui-chat warns every time."""
+
+    @field_validator("proxy", mode="before")
+    @classmethod
+    def _check_proxy(cls, value: object) -> object:
+        if value is None or value is False:
+            return value
+        if isinstance(value, str) and value.strip():
+            value = value.strip()
+            scheme = value.partition("://")[0].lower() if "://" in value else "http"
+            if scheme in PROXY_SCHEMES:
+                return value
+        raise ValueError("must be a proxy URL (http://, https://, socks5:// or socks5h://, "
+                         "e.g. http://proxy:3128), or false for no proxy")
 
     @field_validator("api_key", mode="before")
     @classmethod
@@ -125,11 +159,8 @@ class Settings(BaseModel):
         if provider.key_error is not None:
             raise InvalidKeyError(provider.key_error)
         if provider.api_key is None:
-            hint = f"set {provider.spec.api_key_env} or " if provider.spec.api_key_env else ""
-            raise MissingKeyError(
-                f"No API key for {provider.display_name}: {hint}add api_key under "
-                f"[providers.{provider.name}] in config.toml."
-            )
+            raise MissingKeyError(f"No API key is set for {provider.display_name}.").hinted(
+                Hint.KEY, provider.name, provider.spec.api_key_env)
         return provider.api_key.get_secret_value()
 
 
@@ -217,58 +248,69 @@ def load_settings_or_defaults(path: Path) -> tuple[Settings, str | None]:
                             "until then; saving Settings moves the file aside first).")
 
 
-def settings_to_toml(settings: Settings) -> str:
-    data = settings.model_dump(mode="json", exclude_none=True, exclude_defaults=True)
-    for name, section in settings.providers.items():
-        if section.api_key is not None:
-            data.setdefault("providers", {}).setdefault(name, {})["api_key"] = (
-                section.api_key.get_secret_value()
-            )
-    return tomli_w.dumps(data)
+def save_settings(settings: Settings, path: Path, *, base: Settings | None = None
+                  ) -> Path | None:
+    """Write `settings` into the config file atomically, mode 0600 (it may hold keys).
 
+    Only what differs between `base` (default: what the file holds now) and `settings` is
+    written; everything else in the file (comments, order, other keys) is kept as it was. A
+    symbolic link is written through to its target. A file already there that cannot be read
+    as settings (not TOML, invalid, a folder) is the user's: it is moved aside first, never
+    overwritten; returns where it went (else None). Raises OSError."""
+    import tomlkit  # only a save needs it: not on the app's start-up path
 
-def save_settings(settings: Settings, path: Path) -> Path | None:
-    """Write atomically (temp file + rename), mode 0600: the file may hold keys.
-
-    A file already there that cannot be read as settings (not TOML, invalid, a folder) is the
-    user's: it is moved aside first, never overwritten; returns where it went (else None)."""
+    target = real_path(path)
     moved = None
-    if path.is_dir() or _unusable(path):
-        moved = move_aside(path)
-    write_private_file(path, settings_to_toml(settings))
+    try:
+        current = _read_document(target)
+    except ConfigError:
+        moved = move_aside(target)
+        current = None
+    if current is None:
+        document, before = tomlkit.document(), Settings()
+    else:
+        document, before = current
+    _apply_changes(document, _plain(base or before), _plain(settings))
+    write_private_file(target, tomlkit.dumps(document))
     return moved
 
 
-def _unusable(path: Path) -> bool:
+def _read_document(path: Path) -> tuple[TOMLDocument, Settings] | None:
+    """The file as a tomlkit document and as settings; None when there is none. Raises
+    ConfigError when it cannot be used."""
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
+    if not path.exists() and not path.is_dir():
+        return None
+    settings = load_settings(path)
     try:
-        load_settings(path)
-    except ConfigError:
-        return path.exists()
-    return False
+        return tomlkit.parse(path.read_text(encoding="utf-8")), settings
+    except (TOMLKitError, OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"The config file {path} cannot be kept as it is ({error}).") from None
 
 
-def write_private_file(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(fd, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp_name, path)
-    except BaseException:
-        Path(temp_name).unlink(missing_ok=True)
-        raise
+def _plain(settings: Settings) -> dict[str, Any]:
+    """The settings as TOML-ready data, keys included (mode="json" would mask them)."""
+    data = settings.model_dump(mode="json", exclude_none=True)
+    for name, section in settings.providers.items():
+        if section.api_key is not None:
+            data["providers"][name]["api_key"] = section.api_key.get_secret_value()
+    return data
 
 
-def move_aside(path: Path) -> Path:
-    """Rename a file we cannot use to NAME.broken-TIMESTAMP beside it; never delete it."""
-    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    target = path.with_name(f"{path.name}.broken-{stamp}")
-    counter = 1
-    while target.exists():
-        target = path.with_name(f"{path.name}.broken-{stamp}-{counter}")
-        counter += 1
-    path.rename(target)
-    return target
+def _apply_changes(table: MutableMapping[str, Any], before: Mapping[str, Any],
+                   after: Mapping[str, Any]) -> None:
+    """Make `table` hold `after`, touching only the keys whose value differs from `before`."""
+    for key, value in after.items():
+        previous = before.get(key)
+        child = table.get(key)
+        if isinstance(value, dict) and isinstance(child, MutableMapping):
+            _apply_changes(child, previous if isinstance(previous, dict) else {}, value)
+        elif value == {} and previous is None:
+            continue  # an empty section (a provider with nothing set) is not worth a table
+        elif value != previous:
+            table[key] = value
+    for key in before.keys() - after.keys():
+        if key in table:
+            del table[key]

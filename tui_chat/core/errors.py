@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from enum import IntEnum
+from enum import IntEnum, StrEnum
+from typing import Self
 
 from tui_chat.core.secrets import scrub
 
@@ -21,17 +22,42 @@ class ExitCode(IntEnum):
     STORE = 8
 
 
+class Hint(StrEnum):
+    """What a user can do about an error, for each front-end to word in its own terms (the
+    command line names flags and config.toml, the app its keys and screens)."""
+
+    KEY = "key"
+    """The provider's key is missing or was rejected."""
+    MODEL = "model"
+    """No model is chosen, or the provider does not know it."""
+    TIMEOUT = "timeout"
+    """The stream stalled for longer than the read timeout."""
+
+
 class TuiChatError(Exception):
-    """Base class: `str(error)` is the user-facing sentence, with any API key scrubbed out
-    (whatever text went into it: a provider's echo, an exception's repr)."""
+    """Base class: `str(error)` is the user-facing sentence of facts (what happened, which
+    provider, which setting), with any API key scrubbed out (whatever text went into it: a
+    provider's echo, an exception's repr). Advice that depends on the front-end is not in it:
+    `hint` says which kind applies, and the front-end adds its own words."""
 
     exit_code: ExitCode = ExitCode.FAILURE
     retryable: bool = False
+    hint: Hint | None = None
+    provider: str | None = None
+    """The provider's name (as in -p NAME and [providers.NAME]), when one is concerned."""
+    key_env: str | None = None
+    """The environment variable of that provider's key, if it has one."""
 
     def __init__(self, message: str) -> None:
         message = scrub(message)
         super().__init__(message)
         self.message = message
+
+    def hinted(self, hint: Hint, provider: str | None = None,
+               key_env: str | None = None) -> Self:
+        """This error, saying what kind of advice fits it."""
+        self.hint, self.provider, self.key_env = hint, provider, key_env
+        return self
 
 
 class ConfigError(TuiChatError):
@@ -99,6 +125,24 @@ class StreamTimeoutError(ProviderError):
 class ConnectionFailedError(ProviderError):
     exit_code = ExitCode.NETWORK
     retryable = True
+
+
+class CertificateError(ConnectionFailedError):
+    """The server's TLS certificate failed the check: retrying cannot help, a setting can."""
+
+    retryable = False
+
+
+class ProxyRefusedError(ConnectionFailedError):
+    """The proxy refused the request (407: it wants credentials; 403: not allowed)."""
+
+    retryable = False
+
+
+class RedirectError(ProviderError):
+    """The provider answered with a redirect; it is not followed (the key stays home)."""
+
+    exit_code = ExitCode.NETWORK
 
 
 class ProtocolError(ProviderError):

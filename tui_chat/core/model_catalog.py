@@ -139,7 +139,8 @@ class ModelCatalog:
         key = provider.api_key.get_secret_value() if provider.api_key else None
         timeouts = self.settings.timeouts.model_copy(
             update={"first_byte": min(self.settings.timeouts.first_byte, _LIST_TIMEOUT)})
-        async with ProviderClient(provider, key, timeouts=timeouts, max_retries=0) as client:
+        async with ProviderClient(provider, key, timeouts=timeouts, max_retries=0,
+                                  env=self.env) as client:
             return await client.list_models()
 
     def _read_disk(self) -> dict[str, ProviderModels]:

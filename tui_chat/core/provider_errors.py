@@ -9,6 +9,7 @@ from email.utils import parsedate_to_datetime
 
 from tui_chat.core.errors import (
     AuthenticationError,
+    Hint,
     InvalidRequestError,
     ModelNotFoundError,
     ProviderError,
@@ -27,21 +28,24 @@ def classify_status(
     key_env: str | None = None,
     during_stream: bool = False,
     retry_after: float | None = None,
+    provider: str | None = None,
 ) -> ProviderError:
-    """The typed error for an HTTP status (None: an error reported inside the stream)."""
+    """The typed error for an HTTP status (None: an error reported inside the stream). `name`
+    is the provider's display name, `provider` its name; a rejected key or an unknown model
+    carry a hint, for each front-end to say where to fix it."""
     kept = " What arrived before it is kept." if during_stream else ""
     cls: type[ProviderError]
+    hint: Hint | None = None
     if status in (401, 403):
-        where = f"{key_env} or the key in Settings" if key_env else "the key in Settings"
-        cls, head, advice = AuthenticationError, f"{name} rejected the API key ({status})", \
-            f"Check {where}."
+        cls, head, advice, hint = AuthenticationError, \
+            f"{name} rejected the API key ({status})", "", Hint.KEY
     elif status == 402:
         cls, head, advice = QuotaError, f"{name} says the account has no credit left (402)", \
             "Top up the account or switch provider."
     elif status == 404:
         what = f"the model '{model}'" if model else "that endpoint"
-        cls, head, advice = ModelNotFoundError, f"{name} does not know {what} (404)", \
-            f"List models with: tui-chat models -p {name.lower()}."
+        cls, head, advice = ModelNotFoundError, f"{name} does not know {what} (404)", ""
+        hint = Hint.MODEL if model else None
     elif status in (400, 422):
         cls, head, advice = InvalidRequestError, f"{name} rejected the request ({status})", \
             "Check the model and its parameters."
@@ -60,8 +64,10 @@ def classify_status(
             "Try again or regenerate." + kept
     else:
         cls, head, advice = ProviderError, f"{name} answered with HTTP {status}", "Try again."
-    error = cls(f"{with_detail(head, detail)} {advice}", status=status)
+    error = cls(f"{with_detail(head, detail)} {advice}".rstrip(), status=status)
     error.summary = head
+    if hint is not None:
+        error.hinted(hint, provider, key_env)
     return error
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 
@@ -21,6 +23,11 @@ class ProviderSpec(BaseModel):
     # Quirks: is `stream_options: {include_usage: true}` accepted? Is there GET /models?
     supports_stream_options: bool = True
     has_models_endpoint: bool = True
+    # The way there (tui_chat.core.transport): a proxy URL, or False for none (None: the
+    # environment decides); a CA file to trust; verify=False turns certificate checks off.
+    proxy: str | Literal[False] | None = None
+    ca_file: str | None = None
+    verify: bool = True
 
 
 CHUTES = ProviderSpec(

@@ -44,6 +44,7 @@ from pathlib import Path
 
 from tui_chat.core import paths, store_import, store_search, store_tree
 from tui_chat.core.errors import StoreError
+from tui_chat.core.files import make_private_dir, os_error_advice, os_error_reason
 from tui_chat.core.models import (
     Conversation,
     ConversationSummary,
@@ -108,10 +109,11 @@ class Store(Branches):
         """Open (creating if needed) the store at `path`, default `paths.store_file()`."""
         path = path or paths.store_file()
         try:
-            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            make_private_dir(path.parent)
         except OSError as error:
             raise StoreError(f"Cannot create the folder for the conversation store "
-                             f"{path.parent}: {error.strerror}; check its permissions.") from None
+                             f"{path.parent}: {os_error_reason(error)}; "
+                             f"{os_error_advice(error)}.") from None
         try:
             store = cls(connect(path), path)
         except Unusable as problem:

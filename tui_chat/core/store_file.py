@@ -3,18 +3,23 @@
 `connect` raises Unusable (with `.moved`, where the file now is) for a file that is not a
 tui-chat store or is damaged, after renaming it and its -wal/-shm aside; StoreError for a store
 of a newer schema (left untouched), a busy store, or one that cannot be opened at all.
+
+A new store file is created mode 0600 before SQLite opens it (SQLite would create it 0644, or
+0666 under umask 000, and gives its -wal and -shm files the mode of the main file). Errors name
+their real cause: a full disk says the disk is full, a read-only file says so.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from tui_chat.core.config import move_aside
 from tui_chat.core.errors import StoreError
+from tui_chat.core.files import FILE_MODE, make_private, move_aside
 from tui_chat.core.store_schema import OUR_TABLES, SCHEMA_VERSION, migrate
 from tui_chat.core.text import one_line
 
@@ -23,6 +28,8 @@ BUSY_TIMEOUT_SECONDS = 10.0
 # and report damage when a damaged page is read.
 QUICK_CHECK_MAX_BYTES = 100 * 1024 * 1024
 _CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
+_SQLITE_READONLY = 8
+_SQLITE_FULL = 13
 
 
 class Unusable(Exception):
@@ -34,7 +41,7 @@ class Unusable(Exception):
 
 def connect(path: Path) -> sqlite3.Connection:
     """Connect, check and migrate. Raises Unusable (move aside) or StoreError (leave it)."""
-    is_new = not path.exists()
+    _create_private(path)
     identity = _identity(path)
     try:
         conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None,
@@ -43,9 +50,6 @@ def connect(path: Path) -> sqlite3.Connection:
         raise StoreError(f"Cannot open the conversation store {path} ({error}); "
                          "check the file and its folder's permissions.") from None
     conn.row_factory = sqlite3.Row
-    if is_new:
-        with contextlib.suppress(OSError):
-            path.chmod(0o600)
     try:
         _check_and_migrate(conn, path)
     except Unusable as problem:
@@ -59,6 +63,16 @@ def connect(path: Path) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+def _create_private(path: Path) -> None:
+    """An empty file (a valid empty database) with mode 0600, unless one is there already."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    except OSError:
+        return  # it exists (or cannot be created: sqlite3.connect then says why)
+    os.fchmod(fd, FILE_MODE)  # the umask may have taken bits away; never added any
+    os.close(fd)
 
 
 def _identity(path: Path) -> tuple[int, int] | None:
@@ -130,6 +144,14 @@ def _enable_wal(conn: sqlite3.Connection) -> None:
 
 def _store_error(path: Path, error: sqlite3.Error) -> StoreError:
     text = str(error)
+    code = (getattr(error, "sqlite_errorcode", None) or 0) & 0xFF  # the primary result code
+    if code == _SQLITE_FULL:
+        return StoreError(f"The conversation store {path} could not be written: the disk is "
+                          "full; free some space and try again.")
+    if code == _SQLITE_READONLY:
+        return StoreError(f"The conversation store {path} could not be written: it is "
+                          "read-only (the file, its folder or the disk); check their "
+                          "permissions.")
     if "locked" in text or "busy" in text:
         return StoreError(f"The conversation store {path} is busy in another process; "
                           "try again in a moment.")
@@ -152,5 +174,7 @@ def _move_aside_with_sidecars(path: Path) -> Path:
     for suffix in ("-wal", "-shm"):
         sidecar = path.with_name(path.name + suffix)
         if sidecar.exists():
-            sidecar.rename(moved.with_name(moved.name + suffix))
+            aside = moved.with_name(moved.name + suffix)
+            sidecar.rename(aside)
+            make_private(aside)
     return moved

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tui_chat.core.config import Settings
-from tui_chat.core.errors import TuiChatError, UsageError
+from tui_chat.core.errors import Hint, TuiChatError, UsageError
 from tui_chat.core.models import Message, Parameters
 from tui_chat.core.providers import Provider
 from tui_chat.core.session import ChatSession, SessionEvent
@@ -50,7 +50,7 @@ class NoModelError(UsageError):
     def __init__(self, provider: Provider) -> None:
         super().__init__(f"No model is chosen for {provider.display_name}, and it has no "
                          "default model.")
-        self.provider = provider
+        self.hinted(Hint.MODEL, provider.name)
 
 
 def default_model_for(settings: Settings, provider: Provider) -> str | None:
@@ -256,7 +256,7 @@ class Workspace:
         return ProviderClient(provider, self.settings.require_key(provider),
                               timeouts=self.settings.timeouts,
                               max_retries=self.settings.max_retries,
-                              coalesce=self.read_coalesce)
+                              coalesce=self.read_coalesce, env=self.env)
 
     def client(self) -> ProviderClient:
         """The current provider's client (MissingKeyError and friends when it cannot be

@@ -31,6 +31,7 @@ from tui_chat.core.session import (
 from tui_chat.core.store import ConversationGoneError
 from tui_chat.core.text import one_line, sanitize
 from tui_chat.core.workspace import SettingsChange, Workspace
+from tui_chat.ui.advice import sentence
 from tui_chat.ui.messages import ConversationChanged
 from tui_chat.ui.screens.reply_presenter import ReplyPresenter
 from tui_chat.ui.screens.sidebar_actions import SidebarActions
@@ -258,7 +259,7 @@ class ConversationScreen(Screen[None]):
             await presenter.failed_before_reply(error.message, notify=False)
             self.conversation_gone(error, replied=False)
         except TuiChatError as error:
-            await presenter.failed_before_reply(error.message)
+            await presenter.failed_before_reply(sentence(error))
         except Exception:
             await presenter.stopped()  # a bug: show what was saved, then report it
             raise

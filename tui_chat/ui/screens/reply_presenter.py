@@ -21,6 +21,7 @@ from tui_chat.core.session import (
 )
 from tui_chat.core.store import ConversationGoneError
 from tui_chat.core.text import sanitize
+from tui_chat.ui.advice import sentence
 
 if TYPE_CHECKING:
     from tui_chat.ui.screens.conversation import ConversationScreen
@@ -71,7 +72,7 @@ class ReplyPresenter:
             await self._reply_ended(event.message)
         elif isinstance(event, ReplyFailed):
             gone = isinstance(event.error, ConversationGoneError)
-            await self._reply_ended(event.message, event.error.message, notify=not gone)
+            await self._reply_ended(event.message, sentence(event.error), notify=not gone)
             if isinstance(event.error, ConversationGoneError):  # says so itself, once
                 self.host.conversation_gone(event.error, replied=True)
 

@@ -24,6 +24,7 @@ from textual.widgets import Button, Input, Label, OptionList, Select, Static, Te
 
 from tui_chat.core.config import Settings, save_settings
 from tui_chat.core.errors import TuiChatError
+from tui_chat.core.files import os_error_advice, os_error_reason
 from tui_chat.core.model_catalog import ModelCatalog
 from tui_chat.core.text import one_line
 from tui_chat.ui.screens.model_picker import ModelChoice, ModelPickerScreen
@@ -217,10 +218,11 @@ class SettingsScreen(ModalScreen[Settings | None]):
             return
         if self.path is not None:
             try:
-                moved = await asyncio.to_thread(save_settings, settings, self.path)
+                moved = await asyncio.to_thread(save_settings, settings, self.path,
+                                                base=self.settings)
             except OSError as error:
-                self._summary(f"Could not save {self.path} ({error.strerror or error}); "
-                              "check the folder's permissions. Nothing was changed.")
+                self._summary(f"Could not save {self.path}: {os_error_reason(error)}; "
+                              f"{os_error_advice(error)}. Nothing was changed.")
                 return
             if moved is not None:
                 self.notify(f"The old {self.path} could not be read, so it was moved to "
