@@ -183,3 +183,17 @@ def test_terminal_output_drops_escape_sequences(chutes_server: FakeProvider) -> 
     assert code == 0
     assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
     assert text.startswith("safe]0;pwned ]52;c;ZXZpbA==[2Jend")
+
+
+def test_bytes_that_are_not_utf8_in_the_prompt_become_replacement_characters(
+        chutes_server: FakeProvider, tmp_path: Path) -> None:
+    chutes_server.script(Reply(stream_of(["ok"])), Reply(stream_of(["ok"])))
+    env = {**os.environ, **chutes_env(chutes_server), "TUI_CHAT_DB": str(tmp_path / "s.db")}
+    argv = subprocess.run([sys.executable, "-m", "tui_chat", "ask", os.fsdecode(b"hi \xff")],
+                          capture_output=True, env=env, timeout=60, check=False)
+    piped = subprocess.run([sys.executable, "-m", "tui_chat", "ask", "-"], input=b"yo \xfe",
+                           capture_output=True, env=env, timeout=60, check=False)
+    for result in (argv, piped):
+        assert result.returncode == 0 and b"Traceback" not in result.stderr, result.stderr
+    sent = [r.body["messages"][-1]["content"] for r in chutes_server.requests]
+    assert sent == ["hi \ufffd", "yo \ufffd"]

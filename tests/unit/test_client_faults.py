@@ -7,7 +7,7 @@ import json
 from collections.abc import AsyncIterator
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from tests.fakeprovider import FakeProvider, Reply, chunk, sse, stream_of
@@ -53,6 +53,9 @@ garbage = st.text(st.characters(blacklist_characters="\r\n", blacklist_categorie
 def test_garbage_and_random_splits_never_crash_or_lose_text(
     pieces: list[str], cuts: list[int], junk: list[tuple[int, str]]
 ) -> None:
+    # A reply that opens with a reasoning tag is reasoning, not answer text: the reasoning
+    # splitter's own tests cover it (hypothesis once found `<think>` here).
+    assume(not "".join(pieces).lstrip().startswith("<think"))
     frames = stream_of(pieces)
     first_junk = len(frames)
     for position, line in sorted(junk, reverse=True):

@@ -22,17 +22,21 @@ from tui_chat.core.events import ContentDelta, FinishReason, ReasoningDelta, Ret
 from tui_chat.core.models import Parameters
 from tui_chat.core.session import ReplyFailed, SessionEvent
 from tui_chat.core.store import Store
-from tui_chat.core.text import cleaner_for, sanitize
+from tui_chat.core.text import cleaner_for, sanitize, without_lone_surrogates
 from tui_chat.core.workspace import Workspace
 
 PROG = "tui-chat"
 
 
 def read_prompt(prompt: str | None, stdin: TextIO) -> str:
+    """The prompt from the argument or stdin. Bytes that are not UTF-8 (in either) become
+    U+FFFD, as the store can only hold text."""
     if prompt is None or prompt == "-":
         if prompt is None and stdin.isatty():
             raise UsageError("No prompt: pass it as an argument, or pipe it in and use '-'.")
-        prompt = stdin.read()
+        raw = getattr(stdin, "buffer", None)
+        prompt = raw.read().decode("utf-8", "replace") if raw is not None else stdin.read()
+    prompt = without_lone_surrogates(prompt)
     if not prompt.strip():
         raise UsageError("The prompt is empty: pass some text to ask.")
     return prompt

@@ -73,7 +73,7 @@ from tui_chat.core.store_schema import (
     summary_from,
     to_text,
 )
-from tui_chat.core.text import one_line
+from tui_chat.core.text import one_line, without_lone_surrogates
 
 LEASE_SECONDS = 3600.0
 INTERRUPTED_NOTE = "The reply was cut off when tui-chat stopped; the text received so far is kept."
@@ -231,7 +231,7 @@ class Store(Branches):
 
     def rename_conversation(self, conversation_id: str, title: str) -> Conversation:
         """Set the title (made one line, trimmed); returns the updated conversation."""
-        clean = one_line(title, 200)
+        clean = one_line(without_lone_surrogates(title), 200)
         if not clean:
             raise StoreError("The new title is empty: give a title with some text.")
         with self._write() as conn:
