@@ -250,3 +250,22 @@ async def test_long_lists_draw_the_newest_and_say_so(store: Store, tmp_path: Pat
         sidebar.query_one("#conversation-filter", Input).value = "trip"
         await until(pilot, lambda: sidebar.search_done)
         assert [o.id for o in sidebar.option_list.options] == [ids["trip"]]
+
+
+async def test_the_mark_follows_the_conversation_on_screen(make_app: AppFactory,
+                                                           store: Store) -> None:
+    ids = seed(store)
+    app = make_app(conversation=ids["python"])
+    async with app.run_test(size=(120, 30)) as pilot:
+        sidebar = await open_sidebar_on(pilot, 0)
+
+        def marked() -> list[str | None]:
+            return [o.id for o in sidebar.option_list.options if str(o.prompt).startswith("●")]
+
+        assert marked() == [ids["python"]]
+        await pilot.press("ctrl+n")
+        await until(pilot, lambda: marked() == [])
+        sidebar.option_list.focus()
+        sidebar.option_list.highlighted = 2  # "Trip planning"
+        await pilot.press("enter")
+        await until(pilot, lambda: marked() == [ids["trip"]])

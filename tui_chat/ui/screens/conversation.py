@@ -151,6 +151,9 @@ class ConversationScreen(Screen[None]):
         await self.message_list.load(messages)
         self.prompt.prompt_history = [m.content for m in messages if m.role is Role.USER][-100:]
         self.refresh_chrome()
+        sidebar = self.sidebar
+        if sidebar is not None:
+            sidebar.refresh_active()
 
     def refresh_chrome(self, state: str | None = None) -> None:
         """Title bar, empty-state hint and status line from the workspace's state."""
@@ -406,14 +409,15 @@ class ConversationScreen(Screen[None]):
         found = self.query(ConversationList)
         return found.first() if found else None
 
+    def _active_id(self) -> str | None:
+        session = self.workspace.session
+        return session.conversation.id if session.is_saved else None
+
     async def action_toggle_sidebar(self) -> None:
         """Mounted on first use: start-up does not pay for listing conversations."""
         sidebar = self.sidebar
         if sidebar is None:
-            session = self.workspace.session
-            sidebar = ConversationList(self.workspace.store,
-                                       active_id=session.conversation.id if session.is_saved
-                                       else None)
+            sidebar = ConversationList(self.workspace.store, active=self._active_id)
             await self.query_one("#body").mount(sidebar, before=0)
             sidebar.option_list.focus()
         elif sidebar.display and sidebar.has_focus_within:
@@ -426,7 +430,6 @@ class ConversationScreen(Screen[None]):
     def on_conversation_changed(self, event: ConversationChanged) -> None:
         sidebar = self.sidebar
         if sidebar is not None:
-            sidebar.active_id = event.conversation_id
             sidebar.reload()
 
     @on(ConversationList.ConversationChosen)

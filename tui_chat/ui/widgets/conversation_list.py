@@ -103,12 +103,12 @@ class ConversationList(Vertical):
             self.conversation_id = conversation_id
             self.title = title
 
-    def __init__(self, store: Store, *, active_id: str | None = None,
+    def __init__(self, store: Store, *, active: Callable[[], str | None] = lambda: None,
                  local_time: Callable[[datetime], datetime] | None = None,
                  id: str | None = "sidebar", classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.store = store
-        self.active_id = active_id
+        self._active = active
         self._local_time = local_time or (lambda moment: moment.astimezone())
         self._summaries: list[ConversationSummary] = []
         self._loaded_ids: set[str] = set()
@@ -147,8 +147,13 @@ class ConversationList(Vertical):
             self._hits = {}
             self._draw()
 
-    def set_active(self, conversation_id: str | None) -> None:
-        self.active_id = conversation_id
+    @property
+    def active_id(self) -> str | None:
+        """The conversation on screen, asked of its owner each time (no copy to go stale)."""
+        return self._active()
+
+    def refresh_active(self) -> None:
+        """The conversation on screen changed: mark it."""
         self._draw()
 
     def _draw(self) -> None:
@@ -281,7 +286,6 @@ class ConversationList(Vertical):
         if event.option.id is None:
             return
         hit = self._hits.get(event.option.id)
-        self.set_active(event.option.id)
         self.post_message(self.ConversationChosen(event.option.id,
                                                   hit.message_id if hit else None))
 
@@ -310,6 +314,4 @@ class ConversationList(Vertical):
 
     def forget(self, conversation_id: str) -> None:
         """`conversation_id` was deleted: list the others."""
-        if self.active_id == conversation_id:
-            self.active_id = None
         self.reload()
