@@ -10,7 +10,7 @@ from textual.pilot import Pilot
 from tests.ui.conftest import conversation, wait_until
 
 
-async def wait_idle(pilot: Pilot[Any], seconds: float = 30) -> None:
+async def wait_idle(pilot: Pilot[Any], seconds: float = 120) -> None:
     """Until the conversation screen has no reply streaming."""
     await pilot.pause(0.02)
     await wait_until(pilot, lambda: not conversation(pilot.app).streaming, seconds)

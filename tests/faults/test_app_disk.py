@@ -243,7 +243,7 @@ async def test_stopping_a_reply_while_the_disk_is_full_keeps_it_on_screen(
         make_app: AppFactory, store: Store, chutes_server: FakeProvider) -> None:
     """Esc, then the store cannot save the partial reply: it stays on screen, the user is told
     it was not saved, and the stop still stops."""
-    chutes_server.script(Reply(stream_of(PIECES), stall_after=4, stall_seconds=30))
+    chutes_server.script(Reply(stream_of(PIECES), stall_after=4, stall_seconds=600))
     app = make_app()
     disk = PageLimit(store)
     async with app.run_test(size=(100, 30), notifications=True) as pilot:

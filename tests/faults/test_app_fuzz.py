@@ -4,6 +4,8 @@ the text that arrived before the garbage, on screen or in the store."""
 
 from __future__ import annotations
 
+import pytest
+
 import asyncio
 import itertools
 from typing import Any
@@ -33,6 +35,7 @@ def split_at(data: bytes, cuts: list[int]) -> list[bytes]:
 @given(cuts=st.lists(st.integers(min_value=0, max_value=10_000), max_size=12),
        garbage_at=st.none() | st.integers(min_value=2, max_value=len(PIECES)),
        garbage=st.sampled_from(GARBAGE))
+@pytest.mark.slow
 def test_random_splits_and_garbage_through_the_app(
         make_app: AppFactory, store: Store, chutes_server: FakeProvider,
         cuts: list[int], garbage_at: int | None, garbage: bytes) -> None:

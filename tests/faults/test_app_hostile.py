@@ -77,7 +77,7 @@ async def assert_responsive(pilot: Pilot[Any]) -> None:
 async def test_hostile_streamed_reply(make_app: AppFactory, store: Store,
                                       chutes_server: FakeProvider) -> None:
     chutes_server.script(Reply(stream_of(PIECES[:-2]), stall_after=len(PIECES) - 1,
-                               stall_seconds=30))
+                               stall_seconds=600))
     chutes_server.script(Reply(stream_of(PIECES)))
     app = make_app()
     async with app.run_test(size=(100, 40), notifications=True) as pilot:

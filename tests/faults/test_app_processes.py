@@ -64,6 +64,7 @@ def saved_reply(db: Path) -> tuple[str, str] | None:
     return (row[0], row[1]) if row else None
 
 
+@pytest.mark.slow
 async def test_sigkill_mid_stream_then_restart_shows_the_partial_reply(
         env: dict[str, str], chutes_server: FakeProvider) -> None:
     words = [f"word{i} " for i in range(400)]
@@ -116,6 +117,7 @@ async def test_sigkill_mid_stream_then_restart_shows_the_partial_reply(
         services.store.close()
 
 
+@pytest.mark.slow
 def test_two_app_instances_write_to_the_same_store(env: dict[str, str],
                                                    chutes_server: FakeProvider) -> None:
     db = Path(env["TUI_CHAT_DB"])

@@ -36,6 +36,7 @@ def leaks(text: str | bytes) -> list[str]:
     return [secret for secret in SECRETS if secret.encode() in data]
 
 
+@pytest.mark.slow
 async def test_keys_appear_nowhere_the_app_writes_or_shows(
         tmp_path: Path, isolated_dirs: Path, chutes_server: FakeProvider,
         sutra_server: FakeProvider, monkeypatch: pytest.MonkeyPatch,

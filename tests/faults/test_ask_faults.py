@@ -39,7 +39,7 @@ def _partial(tail: list[bytes]) -> list[bytes]:
 FAULTS: dict[str, Fault] = {
     "drop": Fault(Reply(stream_of(WORDS), drop_after=6), 6, "broke during the reply", PARTIAL,
                   MessageStatus.INTERRUPTED),
-    "stall": Fault(Reply(stream_of(WORDS), stall_after=6, stall_seconds=5), 5,
+    "stall": Fault(Reply(stream_of(WORDS), stall_after=6, stall_seconds=120), 5,
                    "stopped sending for 0.5 seconds", PARTIAL, MessageStatus.INTERRUPTED),
     "401": Fault(Reply.error(401, {"detail": "Invalid token."}), 3, "rejected the API key (401)"),
     "402": Fault(Reply.error(402, {"detail": {"message": "Quota exceeded"}}), 4, "(402)"),
@@ -137,6 +137,7 @@ def test_one_megabyte_event(chutes_server: FakeProvider) -> None:
     assert last_exchange()[1] == big
 
 
+@pytest.mark.slow
 def test_hundred_thousand_chunk_reply(chutes_server: FakeProvider) -> None:
     chutes_server.script(Reply(stream_of(["z"] * 100_000)))
     result = ask(chutes_server, "many", timeout=300)

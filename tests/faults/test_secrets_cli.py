@@ -3,6 +3,8 @@ error messages or any output of the command line (issue 6, command-line half).""
 
 from __future__ import annotations
 
+import pytest
+
 import os
 import subprocess
 import sys
@@ -15,6 +17,7 @@ FILE_KEY = "sutra-filekey-distinctive-2222-FILESECRET"
 SECRETS = (ENV_KEY, FILE_KEY, "ENVSECRET", "FILESECRET")
 
 
+@pytest.mark.slow
 def test_keys_appear_nowhere_but_the_config_file(tmp_path: Path, chutes_server: FakeProvider,
                                                  sutra_server: FakeProvider) -> None:
     home = Path(os.environ["XDG_CONFIG_HOME"]).parent

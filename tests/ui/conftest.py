@@ -68,8 +68,9 @@ def make_app(store: Store, tmp_path: Path, chutes_server: FakeProvider,
 
 
 async def wait_until(pilot: Pilot[Any], predicate: Callable[[], bool],
-                     seconds: float = 5.0) -> None:
-    """Pause the pilot until `predicate()` holds (fails the test after `seconds`)."""
+                     seconds: float = 60.0) -> None:
+    """Pause the pilot until `predicate()` holds. `seconds` only bounds a broken build: it is
+    not a timing (CI is a loaded 2-core machine, where a long reply takes many times longer)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
     while not predicate():

@@ -69,7 +69,7 @@ async def test_reasoning_streams_into_thinking_block_collapsed_when_answer_start
 async def test_escape_stops_stream_and_keeps_partial_reply_saved_as_interrupted(
         make_app: AppFactory, store: Store, chutes_server: FakeProvider) -> None:
     # Five frames (role + word0..word3), then the server holds the stream open.
-    chutes_server.script(Reply(stream_of(WORDS), stall_after=5, stall_seconds=20))
+    chutes_server.script(Reply(stream_of(WORDS), stall_after=5, stall_seconds=600))
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("g", "o", "enter")
@@ -126,7 +126,7 @@ async def test_error_after_first_token_keeps_partial_reply(
 
 async def test_second_prompt_while_streaming_is_refused_not_lost(
         make_app: AppFactory, chutes_server: FakeProvider) -> None:
-    chutes_server.script(Reply(stream_of(WORDS), stall_after=5, stall_seconds=20))
+    chutes_server.script(Reply(stream_of(WORDS), stall_after=5, stall_seconds=600))
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         notes = record_notifications(app)

@@ -188,7 +188,7 @@ async def test_escape_cancels_an_edit(make_app: AppFactory) -> None:
 async def test_sidebar_opens_another_conversation_stopping_the_stream(
         make_app: AppFactory, store: Store, chutes_server: FakeProvider) -> None:
     older = saved_conversation(store, 2)
-    chutes_server.script(Reply(stream_of(["partial ", "rest"]), stall_after=2, stall_seconds=20))
+    chutes_server.script(Reply(stream_of(["partial ", "rest"]), stall_after=2, stall_seconds=600))
     app = make_app()
     async with app.run_test(size=(120, 30)) as pilot:
         screen = conversation(app)

@@ -32,7 +32,7 @@ def without_escapes(text: str) -> bool:
 async def test_markup_and_escape_sequences_in_a_reply_are_literal_and_inert(
         make_app: AppFactory, chutes_server: FakeProvider) -> None:
     # First the reply streams and stalls, so the live view can be checked too.
-    chutes_server.script(Reply(stream_of(HOSTILE), stall_after=len(HOSTILE), stall_seconds=20))
+    chutes_server.script(Reply(stream_of(HOSTILE), stall_after=len(HOSTILE), stall_seconds=600))
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         screen = conversation(app)
@@ -87,7 +87,7 @@ async def test_a_link_in_the_live_reply_is_text_with_its_address_not_a_hyperlink
         make_app: AppFactory, chutes_server: FakeProvider) -> None:
     """Links open only through `o` and a confirmation: the live view draws them as text."""
     pieces = ["See [the docs](https://docs.example/a) ", "for more.\n\n", "Next"]
-    chutes_server.script(Reply(stream_of(pieces), stall_after=len(pieces) + 1, stall_seconds=20))
+    chutes_server.script(Reply(stream_of(pieces), stall_after=len(pieces) + 1, stall_seconds=600))
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         screen = conversation(app)
@@ -119,7 +119,7 @@ async def test_copy_message_and_last_code_block(make_app: AppFactory,
 async def test_store_message_interrupted_when_app_quits_mid_stream(
         make_app: AppFactory, store: Store, chutes_server: FakeProvider) -> None:
     chutes_server.script(Reply(stream_of(["partial ", "more"]), stall_after=2,
-                               stall_seconds=20))
+                               stall_seconds=600))
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         screen = conversation(app)

@@ -32,7 +32,7 @@ def test_conversation_mid_stream_snapshot(snap_compare: Any, make_app: AppFactor
     chat = seed_demo(store)
     pieces = ["<think>", "The user wants an example.", "</think>", *STREAM_PIECES]
     chutes_server.script(Reply(stream_of(pieces), stall_after=len(pieces) + 1,
-                               stall_seconds=10))
+                               stall_seconds=600))
 
     async def mid_stream(pilot: Pilot[Any]) -> None:
         screen = conversation(pilot.app)

@@ -61,7 +61,7 @@ async def test_a_long_reply_redraws_only_its_last_block(
         make_app: AppFactory, chutes_server: FakeProvider) -> None:
     paragraphs = [f"Paragraph {i} with **bold** and `code`.\n\n" for i in range(300)]
     chutes_server.script(Reply(stream_of(paragraphs), stall_after=len(paragraphs) + 1,
-                               stall_seconds=20))
+                               stall_seconds=600))
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         screen = conversation(app)
@@ -157,7 +157,7 @@ async def test_a_resize_while_streaming_redraws_the_live_reply_for_the_new_width
               for i in range(12)]
     pieces += ["```python\n", *[f"value_{i} = {i}\n" for i in range(50)], "Tail"]
     chutes_server.script(Reply(stream_of(pieces), stall_after=len(pieces) + 1,
-                               stall_seconds=20))
+                               stall_seconds=600))
     app = make_app()
     async with app.run_test(size=(100, 40)) as pilot:
         screen = conversation(app)

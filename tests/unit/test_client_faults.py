@@ -50,6 +50,7 @@ garbage = st.text(st.characters(blacklist_characters="\r\n", blacklist_categorie
 @settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(pieces=words, cuts=st.lists(st.integers(0, 100_000), max_size=25),
        junk=st.lists(st.tuples(st.integers(0, 100), garbage), max_size=4))
+@pytest.mark.slow
 def test_garbage_and_random_splits_never_crash_or_lose_text(
     pieces: list[str], cuts: list[int], junk: list[tuple[int, str]]
 ) -> None:
@@ -88,6 +89,7 @@ async def test_one_event_of_a_megabyte(chutes_server: FakeProvider) -> None:
     assert text == big + "!"
 
 
+@pytest.mark.slow
 async def test_a_hundred_thousand_chunk_reply() -> None:
     frames = stream_of(["ab"] * 100_000)
     raw = b"".join(frames)
