@@ -4,12 +4,11 @@ the text that arrived before the garbage, on screen or in the store."""
 
 from __future__ import annotations
 
-import pytest
-
 import asyncio
 import itertools
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

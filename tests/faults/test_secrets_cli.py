@@ -3,12 +3,12 @@ error messages or any output of the command line (issue 6, command-line half).""
 
 from __future__ import annotations
 
-import pytest
-
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
 
