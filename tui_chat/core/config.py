@@ -132,6 +132,8 @@ class Settings(BaseModel):
     timeouts: Timeouts = Field(default_factory=Timeouts)
     max_retries: int = Field(default=3, ge=0, le=10)
     providers: dict[str, ProviderConfig] = Field(default_factory=dict)
+    keys: dict[str, str | list[str]] = Field(default_factory=dict)
+    """`[keys]`: binding id -> one key, or several (the README lists the ids)."""
 
     def provider_names(self) -> list[str]:
         return list(dict.fromkeys([*BUILTIN_PROVIDERS, *self.providers]))

@@ -52,6 +52,8 @@ class TuiChatApp(App[int]):
         self.services = services
         self._crash: BaseException | None = None
         self._stopping = False
+        self.user_keymap: dict[str, str] = {}
+        """The keys of `[keys]` in config.toml in force (help and palette show them)."""
         self.workspace = services.workspace
         # Raise here (before the terminal switches mode) for an unknown provider or id.
         self._initial: list[Message] | None = None
@@ -90,6 +92,7 @@ class TuiChatApp(App[int]):
 
     async def on_mount(self) -> None:
         self._catch_stop_signals()
+        self.apply_keys(self.workspace.settings)
         note = install_themes(self, self.services.settings.theme,  # type: ignore[arg-type]
                               self._theme_dirs)
         if note:
@@ -110,6 +113,18 @@ class TuiChatApp(App[int]):
         self.call_after_refresh(self.run_worker, warm_up, thread=True, group="warm-up",
                                 exit_on_error=False)
 
+    def apply_keys(self, settings: Settings) -> None:
+        """Put the user's `[keys]` in force; each problem is one notification."""
+        if not settings.keys and not self.user_keymap:
+            return  # nothing to check: start-up imports no other screen for it
+        from tui_chat.ui.keymap import check_keymap
+
+        keymap, problems = check_keymap(settings.keys, str(self.services.config_path))
+        self.user_keymap = keymap
+        self.set_keymap(keymap)
+        for problem in problems:
+            self.notify(problem, title="Keys", severity="warning", markup=False, timeout=15)
+
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
@@ -127,6 +142,7 @@ class TuiChatApp(App[int]):
         if settings is None:
             return
         change = await self.workspace.apply_settings(settings)
+        self.apply_keys(settings)
         conversation = self.conversation_screen
         if conversation is not None:
             await conversation.settings_changed(change, no_key_sentence(self.workspace))

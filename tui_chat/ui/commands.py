@@ -17,7 +17,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.screen import Screen
 
-from tui_chat.ui.screens.help import key_label, node_bindings, screen_nodes
+from tui_chat.ui.screens.help import key_label, node_bindings, screen_nodes, user_keymap
 
 _SKIPPED_ACTIONS = {"command_palette", "app.command_palette"}
 
@@ -36,7 +36,8 @@ def binding_commands(app: App[Any], screen: Screen[Any] | None) -> list[PaletteC
     commands: list[PaletteCommand] = []
     seen: set[str] = set()
     for node in [*screen_nodes(screen), app]:
-        for binding in node_bindings(type(node), own_only=not isinstance(node, App | Screen)):
+        for binding in node_bindings(type(node), own_only=not isinstance(node, App | Screen),
+                                     keymap=user_keymap(app)):
             if (not binding.description or binding.system
                     or binding.action in _SKIPPED_ACTIONS):
                 continue

@@ -7,7 +7,7 @@ Ctrl+J inserts a newline: TextArea swallows Enter, so the prompt handles both in
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -22,6 +22,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from tui_chat.core.text import one_line
+from tui_chat.ui.keymap import remapped
 
 PROMPT_KEYS: tuple[tuple[str, str], ...] = (
     ("enter", "Send the prompt"),
@@ -40,8 +41,10 @@ class KeyHelp:
     description: str
 
 
-def node_bindings(node_type: type[DOMNode], *, own_only: bool = False) -> list[Binding]:
-    """The bindings a class has, merged through its bases as Textual merges them.
+def node_bindings(node_type: type[DOMNode], *, own_only: bool = False,
+                  keymap: Mapping[str, str] | None = None) -> list[Binding]:
+    """The bindings a class has, merged through its bases as Textual merges them, with the
+    user's keys (`keymap`, see ui/keymap.py) in place of the declared ones.
 
     `own_only`: only those declared by tui-chat's classes (not a widget's built-in scrolling).
     """
@@ -54,7 +57,7 @@ def node_bindings(node_type: type[DOMNode], *, own_only: bool = False) -> list[B
         if own_only and not base.__module__.startswith("tui_chat."):
             continue
         declared: Iterable[BindingType] = base.__dict__.get("BINDINGS", [])
-        for binding in Binding.make_bindings(declared):
+        for binding in remapped(Binding.make_bindings(declared), keymap or {}):
             merged[binding.key] = binding
     return list(merged.values())
 
@@ -76,6 +79,12 @@ def key_label(binding: Binding) -> str:
     else:
         name = _KEY_NAMES.get(key, key.upper() if re.fullmatch(r"f\d+", key) else key.title())
     return "+".join([*(m.title() for m in modifiers), name])
+
+
+def user_keymap(app: App[object]) -> Mapping[str, str]:
+    """The keys the user remapped (`[keys]` in config.toml), as the app applied them."""
+    keymap: Mapping[str, str] = getattr(app, "user_keymap", {})
+    return keymap
 
 
 def _group_title(node: DOMNode) -> str:
@@ -117,7 +126,8 @@ def collect_key_help(app: App[object], screen: Screen[object] | None,
 
 
 def _rows_for(app: App[object], node: DOMNode) -> list[KeyHelp]:
-    bindings = node_bindings(type(node), own_only=not isinstance(node, App | Screen))
+    bindings = node_bindings(type(node), own_only=not isinstance(node, App | Screen),
+                             keymap=user_keymap(app))
     if isinstance(node, App) and node.ENABLE_COMMAND_PALETTE and not any(
         b.action in ("command_palette", "app.command_palette") for b in bindings
     ):

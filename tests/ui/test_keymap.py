@@ -1,0 +1,63 @@
+"""`[keys]` in config.toml remaps any binding by id: the key works, the old one does not, the
+footer, help and palette show the user's key; a bad entry is one sentence; the README lists
+every id."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tests.ui.conftest import AppFactory, conversation, record_notifications, wait_until
+from tui_chat.core.config import Settings
+from tui_chat.ui.commands import binding_commands
+from tui_chat.ui.keymap import declared_bindings
+from tui_chat.ui.screens.help import collect_key_help
+from tui_chat.ui.screens.model_picker import ModelPickerScreen
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+async def test_a_remapped_key_works_and_is_shown_everywhere(make_app: AppFactory) -> None:
+    settings = Settings(keys={"conversation.model": "f4", "messages.copy": ["c", "ctrl+y"]})
+    app = make_app(settings=settings)
+    async with app.run_test(size=(160, 30)) as pilot:
+        screen = conversation(app)
+        await pilot.press("f2")
+        await pilot.pause()
+        assert app.screen is screen  # F2 is no longer the model picker
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: isinstance(app.screen, ModelPickerScreen))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is screen)
+        rows = {row.description: row.keys for row in collect_key_help(app, screen)}
+        assert rows["Model"] == "F4" and rows["Copy"] == "c / Ctrl+Y"
+        palette = {c.title: c.help for c in binding_commands(app, screen)}
+        assert "(F4)" in palette["Pick the model for the next messages"]
+        assert "f4" in app.export_screenshot().lower().replace("&#160;", " ")
+
+
+async def test_bad_entries_are_one_sentence_each_and_the_rest_applies(
+        make_app: AppFactory) -> None:
+    settings = Settings(keys={"conversation.nope": "f9", "app.help": "ctrl+!!",
+                              "conversation.new": "ctrl+r", "app.settings": "f5"})
+    app = make_app(settings=settings)
+    notes = record_notifications(app)
+    async with app.run_test(size=(120, 30), notifications=True) as pilot:
+        await wait_until(pilot, lambda: len(notes) >= 3)
+        said = [text for _, text in notes]
+        assert any("'conversation.nope' is not a binding id" in t for t in said), said
+        assert any("'app.help': 'ctrl+!!' is not a key" in t for t in said), said
+        assert any("'conversation.new': ctrl+r is already 'conversation.regenerate'" in t
+                   for t in said), said
+        assert all("config.toml [keys]" in t for t in said)
+        await pilot.press("f5")  # the good entry applies
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "SettingsScreen")
+
+
+def test_the_readme_lists_every_binding_id() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme.split("<!-- binding-ids -->")[1].split("<!-- /binding-ids -->")[0]
+    listed = set(re.findall(r"^\| `([a-z_.]+)` \|", table, re.M))
+    declared = {b.id for bindings in declared_bindings().values() for b in bindings if b.id}
+    assert listed == declared
+

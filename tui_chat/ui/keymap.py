@@ -1,0 +1,108 @@
+"""The user's keys: `[keys]` in config.toml maps binding ids to one or more keys.
+
+    [keys]
+    "conversation.model" = "f4"              # one key
+    "messages.copy" = ["c", "ctrl+c"]         # several
+
+Every binding of the app has an id (`app.quit`, `conversation.new`, `messages.copy`, …; the
+README lists them all). Textual applies the map (`App.set_keymap`), so the footer shows the
+user's keys; the help screen and the palette show them too (`remapped`). An unknown id, a key
+that is not a key, or two bindings of one screen on the same key is one sentence naming the
+file and the entry; the rest of the map still applies.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable, Mapping
+from importlib import import_module
+
+from textual.binding import Binding, BindingType
+
+from tui_chat.core.text import one_line
+
+BINDING_CLASSES = (
+    "tui_chat.ui.app:TuiChatApp",
+    "tui_chat.ui.screens.conversation:ConversationScreen",
+    "tui_chat.ui.widgets.message_list:MessageList",
+    "tui_chat.ui.widgets.conversation_list:ConversationList",
+    "tui_chat.ui.screens.model_picker:ModelPickerScreen",
+    "tui_chat.ui.screens.settings:SettingsScreen",
+    "tui_chat.ui.screens.help:HelpScreen",
+    "tui_chat.ui.screens.confirm:ConfirmScreen",
+    "tui_chat.ui.screens.confirm:TextPromptScreen",
+)
+"""Every class that declares bindings with ids, imported only when a map needs checking."""
+
+_KEY = re.compile(r"^(?:(?:ctrl|shift|alt|meta|super|hyper)\+)*[a-z0-9_]+$|^.$")
+
+
+def declared_bindings() -> dict[str, list[Binding]]:
+    """Each binding class's own bindings, by the class's place (`module:Class`)."""
+    found: dict[str, list[Binding]] = {}
+    for place in BINDING_CLASSES:
+        module, name = place.split(":")
+        cls = getattr(import_module(module), name)
+        declared: Iterable[BindingType] = cls.__dict__.get("BINDINGS", [])
+        found[place] = list(Binding.make_bindings(declared))
+    return found
+
+
+def keys_of(value: str | list[str]) -> list[str]:
+    """A map entry as a list of keys ("a,b", "a" or ["a", "b"])."""
+    items = value if isinstance(value, list) else value.split(",")
+    return [item.strip() for item in items if item.strip()]
+
+
+def check_keymap(keys: Mapping[str, str | list[str]], source: str
+                 ) -> tuple[dict[str, str], list[str]]:
+    """(the map to apply, one sentence per problem). `source` names the file for the user."""
+    declared = declared_bindings()
+    known = {b.id for bindings in declared.values() for b in bindings if b.id}
+    keymap: dict[str, str] = {}
+    problems: list[str] = []
+    for binding_id, value in keys.items():
+        wanted = keys_of(value)
+        bad = [key for key in wanted if not _KEY.match(key)]
+        if binding_id not in known:
+            problems.append(f"{source} [keys]: '{one_line(binding_id, 40)}' is not a binding id "
+                            "(the README lists them); it was left out.")
+        elif not wanted or bad:
+            what = f"'{one_line(bad[0], 20)}' is not a key" if bad else "no key is given"
+            problems.append(f"{source} [keys] '{binding_id}': {what} (write keys like "
+                            "\"ctrl+e\", \"f4\" or \"pageup\"); it was left out.")
+        else:
+            keymap[binding_id] = ",".join(wanted)
+    for bindings in declared.values():
+        problems.extend(_clashes(bindings, keymap, source))
+    return keymap, problems
+
+
+def _clashes(bindings: list[Binding], keymap: Mapping[str, str], source: str) -> list[str]:
+    """Two bindings of one class now on one key: the remapped one is named."""
+    owner: dict[str, Binding] = {}
+    problems: list[str] = []
+    for binding in remapped(bindings, keymap):
+        other = owner.setdefault(binding.key, binding)
+        if other is not binding and other.action != binding.action and (
+                binding.id in keymap or other.id in keymap):
+            moved = binding if binding.id in keymap else other
+            kept = other if moved is binding else binding
+            problems.append(f"{source} [keys] '{moved.id}': {binding.key} is already "
+                            f"'{kept.id}' on the same screen; one of them will not work.")
+    return problems
+
+
+def remapped(bindings: Iterable[Binding], keymap: Mapping[str, str]) -> list[Binding]:
+    """`bindings` with the user's keys in place of those declared (for the help screen, the
+    palette and the checks above; Textual itself applies the map to the live bindings)."""
+    result: list[Binding] = []
+    for binding in bindings:
+        keys = keymap.get(binding.id) if binding.id else None
+        if keys is None:
+            result.append(binding)
+            continue
+        result.extend(dataclasses.replace(binding, key=key, key_display=None)
+                      for key in keys.split(","))
+    return result
