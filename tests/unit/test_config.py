@@ -105,7 +105,9 @@ def test_missing_key_names_the_variable() -> None:
     settings = Settings()
     with pytest.raises(MissingKeyError) as caught:
         settings.require_key(settings.resolve_provider("chutes", env={}))
-    assert "CHUTES_API_KEY" in caught.value.message
+    # The facts, and where the key goes for each front-end (tests/unit/test_advice.py).
+    assert caught.value.key_env == "CHUTES_API_KEY" and caught.value.provider == "chutes"
+    assert "Chutes" in caught.value.message
 
 
 def test_save_is_private_and_round_trips(tmp_path: Path) -> None:
