@@ -128,7 +128,9 @@ async def test_fault_in_the_app(make_app: AppFactory, store: Store,
         user, reply = shown_messages(app)[-2:]
         assert (user.role, user.content) == (Role.USER, prompt)
         # Inline on the message, and the partial reply kept on screen with its status.
-        assert reply.error == errors[0] and reply.status is fault.status
+        # The facts inline and in the store; the notification adds the app's advice.
+        assert reply.error is not None and errors[0].startswith(reply.error)
+        assert reply.status is fault.status
         assert reply.content == fault.partial
         view = screen.query(MessageView)[-1]
         assert errors[0][:40] in " ".join(rendered_text(view).split())
@@ -136,7 +138,7 @@ async def test_fault_in_the_app(make_app: AppFactory, store: Store,
         # Saved the same way.
         saved = store.get_message(reply.id)
         assert (saved.content, saved.status, saved.error) == (fault.partial, fault.status,
-                                                              errors[0])
+                                                              reply.error)
         # The prompt comes back only when nothing was received.
         assert screen.prompt.text == ("" if fault.partial else prompt)
         await assert_usable(pilot, chutes_server, store)

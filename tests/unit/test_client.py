@@ -227,7 +227,8 @@ async def test_auth_error_names_the_key_variable(chutes_server: FakeProvider) ->
     async with make_client(chutes_server) as client:
         with pytest.raises(errors.AuthenticationError) as caught:
             await collect(client)
-    assert "CHUTES_API_KEY" in caught.value.message
+    assert caught.value.hint is errors.Hint.KEY and caught.value.key_env == "CHUTES_API_KEY"
+    assert caught.value.provider == "chutes"
 
 
 async def test_429_is_retried_honouring_retry_after(chutes_server: FakeProvider) -> None:
