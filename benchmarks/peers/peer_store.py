@@ -28,6 +28,7 @@ STAMP = "%Y-%m-%d %H:%M:%S.%f"  # how SQLAlchemy writes a DateTime to SQLite
 
 
 def elia(conversations: list[dict[str, Any]]) -> Path:
+    import elia_chat.database.models  # type: ignore[import-not-found]  # noqa: F401 (the tables)
     from elia_chat.database.database import (  # type: ignore[import-not-found]
         create_database,
         sqlite_file_name,

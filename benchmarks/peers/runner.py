@@ -148,12 +148,15 @@ def cells(row: dict[str, Any], base: dict[str, Any] | None, key: str, timeout: f
         share = row.get("cpu_share")
         main = "" if share is None else f"{100 * share:.0f} %" + _ratio(
             share, _of(base, "cpu_share"), False)
-        end = row["seconds"]
-        return main, ("end never on screen" if end is None else f"end on screen at {end:.1f} s")
+        end, idle = row["seconds"], [note for note in row["notes"] if "idle" in note]
+        if end is not None:
+            return main, f"end on screen at {end:.1f} s"
+        return main, (f"end never on screen ({idle[0].split(',')[0]})" if idle else
+                      f"end not on screen in {timeout + REPLY_CHUNKS / PACED_RATE:.0f} s")
     if row["seconds"] is None:
-        why = row["notes"][0] if row["notes"] else f"did not finish in {timeout:.0f} s"
-        main = why if "idle" in why else f"> {timeout:.0f} s" + _ratio(
-            timeout, _of(base, "seconds"), True) + f" ({why})"
+        idle = [note for note in row["notes"] if "idle" in note]
+        main = (f"end never on screen ({idle[0].split(',')[0]})" if idle else
+                f"> {timeout:.0f} s" + _ratio(timeout, _of(base, "seconds"), True))
     else:
         main = _seconds(row["seconds"]) + _ratio(row["seconds"], _of(base, "seconds"), False)
     if key == "reply":

@@ -34,6 +34,7 @@ PACED_RATE = 100
 SETTLE = 1.0
 """Seconds an app is left alone once ready, before the timed key (start-up work to finish,
 as a user takes longer than that to type a prompt)."""
+PROMPT = "hello peers"
 IDLE_WINDOW, IDLE_SHARE = 3.0, 0.03
 
 
@@ -44,6 +45,7 @@ class Run:
     note: str = ""
     cpu_share: float | None = None  # paced: CPU over the stream's duration / that duration
     rss_mb: float | None = None
+    screen: list[str] | None = None  # of a run that did not get there: what it showed last
 
 
 def reply_sentinel() -> str:
@@ -69,6 +71,10 @@ def long_conversation(count: int) -> Conversation:
     role, content = messages[-1]
     messages[-1] = (role, f"{content}\n\nThe end: {conversation_sentinel(count)}.")
     return Conversation(CONVERSATION_TITLE, "bench/1", messages)
+
+
+def last_lines(pane: Pane, count: int = 12) -> list[str]:
+    return [line.rstrip() for line in pane.screen().splitlines() if line.strip()][-count:]
 
 
 class Workspace:
@@ -97,8 +103,10 @@ class Workspace:
 
 
 def wait_for_end(pane: Pane, found: Callable[[str], bool], began: float, timeout: float,
-                 poll: float, at: float | None = None) -> tuple[float | None, str, float | None]:
-    """(when `found` first held, or None; why not; the app's CPU at began + `at` seconds)."""
+                 at: float | None = None) -> tuple[float | None, str, float | None]:
+    """(when `found` first held, or None; why not; the app's CPU at began + `at` seconds).
+    The screen is read every 10 ms at first, then less often (1 % of the time waited so
+    far, at most every 100 ms): reading it costs CPU that the app being timed competes for."""
     marks: list[tuple[float, float]] = [(began, pane.cpu())]
     cpu_at: float | None = None
     while True:
@@ -116,8 +124,9 @@ def wait_for_end(pane: Pane, found: Callable[[str], bool], began: float, timeout
             settled = now - began > IDLE_WINDOW + (at or 0.0)  # a paced stream is over
             if (settled and len(window) > 1
                     and window[-1][1] - window[0][1] < IDLE_SHARE * (window[-1][0] - window[0][0])):
-                return None, f"idle after {now - began:.0f} s without the end on screen", cpu_at
-        time.sleep(poll)
+                idle = now - IDLE_WINDOW - began
+                return None, f"idle from {idle:.0f} s on, the end never on screen", cpu_at
+        time.sleep(min(0.1, max(0.01, (now - began) / 100)))
 
 
 class Scenarios:
@@ -150,18 +159,21 @@ class Scenarios:
         try:
             if ready is None:
                 return Run(None, pane.cpu(), f"not ready in {self.timeout:.0f} s")
-            pane.type("go")
             time.sleep(SETTLE)
+            pane.type(PROMPT)
+            if pane.wait_for(lambda screen: PROMPT in screen, self.timeout) is None:
+                return Run(None, pane.cpu(), "its prompt did not show the text typed")
             sentinel = reply_sentinel()
             cpu, began = pane.cpu(), time.perf_counter()
             pane.keys(app.send_key)
             limit = self.timeout + (paced or 0.0)
             end, note, cpu_at = wait_for_end(pane, lambda screen: sentinel in screen, began,
-                                             limit, poll=0.05 if paced else 0.01, at=paced)
+                                             limit, at=paced)
             used = pane.cpu() - cpu
             share = None if paced is None else ((cpu_at if cpu_at is not None else pane.cpu())
                                                 - cpu) / paced
-            return Run(None if end is None else end - began, used, note, share)
+            return Run(None if end is None else end - began, used, note, share,
+                       screen=None if end is not None else last_lines(pane))
         finally:
             pane.close()
 
@@ -185,8 +197,9 @@ class Scenarios:
             cpu, began = pane.cpu(), time.perf_counter()
             pane.keys(app.open_key)
             end, note, _ = wait_for_end(pane, lambda screen: sentinel in screen, began,
-                                        self.timeout, poll=0.01)
+                                        self.timeout)
             return Run(None if end is None else end - began, pane.cpu() - cpu, note,
-                       rss_mb=rss_mb(pane.pid))
+                       rss_mb=rss_mb(pane.pid),
+                       screen=None if end is not None else last_lines(pane))
         finally:
             pane.close()
