@@ -118,10 +118,14 @@ class TuiChat(App):
     def textual_version(self) -> str:
         return importlib.metadata.version("textual")
 
-    def argv(self, model: str) -> list[str]:
+    @staticmethod
+    def command() -> list[str]:
+        """`tui-chat` as installed in this interpreter's environment."""
         script = Path(sys.executable).parent / "tui-chat"
-        start = [str(script)] if script.exists() else [sys.executable, "-m", "tui_chat"]
-        return [*start, "-m", model]
+        return [str(script)] if script.exists() else [sys.executable, "-m", "tui_chat"]
+
+    def argv(self, model: str) -> list[str]:
+        return [*self.command(), "-m", model]
 
     def env(self, folder: Path, url: str, model: str) -> dict[str, str]:
         return {**base_env(folder, str(Path(sys.executable).parent)),
@@ -142,7 +146,7 @@ class TuiChat(App):
             for index, item in enumerate(conversations)]}
         source = folder / "import.json"
         source.write_text(json.dumps(document))
-        subprocess.run([*self.argv("bench/1")[:-2], "import", str(source)],
+        subprocess.run([*self.command(), "import", str(source)],
                        env=self.env(folder, "http://127.0.0.1:9/v1", "bench/1"), check=True,
                        capture_output=True, timeout=300)
         source.unlink()

@@ -184,6 +184,24 @@ def table(summary: dict[str, dict[str, Any]], names: list[str], timeout: float) 
     return "\n".join(lines)
 
 
+def publish(meta: dict[str, Any], results: dict[str, dict[str, list[Run]]],
+            names: list[str]) -> None:
+    """The heading and table on stdout; everything in benchmarks/results/peers.json."""
+    summary = summarise(results)
+    versions = ", ".join(f"{name} {item['version']} (Textual {item['textual']})"
+                         for name, item in meta["apps"].items())
+    print(f"\n{meta['date']}; {versions}; {meta['machine']['cores']} cores "
+          f"({meta['machine']['cpu']}); medians of {meta['runs']} runs; machine reference "
+          f"{meta['machine_reference_s_before']:.3f} → {meta['machine_reference_s_after']:.3f} s; "
+          f"load {meta['load_before']} → {meta['load_after']}\n")
+    print(table(summary, names, meta["timeout_s"]))
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "peers.json").write_text(json.dumps(
+        {"meta": meta, "summary": summary,
+         "runs": {s: {a: [asdict(r) for r in rs] for a, rs in by.items()}
+                  for s, by in results.items()}}, indent=2) + "\n")
+
+
 def main(argv: list[str]) -> int:
     args = arguments(argv)
     try:
@@ -216,17 +234,5 @@ def main(argv: list[str]) -> int:
     results = run_all(apps, scenarios, args.runs, args.timeout)
     meta.update(machine_reference_s_after=machine_reference(), load_after=load(),
                 minutes=round((time.monotonic() - began) / 60, 1))
-    summary = summarise(results)
-    versions = ", ".join(f"{name} {item['version']} (Textual {item['textual']})"
-                         for name, item in meta["apps"].items())
-    print(f"\n{meta['date']}; {versions}; {meta['machine']['cores']} cores "
-          f"({meta['machine']['cpu']}); medians of {args.runs} runs; machine reference "
-          f"{meta['machine_reference_s_before']:.3f} → {meta['machine_reference_s_after']:.3f} s; "
-          f"load {meta['load_before']} → {meta['load_after']}\n")
-    print(table(summary, [app.name for app in apps], args.timeout))
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "peers.json").write_text(json.dumps(
-        {"meta": meta, "summary": summary,
-         "runs": {s: {a: [asdict(r) for r in rs] for a, rs in by.items()}
-                  for s, by in results.items()}}, indent=2) + "\n")
+    publish(meta, results, [app.name for app in apps])
     return 0
