@@ -20,5 +20,5 @@ What it does:
 
 Needs tmux (`apt-get install -y tmux` on Debian/Ubuntu); without it, it says so and stops.
 Options: `--runs N` (default 3), `--timeout S` (per run, default 60), `--only reply,paced,
-open500,open2000,startup`, `--apps tui-chat,elia,oterm`.
+open500,open2000,startup`, `--apps tui-chat,elia,oterm`; `--show` prints the last table again.
 """

@@ -47,6 +47,8 @@ def arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--only", default=",".join(SCENARIOS),
                         help=f"scenarios, comma-separated: {', '.join(SCENARIOS)}")
     parser.add_argument("--apps", default="tui-chat,elia,oterm")
+    parser.add_argument("--show", action="store_true",
+                        help="print the table of the last run again (results/peers.json)")
     return parser.parse_args(argv)
 
 
@@ -127,6 +129,12 @@ def summarise(results: dict[str, dict[str, list[Run]]]) -> dict[str, dict[str, A
     return summary
 
 
+def _only_idle(row: dict[str, Any]) -> list[str]:
+    """The notes of a scenario whose unfinished runs all went idle (none ran out of time)."""
+    notes: list[str] = row["notes"]
+    return notes if notes and all("idle" in note for note in notes) else []
+
+
 def _of(row: dict[str, Any] | None, key: str) -> float | None:
     return None if row is None else row.get(key)
 
@@ -148,19 +156,19 @@ def cells(row: dict[str, Any], base: dict[str, Any] | None, key: str, timeout: f
         share = row.get("cpu_share")
         main = "" if share is None else f"{100 * share:.0f} %" + _ratio(
             share, _of(base, "cpu_share"), False)
-        end, idle = row["seconds"], [note for note in row["notes"] if "idle" in note]
+        end, idle = row["seconds"], _only_idle(row)
         if end is not None:
             return main, f"end on screen at {end:.1f} s"
         return main, (f"end never on screen ({idle[0].split(',')[0]})" if idle else
                       f"end not on screen in {timeout + REPLY_CHUNKS / PACED_RATE:.0f} s")
     if row["seconds"] is None:
-        idle = [note for note in row["notes"] if "idle" in note]
+        idle = _only_idle(row)
         main = (f"end never on screen ({idle[0].split(',')[0]})" if idle else
                 f"> {timeout:.0f} s" + _ratio(timeout, _of(base, "seconds"), True))
     else:
         main = _seconds(row["seconds"]) + _ratio(row["seconds"], _of(base, "seconds"), False)
     if key == "reply":
-        unfinished = row["seconds"] is None and not any("idle" in n for n in row["notes"])
+        unfinished = row["seconds"] is None and not _only_idle(row)
         cpu = row["cpu_seconds"]
         second = (f"CPU {'> ' if unfinished else ''}{_seconds(cpu)}"
                   + _ratio(cpu, _of(base, "cpu_seconds"), unfinished))
@@ -185,7 +193,7 @@ def table(summary: dict[str, dict[str, Any]], names: list[str], timeout: float) 
 
 
 def publish(meta: dict[str, Any], results: dict[str, dict[str, list[Run]]],
-            names: list[str]) -> None:
+            names: list[str], write: bool = True) -> None:
     """The heading and table on stdout; everything in benchmarks/results/peers.json."""
     summary = summarise(results)
     versions = ", ".join(f"{name} {item['version']} (Textual {item['textual']})"
@@ -195,6 +203,8 @@ def publish(meta: dict[str, Any], results: dict[str, dict[str, list[Run]]],
           f"{meta['machine_reference_s_before']:.3f} → {meta['machine_reference_s_after']:.3f} s; "
           f"load {meta['load_before']} → {meta['load_after']}\n")
     print(table(summary, names, meta["timeout_s"]))
+    if not write:
+        return
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "peers.json").write_text(json.dumps(
         {"meta": meta, "summary": summary,
@@ -204,6 +214,12 @@ def publish(meta: dict[str, Any], results: dict[str, dict[str, list[Run]]],
 
 def main(argv: list[str]) -> int:
     args = arguments(argv)
+    if args.show:
+        saved = json.loads((RESULTS / "peers.json").read_text())
+        results = {scenario: {name: [Run(**run) for run in runs] for name, runs in by.items()}
+                   for scenario, by in saved["runs"].items()}
+        publish(saved["meta"], results, list(saved["meta"]["apps"]), write=False)
+        return 0
     try:
         require_tmux()
     except TmuxMissing as missing:
