@@ -127,6 +127,20 @@ def test_switching_a_sibling_remembers_the_choices_below_it(store: Store) -> Non
     assert store.switch_sibling("q1", +1) is None  # the only root
 
 
+def test_the_path_below_a_branch_point_is_what_a_view_shows_again(store: Store) -> None:
+    branched(store)
+    store.activate("a2")
+    change = store.switch_sibling("q2", +1)
+    assert change is not None
+    below = store.path_below(CID, change.after_id)
+    assert [m.id for m in below] == ["q2b", "a3"]
+    assert [m.content for m in below] == ["text of q2b", "text of a3"]
+    assert [m.id for m in store.path_below(CID, None)] == path(store)
+    assert store.path_below(CID, "a3") == []  # the leaf: nothing below
+    assert store.path_below(CID, "a2") == []  # aside, and without children
+    assert [m.id for m in store.path_below(CID, "q2")] == ["a2"]  # q2's own active child
+
+
 def test_activating_a_message_on_an_inactive_branch_shows_its_whole_path(store: Store) -> None:
     branched(store)
     change = store.activate("a2b")

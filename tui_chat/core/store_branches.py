@@ -40,12 +40,29 @@ class Branches:
                          ) -> store_tree.Pointers: ...
         def get_message(self, message_id: str) -> Message: ...
         def get_conversation(self, conversation_id: str) -> Conversation: ...
+        def get_messages(self, conversation_id: str, *, limit: int | None = None,
+                         before_id: str | None = None) -> list[Message]: ...
 
     def path_to(self, message_id: str) -> list[Message]:
         """The messages from the root down to `message_id` (included), on any branch."""
         message = self.get_message(message_id)
         with self._read() as conn:
             rows = store_tree.path_rows(conn, message.conversation_id, message_id)
+        return [message_from(row) for row in rows]
+
+    def path_below(self, conversation_id: str, after_id: str | None) -> list[Message]:
+        """The active path below message `after_id` (None: all of it), oldest first: what a
+        view that keeps the messages up to `after_id` shows after an ActivePathChanged. The
+        cost follows the part below, not the whole path."""
+        if after_id is None:
+            return self.get_messages(conversation_id)
+        with self._read() as conn:
+            row = conn.execute("SELECT active_child_id FROM messages WHERE id = ? AND "
+                               "conversation_id = ?", (after_id, conversation_id)).fetchone()
+            start = row["active_child_id"] if row else None
+            if start is None:
+                return []
+            rows = store_tree.active_rows_below(conn, conversation_id, start)
         return [message_from(row) for row in rows]
 
     def get_tree(self, conversation_id: str) -> ConversationTree:

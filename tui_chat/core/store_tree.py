@@ -99,6 +99,27 @@ def path_rows(conn: sqlite3.Connection, conversation_id: str, end_id: str,
     return rows
 
 
+_ACTIVE_BELOW = """
+WITH RECURSIVE down(id, child, depth) AS (
+    SELECT id, active_child_id, 0 FROM messages WHERE id = ? AND conversation_id = ?
+    UNION ALL
+    SELECT m.id, m.active_child_id, down.depth + 1 FROM messages m INDEXED BY messages_links
+    JOIN down ON m.id = down.child
+    WHERE down.depth < ?
+)
+"""
+
+
+def active_rows_below(conn: sqlite3.Connection, conversation_id: str,
+                      start_id: str) -> list[sqlite3.Row]:
+    """The rows of `start_id` and the active path below it, top first (what a view shows
+    again after the path changed from `start_id` down)."""
+    columns = ", ".join(f"m.{c.strip()}" for c in MESSAGE_SELECT.split(","))
+    return conn.execute(
+        f"{_ACTIVE_BELOW} SELECT {columns} FROM down JOIN messages m ON m.id = down.id "
+        "ORDER BY down.depth", (start_id, conversation_id, WALK_LIMIT)).fetchall()
+
+
 def leaf_below(conn: sqlite3.Connection, message_id: str) -> str:
     """Where the active children lead from `message_id` (itself when it has none)."""
     row = conn.execute(_DOWN_ACTIVE, (message_id, WALK_LIMIT)).fetchone()
