@@ -153,6 +153,10 @@ class ChatSession:
         """The active path of the conversation, oldest first."""
         return self.store.get_messages(self.conversation.id) if self._saved else []
 
+    def path_below(self, after_id: str | None) -> list[Message]:
+        """The active path below message `after_id` (None: all of it), oldest first."""
+        return self.store.path_below(self.conversation.id, after_id) if self._saved else []
+
     def history(self, until: str | None = None) -> list[ChatMessage]:
         """What is sent to the model: the system prompt, then the active path (with `until`:
         the path from the root to that message, the prompt being answered), leaving out

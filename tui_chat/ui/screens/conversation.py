@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -33,11 +33,12 @@ from tui_chat.core.text import one_line, sanitize
 from tui_chat.core.workspace import SettingsChange, Workspace
 from tui_chat.ui.advice import sentence
 from tui_chat.ui.messages import ConversationChanged
+from tui_chat.ui.screens.branch_actions import BranchActions
 from tui_chat.ui.screens.reply_presenter import ReplyPresenter
 from tui_chat.ui.screens.sidebar_actions import SidebarActions
 from tui_chat.ui.widgets.conversation_list import ConversationList
 from tui_chat.ui.widgets.message_list import MessageList
-from tui_chat.ui.widgets.message_view import provider_label
+from tui_chat.ui.widgets.message_view import Position, provider_label
 from tui_chat.ui.widgets.prompt_input import PromptInput
 from tui_chat.ui.widgets.status_bar import StatusBar
 
@@ -88,6 +89,8 @@ class Exchange:
     kind: str  # "send" | "regenerate" | "edit"
     text: str = ""
     message_id: str | None = None
+    continue_partial: bool = False
+    """Send the reply cut off by a failure as context (the user chose to continue from it)."""
 
 
 class ConversationScreen(Screen[None]):
@@ -117,6 +120,7 @@ class ConversationScreen(Screen[None]):
         self.editing: Message | None = None
         self.presenter = ReplyPresenter(self)
         self.sidebar_actions = SidebarActions(self)
+        self.branches = BranchActions(self)
         self._first_run_hint = ""
 
     # --- layout ------------------------------------------------------------------------
@@ -125,10 +129,21 @@ class ConversationScreen(Screen[None]):
         yield Static(id="title-bar", markup=False)
         with Horizontal(id="body"), Vertical(id="main"):
             yield Static("", id="empty", markup=False)
-            yield MessageList(id="messages")
+            yield MessageList(id="messages", positions=self._positions)
             yield PromptInput(id="prompt", placeholder="Message (Enter sends, Ctrl+J new line)")
             yield StatusBar(id="status")
         yield Footer()
+
+    def _positions(self, messages: Sequence[Message]) -> Mapping[str, Position]:
+        """Where each message stands among its siblings (‹ 2/3 › in its header)."""
+        session = self.workspace.session
+        if not session.is_saved:
+            return {}
+        try:
+            return self.workspace.store.positions(session.conversation.id,
+                                                  [m.id for m in messages])
+        except TuiChatError:  # the conversation deleted elsewhere: no indicator, no crash
+            return {}
 
     @property
     def message_list(self) -> MessageList:
@@ -217,7 +232,8 @@ class ConversationScreen(Screen[None]):
             message, self.editing = self.editing, None
             self.start(Exchange("edit", text, message.id))
         else:
-            self.start(Exchange("send", text))
+            self.start(Exchange("send", text,
+                                continue_partial=self.branches.take_continue_partial()))
 
     def start(self, exchange: Exchange) -> None:
         self.run_exchange(exchange)
@@ -273,7 +289,7 @@ class ConversationScreen(Screen[None]):
             return workspace.regenerate()
         if exchange.kind == "edit" and exchange.message_id is not None:
             return workspace.edit_and_resend(exchange.message_id, exchange.text)
-        return workspace.send(exchange.text)
+        return workspace.send(exchange.text, continue_partial=exchange.continue_partial)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "llm" and event.state is WorkerState.ERROR:
@@ -303,11 +319,17 @@ class ConversationScreen(Screen[None]):
             for worker in self.workers:
                 if worker.group == "llm":
                     worker.cancel()
-        elif self.editing is not None:
-            self.editing = None
-            self.prompt.clear()
-            self.status.update_info(note="")
+        elif self.editing is not None or self.branches.continue_partial:
+            self.cancel_edit()
             self.prompt.focus()
+
+    def cancel_edit(self) -> None:
+        """Forget an edit or a choice to continue from a cut-off reply, not yet sent."""
+        if self.editing is not None:
+            self.prompt.clear()
+        self.editing = None
+        self.branches.continue_partial = False
+        self.status.update_info(note="")
 
     def action_regenerate(self, choose_model: bool = False) -> None:
         if self.streaming:
@@ -326,7 +348,7 @@ class ConversationScreen(Screen[None]):
     async def action_new_conversation(self) -> None:
         await self.stop_streaming()
         self.workspace.new_conversation()
-        self.editing = None
+        self.cancel_edit()
         await self.show_messages([])
         self.prompt.focus()
 
@@ -381,6 +403,26 @@ class ConversationScreen(Screen[None]):
     def _leave(self) -> None:
         self.prompt.focus()
 
+    @on(MessageList.BranchRequested)
+    async def _branch_requested(self, event: MessageList.BranchRequested) -> None:
+        event.stop()
+        await self.branches.switch(event.message, event.step)
+
+    @on(MessageList.DeleteRequested)
+    def _delete_message_requested(self, event: MessageList.DeleteRequested) -> None:
+        event.stop()
+        self.branches.delete(event.message)
+
+    @on(MessageList.ForkRequested)
+    async def _fork_requested(self, event: MessageList.ForkRequested) -> None:
+        event.stop()
+        await self.branches.fork(event.message)
+
+    @on(MessageList.ContinuePartialRequested)
+    def _continue_requested(self, event: MessageList.ContinuePartialRequested) -> None:
+        event.stop()
+        self.branches.continue_from(event.message)
+
     @on(MessageList.LinkRequested)
     def _link_requested(self, event: MessageList.LinkRequested) -> None:
         event.stop()
@@ -434,7 +476,8 @@ class ConversationScreen(Screen[None]):
         event.stop()
         await self.stop_streaming()
         try:
-            messages = self.workspace.open_conversation(event.conversation_id)
+            messages = self.workspace.open_conversation(event.conversation_id,
+                                                        at_message=event.message_id)
         except TuiChatError as error:
             self.notify(error.message, severity="error", markup=False)
             return

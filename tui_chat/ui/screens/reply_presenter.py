@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from tui_chat.ui.screens.conversation import ConversationScreen
     from tui_chat.ui.widgets.reply_view import ReplyView
 
+CUT_OFF_NOTE = "not sent as context; Ctrl+O then p continues from it"
 STATS_INTERVAL = 1.0
 """Seconds between two updates of the live tokens-per-second figure."""
 
@@ -116,10 +117,11 @@ class ReplyPresenter:
                            notify: bool = True) -> None:
         await self.host.message_list.finish_reply(message)
         self.reply = None
+        note = CUT_OFF_NOTE if message.failed and message.content else ""
         self.host.status.update_info(
             state="ready" if error is None else f"{message.status.value}",
             time_to_first_token=message.time_to_first_token,
-            tokens_per_second=message.tokens_per_second, usage=message.usage, note="")
+            tokens_per_second=message.tokens_per_second, usage=message.usage, note=note)
         if error is not None:
             if notify:
                 self.host.notify(sanitize(error), title="Reply failed", severity="error",
