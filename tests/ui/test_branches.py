@@ -57,7 +57,6 @@ async def test_a_regenerated_reply_says_it_is_the_second_and_arrows_switch(
         prompt_view = views[0]
         await pilot.press("ctrl+o")  # the last message is selected
         assert screen.message_list.check_action("branch", (-1,)) is True
-        assert screen.message_list.check_action("branch", (1,)) is None  # the last: dimmed
         await pilot.press("left")
         await wait_until(pilot, lambda: texts(pilot) == ["q", "first answer"])
         views = list(screen.query(MessageView))

@@ -19,6 +19,8 @@ from tui_chat.ui.messages import ConversationChanged
 if TYPE_CHECKING:
     from tui_chat.ui.screens.conversation import ConversationScreen
 
+KNOWN_LIMIT = 4_000
+"""Messages of branches left behind kept for switching back (see `_remember`)."""
 CONTINUE_NOTE = ("your next message continues from the cut-off reply (it is sent as "
                  "context); Esc cancels")
 
@@ -30,6 +32,7 @@ class BranchActions:
         self.host = host
         self.continue_partial = False
         """The next message continues from the reply cut off by a failure (user's choice)."""
+        self._known: dict[str, Message] = {}
 
     def _busy(self) -> bool:
         if self.host.streaming:
@@ -54,8 +57,17 @@ class BranchActions:
         if keep < 0:  # not on screen (changed elsewhere meanwhile): show the store's path
             await message_list.load(session.messages())
         else:
-            await message_list.show_branch(keep, session.path_below(after_id))
+            dropped = message_list.messages[keep:]
+            await message_list.show_branch(keep, session.path_below(after_id, self._known))
+            self._remember(dropped)
         self.host.refresh_chrome()
+
+    def _remember(self, dropped: list[Message]) -> None:
+        """Keep the messages of the branch just left: switching back reuses them instead of
+        reading (and validating) every row of a long branch again."""
+        if len(self._known) + len(dropped) > KNOWN_LIMIT:
+            self._known = {}
+        self._known.update((m.id, m) for m in dropped[:KNOWN_LIMIT])
 
     async def switch(self, message: Message, step: int) -> None:
         if self._busy():

@@ -85,21 +85,25 @@ class BranchKeys(_Base):
             self.message = message
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The branch keys show where the selected message has alternatives (dimmed at the
-        first or last one); "continue from it" on a reply cut off by a failure."""
+        """The branch keys show where the selected message has alternatives; "continue from
+        it" on a reply cut off by a failure. (Not dimmed at the first or last alternative:
+        each change of these answers recomposes the footer, a frame's worth of work.)"""
         if action == "branch":
             view = self._view_at(self.selected)
-            if view is None or view.position is None or view.position[1] < 2:
-                return False
-            step = parameters[0] if parameters else 0
-            position, count = view.position
-            at_end = (step == -1 and position == 1) or (step == 1 and position == count)
-            return None if at_end else True
+            return view is not None and view.position is not None and view.position[1] > 1
         if action == "continue_partial":
             last = self.messages[-1] if self.messages else None
             return (self.selected is not None and last is not None
                     and self.selected == len(self.messages) - 1 and cut_off(last))
         return True
+
+    def branch_keys_changed(self) -> bool:
+        """Whether the answers of `check_action` for the branch keys changed since last
+        asked (the footer is refreshed only then)."""
+        state = (self.check_action("branch", ()), self.check_action("continue_partial", ()))
+        changed = state != getattr(self, "_branch_keys_state", None)
+        self._branch_keys_state = state
+        return changed
 
     def action_branch(self, step: int) -> None:
         message = self.selected_message()

@@ -217,13 +217,13 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         """The active path changed below its first `keep` messages: show `below` after them.
         Only the views from the branch point down are mounted again; the selection stays
         where it was (on the alternative now shown)."""
-        at_bottom = self._hi >= len(self.messages)
         self.messages = [*self.messages[:keep], *below]
         total = len(self.messages)
-        hi = total if at_bottom else min(total, self._hi)
-        if not self._lo <= keep <= self._hi or hi - self._lo > 2 * PAGE:
-            lo = max(0, min(keep, hi - PAGE))
-            await self._mount_window(lo, max(hi, min(total, lo + PAGE)))
+        # The window keeps its top and its size: the branch point stays where the eye is.
+        hi = min(total, self._lo + max(PAGE, self._hi - self._lo))
+        if not self._lo <= keep <= self._hi:
+            lo = max(0, min(keep, total - PAGE))
+            await self._mount_window(lo, min(total, lo + PAGE))
         else:
             with self.app.batch_update():
                 await self.remove_children(self._views()[keep - self._lo:])
@@ -233,7 +233,6 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         if self.selected is not None and self.selected >= total:
             self.selected = total - 1 if total else None
         self.watch_selected(None, self.selected)
-        self.refresh_bindings()
 
     async def reveal(self, message_id: str) -> None:
         """Mount the page holding `message_id`, select it and scroll it into view."""
@@ -352,7 +351,8 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         chosen = self._view_at(new)
         if chosen is not None:
             self.scroll_to_widget(chosen, animate=False)
-        self.refresh_bindings()
+        if self.branch_keys_changed():
+            self.refresh_bindings()
 
     def _index_of(self, view: Widget) -> int | None:
         if not isinstance(view, MessageView):
