@@ -47,6 +47,7 @@ class BranchActions:
     async def show_path_change(self, after_id: str | None) -> None:
         """The active path changed below `after_id` (None: from the first message): keep
         what is shown down to it, show the new path below it."""
+        await self.host.settle_comparison()
         message_list = self.host.message_list
         session = self.host.workspace.session
         if after_id is None:

@@ -34,7 +34,9 @@ from tui_chat.core.workspace import SettingsChange, Workspace
 from tui_chat.ui.advice import sentence
 from tui_chat.ui.messages import ConversationChanged
 from tui_chat.ui.screens.branch_actions import BranchActions
+from tui_chat.ui.screens.model_actions import COMPARE_TITLE, ModelActions
 from tui_chat.ui.screens.reply_presenter import ReplyPresenter
+from tui_chat.ui.screens.settings_note import APPLY_HERE, settings_sentence
 from tui_chat.ui.screens.sidebar_actions import SidebarActions
 from tui_chat.ui.widgets.conversation_list import ConversationList
 from tui_chat.ui.widgets.message_list import MessageList
@@ -43,7 +45,10 @@ from tui_chat.ui.widgets.prompt_input import PromptInput
 from tui_chat.ui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:  # imported on first use: not on the start-up path
-    from tui_chat.ui.screens.model_picker import ModelChoice
+    from tui_chat.core.compare import CompareEvent
+    from tui_chat.ui.screens.compare_presenter import ComparePresenter
+    from tui_chat.ui.widgets.compare_view import CompareView
+    pass
 
 YIELD_EVERY = 0.004
 """Seconds of event handling after which the worker lets key presses in."""
@@ -55,38 +60,11 @@ EMPTY_HINT = ("Type a message and press Enter to send it; Ctrl+J inserts a new l
               "F2 picks a model, F1 lists every key, Ctrl+P finds any command.")
 
 
-APPLY_HERE = "Apply Settings to this conversation"
-
-
-def settings_sentence(change: SettingsChange, *, streaming: bool) -> str:
-    """What saving Settings did, in a few short sentences."""
-    parts = []
-    if change.now:
-        parts.append(f"{_listed(change.now).capitalize()}: in force from the next request"
-                     + (" (the reply in progress finishes as it started)" if streaming else "")
-                     + ".")
-    if change.here:
-        parts.append(f"{_listed(change.here).capitalize()}: applied to this new conversation.")
-    if change.later:
-        later = _listed(change.later)
-        parts.append(f"{later.capitalize()}: for new conversations (Ctrl+N)"
-                     + (f"; to use them here, choose “{APPLY_HERE}” in the palette (Ctrl+P)"
-                        if set(change.later) & {"system prompt", "parameters"} else "") + ".")
-    if change.provider_removed:
-        parts.append(f"{change.provider_removed} is no longer configured: the default provider "
-                     "is used from now on.")
-    return " ".join(parts) or "Nothing changed."
-
-
-def _listed(items: tuple[str, ...]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
 @dataclass(frozen=True)
 class Exchange:
     """What the worker should do: send a prompt, regenerate, or edit and resend."""
 
-    kind: str  # "send" | "regenerate" | "edit"
+    kind: str  # "send" | "regenerate" | "edit" | "compare"
     text: str = ""
     message_id: str | None = None
     continue_partial: bool = False
@@ -121,6 +99,10 @@ class ConversationScreen(Screen[None]):
         self.presenter = ReplyPresenter(self)
         self.sidebar_actions = SidebarActions(self)
         self.branches = BranchActions(self)
+        self.models = ModelActions(self)
+        self._compare_presenter: ComparePresenter | None = None
+        self.comparison: CompareView | None = None
+        """The comparison on screen, until a reply is chosen or the conversation moves on."""
         self._first_run_hint = ""
 
     # --- layout ------------------------------------------------------------------------
@@ -129,12 +111,12 @@ class ConversationScreen(Screen[None]):
         yield Static(id="title-bar", markup=False)
         with Horizontal(id="body"), Vertical(id="main"):
             yield Static("", id="empty", markup=False)
-            yield MessageList(id="messages", positions=self._positions)
+            yield MessageList(id="messages", positions=self.positions_of)
             yield PromptInput(id="prompt", placeholder="Message (Enter sends, Ctrl+J new line)")
             yield StatusBar(id="status")
         yield Footer()
 
-    def _positions(self, messages: Sequence[Message]) -> Mapping[str, Position]:
+    def positions_of(self, messages: Sequence[Message]) -> Mapping[str, Position]:
         """Where each message stands among its siblings (‹ 2/3 › in its header)."""
         session = self.workspace.session
         if not session.is_saved:
@@ -144,6 +126,15 @@ class ConversationScreen(Screen[None]):
                                                   [m.id for m in messages])
         except TuiChatError:  # the conversation deleted elsewhere: no indicator, no crash
             return {}
+
+    @property
+    def compare_presenter(self) -> ComparePresenter:
+        """Made with the first comparison: its widgets are not on the start-up path."""
+        if self._compare_presenter is None:
+            from tui_chat.ui.screens.compare_presenter import ComparePresenter
+
+            self._compare_presenter = ComparePresenter(self)
+        return self._compare_presenter
 
     @property
     def message_list(self) -> MessageList:
@@ -163,6 +154,7 @@ class ConversationScreen(Screen[None]):
 
     async def show_messages(self, messages: list[Message]) -> None:
         """Show the current conversation (already opened in the workspace)."""
+        self.comparison = None  # unmounted with the rest
         await self.message_list.load(messages)
         self.prompt.prompt_history = [m.content for m in messages if m.role is Role.USER][-100:]
         self.refresh_chrome()
@@ -178,8 +170,9 @@ class ConversationScreen(Screen[None]):
         if self._first_run_hint:
             hint = Text.assemble((self._first_run_hint, "bold"), "\n\n", EMPTY_HINT)
         empty.update(hint)
+        model = self.models.compare_label() or workspace.model or "no model chosen (F2)"
         changes: dict[str, object] = {"provider": provider_label(workspace.provider_name),
-                                      "model": workspace.model or "no model chosen (F2)"}
+                                      "model": model}
         if state is not None:
             changes["state"] = state
         self.status.update_info(**changes)
@@ -198,7 +191,9 @@ class ConversationScreen(Screen[None]):
     def palette_commands(self) -> list[tuple[str, str, Callable[[], object]]]:
         """Commands of the palette that no key is bound to: (title, help, run)."""
         return [(APPLY_HERE, "Use the system prompt and parameters of Settings (F3) in the "
-                 "conversation on screen from its next message", self.apply_defaults_here)]
+                 "conversation on screen from its next message", self.apply_defaults_here),
+                (COMPARE_TITLE, "Send the next message to 2-4 models at once, side by side",
+                 lambda: self.choose_model(compare=True))]
 
     def apply_defaults_here(self) -> None:
         try:
@@ -231,6 +226,8 @@ class ConversationScreen(Screen[None]):
         if self.editing is not None:
             message, self.editing = self.editing, None
             self.start(Exchange("edit", text, message.id))
+        elif self.workspace.compare_models:
+            self.start(Exchange("compare", text))
         else:
             self.start(Exchange("send", text,
                                 continue_partial=self.branches.take_continue_partial()))
@@ -254,8 +251,13 @@ class ConversationScreen(Screen[None]):
     async def run_exchange(self, exchange: Exchange) -> None:
         if self.message_list.messages and not self.workspace.session.is_saved:
             await self.show_messages([])  # the one shown was deleted: a new one starts
-        presenter = self.presenter
-        presenter.begin(exchange.text)
+        await self.settle_comparison()
+        presenter: ReplyPresenter | ComparePresenter = self.presenter
+        if exchange.kind == "compare":
+            presenter = self.compare_presenter
+            presenter.begin(exchange.text, list(self.workspace.compare_models))
+        else:
+            self.presenter.begin(exchange.text)
         try:
             # aclosing: stopped between two events (drawing one), the session still saves the
             # reply as interrupted before `stopped()` reads it, not whenever it is collected.
@@ -268,6 +270,8 @@ class ConversationScreen(Screen[None]):
                         # generator hands them over without returning to the loop.
                         await asyncio.sleep(YIELD_PAUSE)
                         turn = time.perf_counter()
+            if presenter is self.compare_presenter:
+                await self.compare_presenter.finished()
         except asyncio.CancelledError:
             await presenter.stopped()
             raise
@@ -283,8 +287,11 @@ class ConversationScreen(Screen[None]):
             if self.workspace.session.is_saved:
                 self.post_message(ConversationChanged(self.workspace.session.conversation.id))
 
-    def _events_for(self, exchange: Exchange) -> AsyncGenerator[SessionEvent, None]:
+    def _events_for(self, exchange: Exchange
+                    ) -> AsyncGenerator[SessionEvent | CompareEvent, None]:
         workspace = self.workspace
+        if exchange.kind == "compare":
+            return workspace.compare(exchange.text)
         if exchange.kind == "regenerate":
             return workspace.regenerate()
         if exchange.kind == "edit" and exchange.message_id is not None:
@@ -347,6 +354,7 @@ class ConversationScreen(Screen[None]):
 
     async def action_new_conversation(self) -> None:
         await self.stop_streaming()
+        self.comparison = None
         self.workspace.new_conversation()
         self.cancel_edit()
         await self.show_messages([])
@@ -355,33 +363,35 @@ class ConversationScreen(Screen[None]):
     def action_choose_model(self) -> None:
         self.choose_model()
 
-    def choose_model(self, *, then_regenerate: bool = False) -> None:
-        """Open the model picker; the choice applies from the next message on."""
-        from tui_chat.ui.screens.model_picker import ModelChoice, ModelPickerScreen
-
-        workspace = self.workspace
-        recent = [ModelChoice(p, m) for p, m in workspace.recent_models()]
-        picker = ModelPickerScreen(workspace.settings, catalog=workspace.catalog,
-                                   recent=recent,
-                                   current=ModelChoice(workspace.provider_name, workspace.model)
-                                   if workspace.model else None)
-
-        def chosen(choice: ModelChoice | None) -> None:
-            if choice is None:
-                return
-            try:
-                workspace.choose(choice.provider, choice.model)
-            except TuiChatError as error:
-                self.notify(error.message, severity="error", markup=False)
-                return
-            self.refresh_chrome()
-            if then_regenerate:
-                self.run_exchange(Exchange("regenerate"))
-
-        self.app.push_screen(picker, chosen)
+    def choose_model(self, *, then_regenerate: bool = False, compare: bool = False) -> None:
+        """Open the model picker (several models may be marked to compare, unless the
+        choice is to regenerate with); it applies from the next message on."""
+        self.models.choose(then_regenerate=then_regenerate, compare=compare)
 
     def action_focus_messages(self) -> None:
-        self.message_list.focus()
+        if self.comparison is not None and not self.comparison.streaming:
+            self.comparison.focus()  # waiting for a choice: that comes first
+        else:
+            self.message_list.focus()
+
+    async def settle_comparison(self) -> None:
+        """The comparison on screen gives way to the reply the conversation continues with
+        (the one chosen, else the first): a message like any other, ‹ n/m › in its header."""
+        view, self.comparison = self.comparison, None
+        if view is None:
+            return
+        await view.remove()
+        shown = self.message_list.messages
+        for message in self.workspace.session.path_below(shown[-1].id if shown else None):
+            await self.message_list.add_message(message)
+
+    async def on_compare_view_reply_chosen(self, event: CompareView.ReplyChosen) -> None:
+        event.stop()
+        await self.models.continue_with(event.message)
+
+    def on_compare_view_leave_requested(self, event: CompareView.LeaveRequested) -> None:
+        event.stop()
+        self.prompt.focus()
 
     @on(MessageList.EditRequested)
     def _edit(self, event: MessageList.EditRequested) -> None:

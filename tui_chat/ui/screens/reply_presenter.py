@@ -24,6 +24,7 @@ from tui_chat.core.text import sanitize
 from tui_chat.ui.advice import sentence
 
 if TYPE_CHECKING:
+    from tui_chat.core.compare import CompareEvent
     from tui_chat.ui.screens.conversation import ConversationScreen
     from tui_chat.ui.widgets.reply_view import ReplyView
 
@@ -50,7 +51,7 @@ class ReplyPresenter:
         self.sent_text = sent_text
         self.received = False
 
-    async def apply(self, event: SessionEvent) -> None:
+    async def apply(self, event: SessionEvent | CompareEvent) -> None:
         if isinstance(event, ContentDelta):
             if self.reply is not None:
                 self.reply.add_content(event.text)
@@ -63,7 +64,7 @@ class ReplyPresenter:
             await self.host.message_list.add_message(event.message)
             self.host.refresh_chrome()
         elif isinstance(event, ActivePathChanged):
-            await self._path_changed(event.after_id)
+            await self.path_changed(event.after_id)
         elif isinstance(event, ReplyStarted):
             await self._reply_started(event.message)
         elif isinstance(event, RetryScheduled):
@@ -77,7 +78,7 @@ class ReplyPresenter:
             if isinstance(event.error, ConversationGoneError):  # says so itself, once
                 self.host.conversation_gone(event.error, replied=True)
 
-    async def _path_changed(self, after_id: str | None) -> None:
+    async def path_changed(self, after_id: str | None) -> None:
         """The messages shown below `after_id` leave the view (they stay in the store, on
         another branch); the exchange's next events show the new branch."""
         message_list = self.host.message_list
