@@ -26,7 +26,7 @@ from tui_chat.core.session import (
 )
 from tui_chat.core.text import one_line, sanitize
 from tui_chat.ui.advice import sentence
-from tui_chat.ui.widgets.compare_view import ColumnFigures, CompareView
+from tui_chat.ui.widgets.compare_view import COMPLETE, ColumnFigures, CompareView
 
 if TYPE_CHECKING:
     from tui_chat.core.workspace import ModelRef
@@ -136,7 +136,7 @@ class ComparePresenter:
             live.ended = True
         column = view.column(index)
         if message is not None:
-            state = "complete" if error is None else message.status.value
+            state = COMPLETE if error is None else message.status.value
             column.show_figures(ColumnFigures(
                 state, time_to_first_token=message.time_to_first_token,
                 tokens_per_second=message.tokens_per_second, usage=message.usage))

@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # with the first reply: Markdown is not on the start-up path
 STACK_BELOW = 100
 """Terminal width (cells) under which the columns are stacked one above the other."""
 CHOOSE = Binding.Group("Choose")
+COMPLETE = "complete"
 
 
 @dataclass(frozen=True)
@@ -44,10 +45,15 @@ class ColumnFigures:
 
 
 def figures_text(number: int, figures: ColumnFigures) -> Text:
-    text = Text(f" {number} ", style="bold reverse")
-    text.append(f" {figures.state}", style="italic")
+    """" 1  first token 0.42 s · 61.0 tok/s · 18 in · 96 out", the state first when the
+    reply is not complete."""
+    text = Text()
+    text.append(f" {number} ", style="bold reverse")
+    if figures.state != COMPLETE:
+        text.append(f" {figures.state}", style="italic")
     if figures.time_to_first_token is not None:
-        text.append(f" · first token {figures.time_to_first_token:.2f} s")
+        text.append(" ·" if figures.state != COMPLETE else "")
+        text.append(f" first token {figures.time_to_first_token:.2f} s")
     if figures.tokens_per_second is not None:
         text.append(f" · {figures.tokens_per_second:.1f} tok/s")
     if figures.usage is not None:
@@ -61,8 +67,6 @@ class CompareColumn(Vertical):
     DEFAULT_CSS = """
     CompareColumn { width: 1fr; height: auto; padding: 0 1 0 0; }
     CompareColumn > .figures { height: auto; color: $text-muted; }
-    CompareView:focus CompareColumn.-highlighted { background: $accent 12%; }
-    CompareView:focus CompareColumn.-highlighted > .figures { color: $accent; }
     CompareColumn > MessageView, CompareColumn > ReplyView { margin: 0; }
     """
 
@@ -120,6 +124,8 @@ class CompareView(Vertical, can_focus=True):
     CompareView > Horizontal { height: auto; }
     CompareView.-stacked > Horizontal { layout: vertical; }
     CompareView.-stacked CompareColumn { width: 1fr; margin: 0 0 1 0; }
+    CompareView:focus CompareColumn.-highlighted { background: $accent 10%; }
+    CompareView:focus CompareColumn.-highlighted > .figures { color: $accent; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -163,7 +169,7 @@ class CompareView(Vertical, can_focus=True):
         if self.streaming:
             return Text(f"Comparing {count} models · Esc stops them all", style="italic")
         return Text(f"Compared {count} models: ←/→ and Enter (or 1–{count}) continue with one; "
-                    "the others stay as branches (‹ › on the reply)", style="italic")
+                    "the others stay as branches.", style="italic")
 
     def on_mount(self) -> None:
         self._stack()

@@ -25,6 +25,7 @@ else:
     _Base = object
 
 BRANCH = Binding.Group("Branch")
+_OWN_ACTIONS: dict[type, frozenset[str]] = {}
 BRANCH_BINDINGS: list[BindingType] = [
     Binding("left", "branch(-1)", "Previous branch", id="messages.branch_previous",
             group=BRANCH, tooltip="Show the previous alternative of the selected message"),
@@ -87,7 +88,10 @@ class BranchKeys(_Base):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The branch keys show where the selected message has alternatives; "continue from
         it" on a reply cut off by a failure. (Not dimmed at the first or last alternative:
-        each change of these answers recomposes the footer, a frame's worth of work.)"""
+        each change of these answers recomposes the footer, a frame's worth of work.) None
+        of the list's own keys while a widget inside it has the focus (a comparison)."""
+        if self.screen.focused is not self and action in self._own_actions():
+            return False
         if action == "branch":
             view = self._view_at(self.selected)
             return view is not None and view.position is not None and view.position[1] > 1
@@ -96,6 +100,16 @@ class BranchKeys(_Base):
             return (self.selected is not None and last is not None
                     and self.selected == len(self.messages) - 1 and cut_off(last))
         return True
+
+    @classmethod
+    def _own_actions(cls) -> frozenset[str]:
+        """The actions of the list's own bindings (not the scrolling it inherits)."""
+        own = _OWN_ACTIONS.get(cls)
+        if own is None:
+            own = _OWN_ACTIONS[cls] = frozenset(
+                binding.action.partition("(")[0]
+                for binding in Binding.make_bindings(getattr(cls, "BINDINGS", [])))
+        return own
 
     def branch_keys_changed(self) -> bool:
         """Whether the answers of `check_action` for the branch keys changed since last
