@@ -74,7 +74,7 @@ async def test_two_models_stream_side_by_side_and_one_is_chosen(
         await wait_idle(pilot)
         assert app.focused is view  # all ended, the prompt was empty: choose now
         texts = [" ".join(rendered_text(c).split()) for c in view.columns]
-        assert "complete" in texts[0] and "12 in · 34 out" in texts[0]  # Chutes sends usage
+        assert "12 in · 34 out" in texts[0] and "interrupted" not in texts[0]  # usage: Chutes
         assert "‹ 1/2 ›" in texts[0] and "‹ 2/2 ›" in texts[1]
         await pilot.press("right", "enter")
         await wait_until(pilot, lambda: not screen.query(CompareView))
