@@ -110,6 +110,8 @@ class CompareColumn(Vertical):
                  if reply is not None and width > 0 else None)
         if lines is not None:
             view.cached.adopt(lines, width)
+        elif width > 0:
+            await view.prepare(self.app, width)  # in a thread, not on the event loop
         await self.mount(view, before=reply)
         if reply is not None:
             await reply.remove()
@@ -157,12 +159,13 @@ class CompareView(Vertical, can_focus=True):
         self.code_theme = code_theme
         self.streaming = True
         self.highlighted = 0
+        self._columns = [CompareColumn(number, code_theme=code_theme)
+                         for number in range(1, len(models) + 1)]
 
     def compose(self) -> ComposeResult:
         yield Static(self._hint(), classes="hint", markup=False)
         with Horizontal():
-            for number in range(1, len(self.models) + 1):
-                yield CompareColumn(number, code_theme=self.code_theme)
+            yield from self._columns
 
     def _hint(self) -> Text:
         count = len(self.models)
@@ -178,14 +181,30 @@ class CompareView(Vertical, can_focus=True):
         self._stack()
 
     def _stack(self) -> None:
-        self.set_class(self.app.size.width < STACK_BELOW, "-stacked")
+        """Stacked or side by side, and side by side each column a fixed number of cells: a
+        live reply asked its height at two widths draws its whole text again for each (the
+        `1fr` of a horizontal layout is resolved at more than one width)."""
+        stacked = self.app.size.width < STACK_BELOW
+        self.set_class(stacked, "-stacked")
+        columns = self.columns
+        width = self.content_size.width
+        if not columns or not width:
+            return
+        for index, column in enumerate(columns):
+            if stacked:
+                cells: int | str = "1fr"
+            else:
+                cells = width // len(columns) + (1 if index < width % len(columns) else 0)
+            if column.styles.width is None or str(column.styles.width) != str(cells):
+                column.styles.width = cells
 
     @property
     def columns(self) -> list[CompareColumn]:
-        return list(self.query(CompareColumn))
+        """Mounted with the view (not a query: every delta of every column asks)."""
+        return list(self._columns) if self.is_mounted else []
 
     def column(self, index: int) -> CompareColumn:
-        return self.columns[index]
+        return self._columns[index]
 
     def ended(self) -> None:
         """Every reply has ended: the user chooses now."""
