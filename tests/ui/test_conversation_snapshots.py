@@ -24,9 +24,11 @@ SIZE = (100, 34)
 
 
 async def steady(pilot: Pilot[Any]) -> None:
-    """No blinking cursor; everything streamed so far is drawn."""
+    """No blinking cursor; the personas read (the empty view offers them); everything
+    streamed so far is drawn."""
     screen = conversation(pilot.app)
     screen.prompt.cursor_blink = False
+    await wait_until(pilot, lambda: bool(screen.setup.personas))
     await pilot.pause()
 
 

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from textual.message import Message as TextualMessage
+
 from tui_chat.core.errors import TuiChatError
 from tui_chat.core.models import Message, Role
 from tui_chat.core.text import one_line
 from tui_chat.ui.messages import ConversationChanged
+from tui_chat.ui.widgets.message_list import MessageList
 
 if TYPE_CHECKING:
     from tui_chat.ui.screens.conversation import ConversationScreen
@@ -33,6 +36,17 @@ class BranchActions:
         self.continue_partial = False
         """The next message continues from the reply cut off by a failure (user's choice)."""
         self._known: dict[str, Message] = {}
+
+    async def handle(self, request: TextualMessage) -> None:
+        """One of the message list's branch requests."""
+        if isinstance(request, MessageList.BranchRequested):
+            await self.switch(request.message, request.step)
+        elif isinstance(request, MessageList.DeleteRequested):
+            self.delete(request.message)
+        elif isinstance(request, MessageList.ForkRequested):
+            await self.fork(request.message)
+        elif isinstance(request, MessageList.ContinuePartialRequested):
+            self.continue_from(request.message)
 
     def _busy(self) -> bool:
         if self.host.streaming:

@@ -19,6 +19,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.message import Message as TextualMessage
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
@@ -34,6 +35,7 @@ from tui_chat.core.workspace import SettingsChange, Workspace
 from tui_chat.ui.advice import sentence
 from tui_chat.ui.messages import ConversationChanged
 from tui_chat.ui.screens.branch_actions import BranchActions
+from tui_chat.ui.screens.conversation_setup import ConversationSetup
 from tui_chat.ui.screens.model_actions import COMPARE_TITLE, ModelActions
 from tui_chat.ui.screens.reply_presenter import ReplyPresenter
 from tui_chat.ui.screens.settings_note import APPLY_HERE, settings_sentence
@@ -89,6 +91,9 @@ class ConversationScreen(Screen[None]):
                 tooltip="Select a message to copy, edit or regenerate"),
         Binding("ctrl+b", "toggle_sidebar", "Chats", id="conversation.sidebar",
                 tooltip="Show or hide saved conversations (search with /)"),
+        Binding("f4", "conversation_settings", "Chat settings", id="conversation.settings",
+                tooltip="This conversation's system prompt, parameters and persona (the "
+                "defaults for new ones are in Settings, F3)"),
     ]
 
     def __init__(self, workspace: Workspace) -> None:
@@ -100,6 +105,7 @@ class ConversationScreen(Screen[None]):
         self.sidebar_actions = SidebarActions(self)
         self.branches = BranchActions(self)
         self.models = ModelActions(self)
+        self.setup = ConversationSetup(self)
         self._compare_presenter: ComparePresenter | None = None
         self.comparison: CompareView | None = None
         """The comparison on screen, until a reply is chosen or the conversation moves on."""
@@ -111,6 +117,7 @@ class ConversationScreen(Screen[None]):
         yield Static(id="title-bar", markup=False)
         with Horizontal(id="body"), Vertical(id="main"):
             yield Static("", id="empty", markup=False)
+            yield Static("", id="system-row", markup=False)
             yield MessageList(id="messages", positions=self.positions_of)
             yield PromptInput(id="prompt", placeholder="Message (Enter sends, Ctrl+J new line)")
             yield StatusBar(id="status")
@@ -169,7 +176,15 @@ class ConversationScreen(Screen[None]):
         hint = Text(EMPTY_HINT)
         if self._first_run_hint:
             hint = Text.assemble((self._first_run_hint, "bold"), "\n\n", EMPTY_HINT)
+        personas = self.setup.persona_hint()
+        if personas:
+            hint.append(f"\n{personas}")
         empty.update(hint)
+        system = self.setup.system_row()
+        row = self.query_one("#system-row", Static)
+        row.display = system is not None
+        if system is not None:
+            row.update(system)
         model = self.models.compare_label() or workspace.model or "no model chosen (F2)"
         changes: dict[str, object] = {"provider": provider_label(workspace.provider_name),
                                       "model": model}
@@ -179,6 +194,7 @@ class ConversationScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.refresh_chrome()
+        self.call_after_refresh(self.setup.load_personas)
 
     async def settings_changed(self, change: SettingsChange, no_key_hint: str | None) -> None:
         """New settings were saved: say what took effect where; keys may exist now, the model
@@ -193,7 +209,8 @@ class ConversationScreen(Screen[None]):
         return [(APPLY_HERE, "Use the system prompt and parameters of Settings (F3) in the "
                  "conversation on screen from its next message", self.apply_defaults_here),
                 (COMPARE_TITLE, "Send the next message to 2-4 models at once, side by side",
-                 lambda: self.choose_model(compare=True))]
+                 lambda: self.choose_model(compare=True)),
+                *self.setup.palette_commands()]
 
     def apply_defaults_here(self) -> None:
         try:
@@ -360,6 +377,9 @@ class ConversationScreen(Screen[None]):
         await self.show_messages([])
         self.prompt.focus()
 
+    def action_conversation_settings(self) -> None:
+        self.setup.open_settings()
+
     def action_choose_model(self) -> None:
         self.choose_model()
 
@@ -414,24 +434,12 @@ class ConversationScreen(Screen[None]):
         self.prompt.focus()
 
     @on(MessageList.BranchRequested)
-    async def _branch_requested(self, event: MessageList.BranchRequested) -> None:
-        event.stop()
-        await self.branches.switch(event.message, event.step)
-
     @on(MessageList.DeleteRequested)
-    def _delete_message_requested(self, event: MessageList.DeleteRequested) -> None:
-        event.stop()
-        self.branches.delete(event.message)
-
     @on(MessageList.ForkRequested)
-    async def _fork_requested(self, event: MessageList.ForkRequested) -> None:
-        event.stop()
-        await self.branches.fork(event.message)
-
     @on(MessageList.ContinuePartialRequested)
-    def _continue_requested(self, event: MessageList.ContinuePartialRequested) -> None:
+    async def _branch_key(self, event: TextualMessage) -> None:
         event.stop()
-        self.branches.continue_from(event.message)
+        await self.branches.handle(event)
 
     @on(MessageList.LinkRequested)
     def _link_requested(self, event: MessageList.LinkRequested) -> None:
@@ -459,21 +467,7 @@ class ConversationScreen(Screen[None]):
         return found.first() if found else None
 
     async def action_toggle_sidebar(self) -> None:
-        """Mounted on first use: start-up does not pay for listing conversations."""
-        sidebar = self.sidebar
-        if sidebar is None:
-            session = self.workspace.session
-            sidebar = ConversationList(self.workspace.store,
-                                       active_id=session.conversation.id if session.is_saved
-                                       else None)
-            await self.query_one("#body").mount(sidebar, before=0)
-            sidebar.option_list.focus()
-        elif sidebar.display and sidebar.has_focus_within:
-            sidebar.display = False
-            self.prompt.focus()
-        else:
-            sidebar.display = True
-            sidebar.option_list.focus()
+        await self.sidebar_actions.toggle()
 
     def on_conversation_changed(self, event: ConversationChanged) -> None:
         sidebar = self.sidebar
@@ -482,40 +476,13 @@ class ConversationScreen(Screen[None]):
             sidebar.reload()
 
     @on(ConversationList.ConversationChosen)
-    async def _open_chosen(self, event: ConversationList.ConversationChosen) -> None:
-        event.stop()
-        await self.stop_streaming()
-        try:
-            messages = self.workspace.open_conversation(event.conversation_id,
-                                                        at_message=event.message_id)
-        except TuiChatError as error:
-            self.notify(error.message, severity="error", markup=False)
-            return
-        self.editing = None
-        await self.show_messages(messages)
-        if event.message_id is not None:
-            await self.message_list.reveal(event.message_id)
-        self.prompt.focus()
-
     @on(ConversationList.NewConversationRequested)
-    async def _new_requested(self, event: ConversationList.NewConversationRequested) -> None:
-        event.stop()
-        await self.action_new_conversation()
-
     @on(ConversationList.RenameRequested)
-    def _rename_requested(self, event: ConversationList.RenameRequested) -> None:
-        event.stop()
-        self.sidebar_actions.rename(event.conversation_id, event.title)
-
     @on(ConversationList.DeleteRequested)
-    def _delete_requested(self, event: ConversationList.DeleteRequested) -> None:
-        event.stop()
-        self.sidebar_actions.delete(event.conversation_id, event.title)
-
     @on(ConversationList.ExportRequested)
-    def _export_requested(self, event: ConversationList.ExportRequested) -> None:
+    async def _sidebar_request(self, event: TextualMessage) -> None:
         event.stop()
-        self.sidebar_actions.export(event.conversation_id, event.title)
+        await self.sidebar_actions.handle(event)
 
     def conversations_changed(self) -> None:
         """A title or the list changed: the title bar and the sidebar show it."""
