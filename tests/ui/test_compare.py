@@ -13,6 +13,7 @@ from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tests.ui.conftest import (
     AppFactory,
     conversation,
+    record_notifications,
     rendered_text,
     wait_idle,
     wait_until,
@@ -191,3 +192,25 @@ async def test_compare_models_is_in_the_palette(make_app: AppFactory) -> None:
     async with app.run_test(size=(120, 40)):
         titles = [command.title for command in all_commands(app, app.screen)]
         assert "Compare models…" in titles
+
+
+async def test_a_provider_without_a_key_is_said_before_anything_is_sent(
+        make_app: AppFactory, store: Store, chutes_server: FakeProvider,
+        sutra_server: FakeProvider, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SUTRA_BASE_URL", sutra_server.url)
+    monkeypatch.delenv("SUTRA_API_KEY", raising=False)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        notes = record_notifications(app)
+        screen = conversation(app)
+        screen.workspace.choose_several(MODELS)
+        screen.prompt.load_text("hello")
+        screen.prompt.submit()
+        await wait_idle(pilot)
+        assert screen.prompt.text == "hello"  # given back
+        assert not screen.query(CompareView)
+        errors = [text for severity, text in notes if severity == "error"]
+        assert len(errors) == 1 and "SUTRA" in errors[0]
+        assert screen.workspace.compare_models == tuple(MODELS)  # still chosen
+    assert not chutes_server.requests or all(r.method == "GET" for r in chutes_server.requests)
+    assert store.latest_conversation() is None
