@@ -1,4 +1,4 @@
-"""Pilot tests of a conversation's own settings (F6) and of personas in the app: the system
+"""Pilot tests of a conversation's own settings (F8) and of personas in the app: the system
 prompt row, editing prompt and parameters, a persona filling them, personas in the palette and
 on an empty conversation, one notification for broken persona files."""
 
@@ -31,7 +31,7 @@ from tui_chat.ui.screens.conversation_settings import (
 
 
 async def open_settings(pilot: Pilot[Any]) -> ConversationSettingsScreen:
-    await pilot.press("f6")
+    await pilot.press("f8")
     await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConversationSettingsScreen))
     screen = pilot.app.screen
     assert isinstance(screen, ConversationSettingsScreen)

@@ -91,7 +91,7 @@ class ConversationScreen(Screen[None]):
                 tooltip="Select a message to copy, edit or regenerate"),
         Binding("ctrl+b", "toggle_sidebar", "Chats", id="conversation.sidebar",
                 tooltip="Show or hide saved conversations (search with /)"),
-        Binding("f6", "conversation_settings", "Chat settings", id="conversation.settings",
+        Binding("f8", "conversation_settings", "Chat settings", id="conversation.settings",
                 tooltip="This conversation's system prompt, parameters and persona (the "
                 "defaults for new ones are in Settings, F3)"),
     ]

@@ -1,4 +1,4 @@
-"""This conversation's own settings (F6): its system prompt and parameters, and a persona to
+"""This conversation's own settings (F8): its system prompt and parameters, and a persona to
 fill them in. Distinct from Settings (F3), whose values are the defaults for new conversations.
 
 Dismisses with a `ConversationSettings` (validated by `Parameters`) or None on Esc; the

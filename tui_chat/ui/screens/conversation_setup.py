@@ -1,5 +1,5 @@
 """The conversation's own system prompt and parameters, and personas, for the conversation
-screen: the settings screen (F6) and what it returns, the folded system-prompt row, and the
+screen: the settings screen (F8) and what it returns, the folded system-prompt row, and the
 personas (loaded once, off the event loop, after the first frame; broken files named in ONE
 notification; each offered in the palette and on an empty conversation).
 """
@@ -56,7 +56,7 @@ class ConversationSetup:
         if not self.personas:
             return ""
         names = ", ".join(p.name for p in self.personas[:6])
-        return f"Personas: {names}. F6 (or Ctrl+P, “Persona”) starts this conversation as one."
+        return f"Personas: {names}. F8 (or Ctrl+P, “Persona”) starts this conversation as one."
 
     def palette_commands(self) -> list[tuple[str, str, Callable[[], object]]]:
         return [(f"Persona: {one_line(p.name, 40)}",
@@ -79,7 +79,7 @@ class ConversationSetup:
             host.notify(error.message, severity="error", markup=False)
             return
         host.refresh_chrome()
-        host.notify(f"New conversation as {one_line(persona.name, 40)}; F6 shows its system "
+        host.notify(f"New conversation as {one_line(persona.name, 40)}; F8 shows its system "
                     "prompt and parameters.", markup=False)
 
     # --- this conversation's settings ----------------------------------------------------
@@ -116,6 +116,6 @@ class ConversationSetup:
         prompt = self.host.workspace.session.conversation.system_prompt
         if not prompt:
             return None
-        row = Text("⚙ System prompt (F6)  ", style="bold")
+        row = Text("⚙ System prompt (F8)  ", style="bold")
         row.append(one_line(prompt, 200), style="italic")
         return row
