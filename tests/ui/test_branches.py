@@ -54,6 +54,7 @@ async def test_a_regenerated_reply_says_it_is_the_second_and_arrows_switch(
         views = list(screen.query(MessageView))
         assert [v.message.content for v in views] == ["q", "second one"]
         assert header(views[1]).rstrip().endswith("‹ 2/2 ›")
+        assert screen.status.info.note.startswith("alternative 2 of 2")
         prompt_view = views[0]
         await pilot.press("ctrl+o")  # the last message is selected
         assert screen.message_list.check_action("branch", (-1,)) is True

@@ -45,6 +45,7 @@ class ReplyPresenter:
         self._first_token: float | None = None
         self._deltas = 0
         self._last_stats = 0.0
+        self._branch_note = ""
 
     def begin(self, sent_text: str) -> None:
         """A new exchange: `sent_text` goes back into the prompt if nothing arrives."""
@@ -96,8 +97,12 @@ class ReplyPresenter:
         self._first_token = None
         self._deltas = 0
         self.host.refresh_chrome()
+        position = self.reply.position
+        self._branch_note = note = (
+            f"alternative {position[0]} of {position[1]}; the others: Ctrl+O, then ←/→"
+            if position is not None and position[1] > 1 else "")
         self.host.status.update_info(state="waiting for the first token…", time_to_first_token=None,
-                                tokens_per_second=None, usage=None, note="")
+                                tokens_per_second=None, usage=None, note=note)
 
     def _count_delta(self, thinking: bool = False) -> None:
         self.received = True
@@ -118,7 +123,7 @@ class ReplyPresenter:
                            notify: bool = True) -> None:
         await self.host.message_list.finish_reply(message)
         self.reply = None
-        note = CUT_OFF_NOTE if message.failed and message.content else ""
+        note = CUT_OFF_NOTE if message.failed and message.content else self._branch_note
         self.host.status.update_info(
             state="ready" if error is None else f"{message.status.value}",
             time_to_first_token=message.time_to_first_token,
