@@ -25,7 +25,15 @@ sys.path.insert(0, str(ROOT))
 from textual.pilot import Pilot  # noqa: E402
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of  # noqa: E402
-from tests.ui.demo import HINDI_ANSWER, STREAM_PIECES, seed_demo  # noqa: E402
+from tests.ui.demo import (  # noqa: E402
+    COMPARE_CHUTES,
+    COMPARE_PROMPT,
+    COMPARE_SUTRA,
+    HINDI_ANSWER,
+    STREAM_PIECES,
+    seed_branches,
+    seed_demo,
+)
 from tui_chat.core.config import Settings  # noqa: E402
 from tui_chat.core.store import Store  # noqa: E402
 from tui_chat.ui.app import TuiChatApp  # noqa: E402
@@ -101,12 +109,40 @@ async def settings(pilot: Pilot[Any], chutes: FakeProvider, sutra: FakeProvider)
     await pilot.pause(0.5)
 
 
+async def branches(pilot: Pilot[Any], chutes: FakeProvider, sutra: FakeProvider) -> None:
+    """A reply with an alternative (‹ 2/2 ›), selected: the footer shows ← → Branch."""
+    screen = screen_of(pilot)
+    seed_branches(screen.workspace.store, screen.workspace.session.conversation)
+    await screen.show_messages(screen.workspace.session.messages())
+    await pilot.press("ctrl+o")
+    await pilot.pause(0.3)
+
+
+async def compare(pilot: Pilot[Any], chutes: FakeProvider, sutra: FakeProvider) -> None:
+    """One prompt to a Chutes and a SUTRA model, side by side, both finished."""
+    from tui_chat.ui.widgets.compare_view import CompareView
+
+    screen = screen_of(pilot)
+    await pilot.press("ctrl+n")
+    chutes.script(Reply(stream_of(COMPARE_CHUTES), delay=0.02))
+    sutra.script(Reply(stream_of(COMPARE_SUTRA, flavour="sutra", model="sutra-v2"),
+                       delay=0.03))
+    screen.workspace.choose_several([("chutes", "deepseek-ai/DeepSeek-V3-0324"),
+                                     ("sutra", "sutra-v2")])
+    screen.prompt.load_text(COMPARE_PROMPT)
+    screen.prompt.submit()
+    await until(pilot, lambda: bool(screen.query(CompareView)) and not screen.streaming)
+    await pilot.pause(0.3)
+
+
 SHOTS: dict[str, Shot] = {
     "conversation": conversation,
     "sutra-hindi": sutra_hindi,
     "sidebar": sidebar,
     "model-picker": model_picker,
     "settings": settings,
+    "branches": branches,
+    "compare": compare,
 }
 
 

@@ -41,7 +41,14 @@ def build_parser() -> argparse.ArgumentParser:
                               description="Stream one reply to stdout, for scripts and pipes.")
     ask.add_argument("prompt", nargs="?", help="the prompt; '-' or omitted reads stdin when piped")
     ask.add_argument("-p", "--provider", dest="ask_provider", help="provider to use")
-    ask.add_argument("-m", "--model", dest="ask_model", help="model to use")
+    ask.add_argument("-m", "--model", dest="ask_model", action="append", metavar="MODEL",
+                     help="model to use; given 2-4 times, each model answers the prompt in "
+                     "turn (a comparison, saved as alternative replies); PROVIDER:MODEL "
+                     "names another provider than -p")
+    ask.add_argument("--compare", metavar="A,B",
+                     help="compare these models (comma-separated; as -m given several times)")
+    ask.add_argument("--persona", metavar="NAME",
+                     help="use a persona's system prompt, parameters and model")
     ask.add_argument("-s", "--system", help="system prompt")
     ask.add_argument("--temperature", type=float, help="sampling temperature, 0 to 2")
     ask.add_argument("--max-tokens", type=int, help="largest number of tokens in the reply")

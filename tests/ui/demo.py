@@ -69,3 +69,31 @@ def seed_demo(store: Store) -> Conversation:
     chat.updated, chat.provider, chat.model = T0 + timedelta(minutes=3), "sutra", "sutra-v2"
     store.update_conversation(chat)
     return chat
+
+
+HINDI_AGAIN = """\
+भारत की राजधानी **नई दिल्ली** है; यह दिल्ली राष्ट्रीय राजधानी क्षेत्र में है।
+"""
+
+COMPARE_PROMPT = "In one paragraph: what does Python's GIL do?"
+COMPARE_CHUTES = [
+    "The **GIL** (global interpreter lock) lets only one thread ",
+    "run Python bytecode at a time, which keeps CPython's memory management simple. ",
+    "Threads still help with I/O: the lock is released while waiting.\n\n",
+    "```python\nfrom concurrent.futures import ThreadPoolExecutor\n```\n",
+]
+COMPARE_SUTRA = [
+    "GIL एक ताला है जो एक समय में केवल **एक thread** को Python bytecode ",
+    "चलाने देता है। I/O के लिए threads फिर भी उपयोगी हैं; ",
+    "CPU-bound काम के लिए `multiprocessing` चुनें।",
+]
+
+
+def seed_branches(store: Store, chat: Conversation) -> Message:
+    """A second answer (from another model) to the demo's last question, now the active one:
+    the header of the last reply says ‹ 2/2 ›."""
+    path = store.get_messages(chat.id)
+    again = Message(conversation_id=chat.id, role=Role.ASSISTANT, content=HINDI_AGAIN,
+                    provider="sutra", model="sutra-r0", parent_id=path[-2].id,
+                    created=T0 + timedelta(minutes=4))
+    return store.add_message(again)

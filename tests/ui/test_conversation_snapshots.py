@@ -2,22 +2,33 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
-from tests.ui.conftest import AppFactory, conversation, live_reply
-from tests.ui.demo import STREAM_PIECES, seed_demo
+from tests.ui.conftest import AppFactory, conversation, live_reply, wait_until
+from tests.ui.demo import (
+    COMPARE_CHUTES,
+    COMPARE_PROMPT,
+    COMPARE_SUTRA,
+    STREAM_PIECES,
+    seed_branches,
+    seed_demo,
+)
 from tui_chat.core.store import Store
 
 SIZE = (100, 34)
 
 
 async def steady(pilot: Pilot[Any]) -> None:
-    """No blinking cursor; everything streamed so far is drawn."""
+    """No blinking cursor; the personas read (the empty view offers them); everything
+    streamed so far is drawn."""
     screen = conversation(pilot.app)
     screen.prompt.cursor_blink = False
+    await wait_until(pilot, lambda: bool(screen.setup.personas))
     await pilot.pause()
 
 
@@ -48,3 +59,51 @@ def test_conversation_mid_stream_snapshot(snap_compare: Any, make_app: AppFactor
 
 def test_first_run_without_keys_snapshot(snap_compare: Any, make_app: AppFactory) -> None:
     assert snap_compare(make_app(key=False), terminal_size=SIZE, run_before=steady)
+
+
+def test_message_header_with_siblings_snapshot(snap_compare: Any, make_app: AppFactory,
+                                               store: Store) -> None:
+    chat = seed_demo(store)
+    seed_branches(store, chat)
+
+    async def selected(pilot: Pilot[Any]) -> None:
+        screen = conversation(pilot.app)
+        screen.prompt.cursor_blink = False
+        await pilot.press("ctrl+o")  # the last reply, ‹ 2/2 ›: the footer shows ← → Branch
+        await pilot.pause()
+
+    assert snap_compare(make_app(conversation=chat.id), terminal_size=SIZE,
+                        run_before=selected)
+
+
+def comparing(chutes: FakeProvider, sutra: FakeProvider) -> Callable[[Pilot[Any]], Any]:
+    """Compare a Chutes and a SUTRA model until both have finished."""
+    chutes.script(Reply(stream_of(COMPARE_CHUTES)))
+    sutra.script(Reply(stream_of(COMPARE_SUTRA, flavour="sutra", model="sutra-v2")))
+
+    async def run(pilot: Pilot[Any]) -> None:
+        from tui_chat.ui.widgets.compare_view import CompareView
+
+        screen = conversation(pilot.app)
+        screen.prompt.cursor_blink = False
+        screen.workspace.choose_several([("chutes", "deepseek-ai/DeepSeek-V3-0324"),
+                                         ("sutra", "sutra-v2")])
+        screen.prompt.load_text(COMPARE_PROMPT)
+        screen.prompt.submit()
+        await wait_until(pilot, lambda: bool(screen.query(CompareView)))
+        await wait_until(pilot, lambda: not screen.streaming)
+        await pilot.pause()
+
+    return run
+
+
+@pytest.mark.parametrize("width", [120, 80])
+def test_compare_snapshot(snap_compare: Any, make_app: AppFactory, store: Store,
+                          chutes_server: FakeProvider, sutra_server: FakeProvider,
+                          monkeypatch: pytest.MonkeyPatch, width: int) -> None:
+    monkeypatch.setenv("SUTRA_BASE_URL", sutra_server.url)
+    monkeypatch.setenv("SUTRA_API_KEY", "sutra-test-key-0001")
+    # A clock that stands still: the two streams share it, in an order that varies.
+    app = make_app(provider="chutes", clock=lambda: 1000.0)
+    assert snap_compare(app, terminal_size=(width, 40),
+                        run_before=comparing(chutes_server, sutra_server))

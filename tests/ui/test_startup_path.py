@@ -9,7 +9,8 @@ import sys
 LATER = ("httpx", "tui_chat.core.client", "markdown_it", "rich.markdown", "pygments",
          "textual.widgets._markdown", "tui_chat.ui.screens.model_picker",
          "tui_chat.ui.screens.settings", "tui_chat.ui.widgets.reply_view", "tui_chat.core.export",
-         "tui_chat.ui.screens.confirm")
+         "tui_chat.ui.screens.confirm", "tui_chat.ui.widgets.compare_view",
+         "tui_chat.ui.screens.compare_presenter")
 
 
 def test_the_app_imports_no_http_markdown_or_dialog_code_at_start() -> None:

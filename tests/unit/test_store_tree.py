@@ -127,6 +127,55 @@ def test_switching_a_sibling_remembers_the_choices_below_it(store: Store) -> Non
     assert store.switch_sibling("q1", +1) is None  # the only root
 
 
+def test_switching_far_from_the_end_and_near_it_give_the_same_paths(store: Store) -> None:
+    for index in range(30):
+        add(store, f"{'q' if index % 2 == 0 else 'a'}{index}")
+    add(store, "a1b", parent="q0")  # a sibling of the second message, with a branch below
+    add(store, "q2b")
+    add(store, "a29b", parent="q28")  # and one of the last reply
+    store.activate("a29")
+    assert store.switch_sibling("a29", +1) == ActivePathChanged(CID, "q28")  # near the end
+    assert path(store)[-2:] == ["q28", "a29b"]
+    assert store.switch_sibling("a1", +1) == ActivePathChanged(CID, "q0")  # 28 above it
+    assert path(store) == ["q0", "a1b", "q2b"]
+    assert store.switch_sibling("a1b", -1) == ActivePathChanged(CID, "q0")
+    assert len(path(store)) == 30 and path(store)[-1] == "a29b"  # its choice remembered
+    assert store.switch_sibling("a29b", -1) == ActivePathChanged(CID, "q28")
+    assert path(store)[-1] == "a29"
+    assert store.switch_sibling("a29", -1) is None
+
+
+def test_the_path_below_a_branch_point_is_what_a_view_shows_again(store: Store) -> None:
+    branched(store)
+    store.activate("a2")
+    change = store.switch_sibling("q2", +1)
+    assert change is not None
+    below = store.path_below(CID, change.after_id)
+    assert [m.id for m in below] == ["q2b", "a3"]
+    assert [m.content for m in below] == ["text of q2b", "text of a3"]
+    assert [m.id for m in store.path_below(CID, None)] == path(store)
+    assert store.path_below(CID, "a3") == []  # the leaf: nothing below
+    assert store.path_below(CID, "a2") == []  # aside, and without children
+    assert [m.id for m in store.path_below(CID, "q2")] == ["a2"]  # q2's own active child
+
+
+def test_the_path_below_reuses_the_messages_a_view_holds_unless_they_changed(
+        store: Store) -> None:
+    branched(store)
+    held = {m.id: m for m in store.get_tree(CID).messages if m.id != "a2"}
+    stale = held["a3"].model_copy(update={"status": MessageStatus.STREAMING})
+    store.activate("a2")
+    below = store.path_below(CID, "a1", {**held, "a3": stale})
+    assert [m.id for m in below] == ["q2", "a2"]  # a2 not held: read; q2 held: reused
+    assert below[0] is held["q2"] and below[1] == store.get_message("a2")
+    store.activate("a3")
+    below = store.path_below(CID, "a1", {"q2b": held["q2b"], "a3": stale})
+    assert below[0] is held["q2b"]
+    assert below[1] is not stale and below[1].status is MessageStatus.COMPLETE
+    changed = held["q2b"].model_copy(update={"partial_in_context": True})
+    assert store.path_below(CID, "a1", {"q2b": changed})[0] is not changed
+
+
 def test_activating_a_message_on_an_inactive_branch_shows_its_whole_path(store: Store) -> None:
     branched(store)
     change = store.activate("a2b")

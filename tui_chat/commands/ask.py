@@ -1,7 +1,8 @@
 """`tui-chat ask`: one reply streamed to stdout, for scripts and pipes.
 
 A view over the same `Workspace` as the app: it decides nothing about which provider, model,
-key or client to use. `--no-save` runs the exchange on a temporary store (a continued
+key or client to use. With several models (-m A -m B, --compare A,B) it compares them
+(ask_compare.py). `--no-save` runs the exchange on a temporary store (a continued
 conversation is copied into it first), so that there is one code path and nothing is kept.
 """
 
@@ -17,13 +18,14 @@ from typing import TextIO
 
 from tui_chat.commands.advice import sentence
 from tui_chat.commands.context import Context
+from tui_chat.core.config import Settings
 from tui_chat.core.errors import ExitCode, TuiChatError, UsageError
 from tui_chat.core.events import ContentDelta, FinishReason, ReasoningDelta, RetryScheduled
 from tui_chat.core.models import Parameters
 from tui_chat.core.session import ReplyFailed, SessionEvent
 from tui_chat.core.store import Store
 from tui_chat.core.text import cleaner_for, sanitize, without_lone_surrogates
-from tui_chat.core.workspace import Workspace
+from tui_chat.core.workspace import ModelRef, Workspace, split_model_ref
 
 PROG = "tui-chat"
 
@@ -82,20 +84,56 @@ async def _ask(args: argparse.Namespace, context: Context) -> int:
         settings = settings.model_copy(update={
             "timeouts": settings.timeouts.model_copy(update={"read": args.timeout})})
     provider = args.ask_provider or args.provider
-    model = args.ask_model or args.model
+    models = _models(args, settings, provider or settings.default_provider)
+    single = models[0] if len(models) == 1 else None
+    if single is not None and single[0] != (provider or settings.default_provider):
+        provider = single[0]  # -m PROVIDER:MODEL
+    model = single[1] if single is not None else (None if models else args.model)
     with _store_for(args, context) as store:
         workspace = Workspace(settings, store, env=context.env, provider=provider, model=model)
         try:
             _open_conversation(workspace, args)
             workspace.override(provider, model)
-            workspace.require_model()
+            if args.persona is not None:
+                _apply_persona(workspace, args.persona, keep_model=bool(provider or models))
+            if len(models) > 1:
+                workspace.choose_several(models)
+            else:
+                workspace.require_model()
             _warn_about_tls(workspace)
             parameters = _parameters(args, workspace.session.conversation.parameters)
             if args.system is not None:
                 workspace.session.set_system_prompt(args.system)
+            if len(models) > 1:
+                from tui_chat.commands.ask_compare import print_compare
+
+                return await print_compare(workspace.compare(prompt, parameters), models,
+                                           args.show_reasoning)
             return await print_stream(workspace.send(prompt, parameters), args.show_reasoning)
         finally:
             await workspace.aclose()
+
+
+def _models(args: argparse.Namespace, settings: Settings, provider: str) -> list[ModelRef]:
+    """The models of -m (any number of times) and --compare, as (provider, model): a model
+    may be PROVIDER:MODEL, else it is one of -p's (or the default provider's)."""
+    given = list(args.ask_model or [])
+    if args.compare is not None:
+        given += [part.strip() for part in args.compare.split(",") if part.strip()]
+        if len(given) < 2:
+            raise UsageError("--compare takes two to four models, separated by commas.")
+    return list(dict.fromkeys(split_model_ref(settings, name, provider) for name in given))
+
+
+def _apply_persona(workspace: Workspace, name: str, *, keep_model: bool) -> None:
+    """The persona's prompt and parameters (and its model, unless -p/-m say otherwise);
+    broken persona files are named on stderr."""
+    from tui_chat.core.personas import find_persona, load_personas
+
+    personas, problems = load_personas()
+    for problem in problems:
+        print(f"{PROG}: warning: {problem}.", file=sys.stderr)
+    workspace.apply_persona(find_persona(name, personas), keep_model=keep_model)
 
 
 def _warn_about_tls(workspace: Workspace) -> None:

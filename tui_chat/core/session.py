@@ -38,7 +38,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -152,6 +152,14 @@ class ChatSession:
     def messages(self) -> list[Message]:
         """The active path of the conversation, oldest first."""
         return self.store.get_messages(self.conversation.id) if self._saved else []
+
+    def path_below(self, after_id: str | None,
+                   known: Mapping[str, Message] | None = None) -> list[Message]:
+        """The active path below message `after_id` (None: all of it), oldest first (see
+        Store.path_below for `known`)."""
+        if not self._saved:
+            return []
+        return self.store.path_below(self.conversation.id, after_id, known)
 
     def history(self, until: str | None = None) -> list[ChatMessage]:
         """What is sent to the model: the system prompt, then the active path (with `until`:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from tui_chat.core import store_import, store_tree
@@ -16,6 +17,7 @@ from tui_chat.core.models import (
     Conversation,
     ConversationTree,
     Message,
+    MessageStatus,
     Siblings,
     new_id,
     utc_now,
@@ -40,6 +42,8 @@ class Branches:
                          ) -> store_tree.Pointers: ...
         def get_message(self, message_id: str) -> Message: ...
         def get_conversation(self, conversation_id: str) -> Conversation: ...
+        def get_messages(self, conversation_id: str, *, limit: int | None = None,
+                         before_id: str | None = None) -> list[Message]: ...
 
     def path_to(self, message_id: str) -> list[Message]:
         """The messages from the root down to `message_id` (included), on any branch."""
@@ -47,6 +51,37 @@ class Branches:
         with self._read() as conn:
             rows = store_tree.path_rows(conn, message.conversation_id, message_id)
         return [message_from(row) for row in rows]
+
+    def path_below(self, conversation_id: str, after_id: str | None,
+                   known: Mapping[str, Message] | None = None) -> list[Message]:
+        """The active path below message `after_id` (None: all of it), oldest first: what a
+        view that keeps the messages up to `after_id` shows after an ActivePathChanged. The
+        cost follows the part below, not the whole path. `known`: messages the caller holds
+        (a branch it showed before), used as they are when the store has them unchanged, so
+        that switching back to a long branch reads only its ids."""
+        if after_id is None:
+            return self.get_messages(conversation_id)
+        with self._read() as conn:
+            row = conn.execute("SELECT active_child_id FROM messages WHERE id = ? AND "
+                               "conversation_id = ?", (after_id, conversation_id)).fetchone()
+            start = row["active_child_id"] if row else None
+            if start is None:
+                return []
+            if not known:
+                rows = store_tree.active_rows_below(conn, conversation_id, start)
+                return [message_from(row) for row in rows]
+            states = store_tree.active_states_below(conn, conversation_id, start)
+            reused: dict[str, Message] = {}
+            for state in states:
+                held = known.get(state["id"])
+                if (held is not None and held.status != MessageStatus.STREAMING
+                        and held.status.value == state["status"]
+                        and held.partial_in_context == bool(state["partial_in_context"])):
+                    reused[held.id] = held
+            fetched = store_tree.rows_by_id(
+                conn, [s["id"] for s in states if s["id"] not in reused])
+        return [reused[s["id"]] if s["id"] in reused else message_from(fetched[s["id"]])
+                for s in states if s["id"] in reused or s["id"] in fetched]
 
     def get_tree(self, conversation_id: str) -> ConversationTree:
         """Every message on every branch (creation order) and the active choices."""
@@ -90,11 +125,24 @@ class Branches:
     def switch_sibling(self, message_id: str, step: int) -> ActivePathChanged | None:
         """Activate the sibling `step` places after `message_id` (-1: the one before); None
         at either end."""
-        siblings = self.siblings(message_id)
-        index = siblings.position - 1 + step
-        if step == 0 or not 0 <= index < siblings.count:
+        message = self.get_message(message_id)
+        cid, parent = message.conversation_id, message.parent_id
+        with self._read() as conn:
+            ids = store_tree.children(conn, cid, parent)
+        index = ids.index(message_id) + step
+        if step == 0 or not 0 <= index < len(ids):
             return None
-        return self.activate(siblings.ids[index])
+        if parent is not None:
+            with self._write() as conn:
+                current = self._pointers_in(conn, cid)
+                if store_tree.near_the_end(conn, cid, current.active_leaf, parent):
+                    # The common case (replies at the end): no walk to the root.
+                    conn.execute("UPDATE messages SET active_child_id = ? WHERE id = ?",
+                                 (ids[index], parent))
+                    conn.execute("UPDATE conversations SET active_leaf_id = ? WHERE id = ?",
+                                 (store_tree.leaf_below(conn, ids[index]), cid))
+                    return ActivePathChanged(cid, parent)
+        return self.activate(ids[index])
 
     def delete_subtree(self, message_id: str) -> tuple[list[str], ActivePathChanged | None]:
         """Delete `message_id` and every message below it (ask the user first). Returns the

@@ -99,6 +99,47 @@ def path_rows(conn: sqlite3.Connection, conversation_id: str, end_id: str,
     return rows
 
 
+_ACTIVE_BELOW = """
+WITH RECURSIVE down(id, child, depth) AS (
+    SELECT id, active_child_id, 0 FROM messages WHERE id = ? AND conversation_id = ?
+    UNION ALL
+    SELECT m.id, m.active_child_id, down.depth + 1 FROM messages m INDEXED BY messages_links
+    JOIN down ON m.id = down.child
+    WHERE down.depth < ?
+)
+"""
+
+
+def active_rows_below(conn: sqlite3.Connection, conversation_id: str,
+                      start_id: str) -> list[sqlite3.Row]:
+    """The rows of `start_id` and the active path below it, top first (what a view shows
+    again after the path changed from `start_id` down)."""
+    columns = ", ".join(f"m.{c.strip()}" for c in MESSAGE_SELECT.split(","))
+    return conn.execute(
+        f"{_ACTIVE_BELOW} SELECT {columns} FROM down JOIN messages m ON m.id = down.id "
+        "ORDER BY down.depth", (start_id, conversation_id, WALK_LIMIT)).fetchall()
+
+
+def active_states_below(conn: sqlite3.Connection, conversation_id: str,
+                        start_id: str) -> list[sqlite3.Row]:
+    """(id, status, partial_in_context) of `start_id` and the active path below it, top
+    first: enough to tell which messages a view already holds as they are stored (a message
+    that is not streaming changes only in those two columns)."""
+    return conn.execute(
+        f"{_ACTIVE_BELOW} SELECT m.id, m.status, m.partial_in_context FROM down "
+        "JOIN messages m ON m.id = down.id ORDER BY down.depth",
+        (start_id, conversation_id, WALK_LIMIT)).fetchall()
+
+
+def rows_by_id(conn: sqlite3.Connection, ids: list[str]) -> dict[str, sqlite3.Row]:
+    found: dict[str, sqlite3.Row] = {}
+    for batch in _batches(ids):
+        rows = conn.execute(f"SELECT {MESSAGE_SELECT} FROM messages WHERE id IN "
+                            f"({','.join('?' * len(batch))})", batch).fetchall()
+        found.update({row["id"]: row for row in rows})
+    return found
+
+
 def leaf_below(conn: sqlite3.Connection, message_id: str) -> str:
     """Where the active children lead from `message_id` (itself when it has none)."""
     row = conn.execute(_DOWN_ACTIVE, (message_id, WALK_LIMIT)).fetchone()

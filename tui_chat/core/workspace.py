@@ -6,12 +6,17 @@ A `Workspace` is the one owner of
 - the chosen provider and model;
 - one `ProviderClient` per provider, leased to each exchange.
 
-Front-ends ask it which provider, model, key and client to use; neither decides. Usage::
+Front-ends ask it which provider, model, key and client to use; neither decides. A
+comparison leases one client per target from the same pool. Usage::
 
     workspace = Workspace(settings, store, env=os.environ, provider="sutra")
     workspace.open_conversation(conversation_id)        # or open_latest(), new_conversation()
     async for event in workspace.send("नमस्ते"):          # SessionEvent, as ChatSession yields
         ...
+    workspace.choose_several([("chutes", "deepseek-ai/DeepSeek-V3-0324"), ("sutra", "sutra-v2")])
+    async for event in workspace.compare("नमस्ते"):       # CompareEvent, as core.compare yields
+        ...
+    workspace.choose_reply(reply_id)                     # continue from one compared reply
     change = await workspace.apply_settings(new_settings)  # what took effect, and where
     await workspace.aclose()
 
@@ -27,20 +32,26 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tui_chat.core.client_pool import ClientPool
 from tui_chat.core.config import Settings
 from tui_chat.core.errors import Hint, TuiChatError, UsageError
-from tui_chat.core.models import Message, Parameters
+from tui_chat.core.models import ActivePathChanged, Message, Parameters
 from tui_chat.core.providers import Provider
 from tui_chat.core.session import ChatSession, SessionEvent
 
 if TYPE_CHECKING:  # imported on first use: the app's start-up path has no HTTP stack
     from tui_chat.core.client import ProviderClient
+    from tui_chat.core.compare import CompareEvent
     from tui_chat.core.model_catalog import ModelCatalog
+    from tui_chat.core.personas import Persona
     from tui_chat.core.store import Store
+
+ModelRef = tuple[str, str]
+"""(provider name, model id)."""
 
 
 class NoModelError(UsageError):
@@ -51,6 +62,15 @@ class NoModelError(UsageError):
         super().__init__(f"No model is chosen for {provider.display_name}, and it has no "
                          "default model.")
         self.hinted(Hint.MODEL, provider.name)
+
+
+def split_model_ref(settings: Settings, text: str, default_provider: str) -> ModelRef:
+    """`provider:model` when the part before the first colon names a provider, else
+    `text` as a model of `default_provider` (model ids may hold colons: `llama3:8b`)."""
+    name, colon, model = text.partition(":")
+    if colon and model and name in settings.provider_names():
+        return name, model
+    return default_provider, text
 
 
 def default_model_for(settings: Settings, provider: Provider) -> str | None:
@@ -76,54 +96,6 @@ class SettingsChange:
     """The provider in use was removed from the settings: the default provider replaced it."""
 
 
-class _ClientPool:
-    """One client per provider; a client still streaming when it is replaced is closed only
-    when its last exchange ends."""
-
-    def __init__(self, build: Callable[[Provider], ProviderClient]) -> None:
-        self._build = build
-        self._current: dict[str, ProviderClient] = {}
-        self._leases: dict[int, int] = {}
-        self._retired: list[ProviderClient] = []
-
-    def get(self, provider: Provider) -> ProviderClient:
-        client = self._current.get(provider.name)
-        if client is None:
-            client = self._current[provider.name] = self._build(provider)
-        return client
-
-    @contextlib.asynccontextmanager
-    async def lease(self, client: ProviderClient) -> AsyncIterator[ProviderClient]:
-        self._leases[id(client)] = self._leases.get(id(client), 0) + 1
-        try:
-            yield client
-        finally:
-            self._leases[id(client)] -= 1
-            if not self._leases[id(client)]:
-                del self._leases[id(client)]
-                if client in self._retired:
-                    self._retired.remove(client)
-                    await client.aclose()
-
-    def in_use(self, client: ProviderClient) -> bool:
-        return id(client) in self._leases
-
-    async def retire_all(self) -> None:
-        """New clients from now on; idle ones close now, busy ones when their stream ends."""
-        clients, self._current = list(self._current.values()), {}
-        for client in clients:
-            if self.in_use(client):
-                self._retired.append(client)
-            else:
-                await client.aclose()
-
-    async def aclose(self) -> None:
-        clients = [*self._current.values(), *self._retired]
-        self._current, self._retired = {}, []
-        for client in clients:
-            await client.aclose()
-
-
 class Workspace:
     """One conversation at a time, its provider and model, and a client per provider."""
 
@@ -138,7 +110,7 @@ class Workspace:
         self.env: Mapping[str, str] = os.environ if env is None else env
         self.clock = clock
         self.read_coalesce = read_coalesce
-        self._clients = _ClientPool(self._build_client)
+        self._clients = ClientPool(self._build_client)
         self._catalog: ModelCatalog | None = None
         self._startup_choice = (provider, model)
         self.provider = self.settings.resolve_provider(provider or settings.default_provider,
@@ -146,6 +118,8 @@ class Workspace:
         self.model: str | None = model or default_model_for(settings, self.provider)
         self._chosen_here = bool(provider or model)
         self.session = self._new_session()
+        self.compare_models: tuple[ModelRef, ...] = ()
+        """Models chosen to compare on the next message (none: the current model alone)."""
 
     # --- what is in force -----------------------------------------------------------------
 
@@ -185,6 +159,7 @@ class Workspace:
     def new_conversation(self) -> None:
         """An empty conversation on the defaults (Settings', or -p/-m given at start)."""
         self.session = self._new_session()
+        self.compare_models = ()
         provider, model = self._startup_choice
         with contextlib.suppress(TuiChatError):  # a provider since removed: keep the current
             self.provider = self.settings.resolve_provider(
@@ -192,11 +167,17 @@ class Workspace:
             self.model = model or default_model_for(self.settings, self.provider)
         self._chosen_here = False
 
-    def open_conversation(self, conversation_id: str) -> list[Message]:
+    def open_conversation(self, conversation_id: str, *, at_message: str | None = None
+                          ) -> list[Message]:
         """Resume a stored conversation (an id prefix is fine); its messages, oldest first.
-        The model last used in it becomes the current one when its provider still exists."""
+        The model last used in it becomes the current one when its provider still exists.
+        `at_message`: a message on any branch (a search hit), whose path becomes active."""
         full_id = self.store.resolve_id(conversation_id)
         self.session = ChatSession.resume(self.store, full_id, clock=self.clock)
+        self.compare_models = ()
+        if at_message is not None:
+            with contextlib.suppress(TuiChatError):  # deleted since the search: as it is
+                self.session.activate(at_message)
         conversation = self.session.conversation
         if conversation.provider and conversation.model:
             with contextlib.suppress(TuiChatError):
@@ -208,6 +189,23 @@ class Workspace:
         store has none."""
         latest = self.store.latest_conversation()
         return self.open_conversation(latest.id) if latest else None
+
+    def fork(self, message_id: str) -> list[Message]:
+        """Continue in a new conversation holding the path up to `message_id` (the original
+        stays as it is); the fork's messages."""
+        self.session = self.session.fork(message_id)
+        self.compare_models = ()
+        return self.session.messages()
+
+    def apply_persona(self, persona: Persona, *, keep_model: bool = False) -> None:
+        """The persona's system prompt and parameters for the conversation on screen, and its
+        provider and model unless `keep_model` (-p/-m given) or it names none."""
+        if persona.provider is not None and not keep_model:
+            resolved = self.settings.resolve_provider(persona.provider, self.env)
+            self.provider = resolved
+            self.model = persona.model or default_model_for(self.settings, resolved)
+            self._chosen_here = True
+        self.session.apply_persona(persona)
 
     def forget_conversation(self, conversation_id: str) -> bool:
         """Another front-end or process deleted `conversation_id`: when it is the current one,
@@ -223,11 +221,25 @@ class Workspace:
         """Use `model` of `provider` from the next message on (UnknownProviderError)."""
         self.provider = self.settings.resolve_provider(provider, self.env)
         self.model = model
+        self.compare_models = ()
         self._chosen_here = True
         conversation = self.session.conversation
         if persist and self.session.is_saved:
             conversation.provider, conversation.model = provider, model
             self.store.update_conversation(conversation)
+
+    def choose_several(self, models: Sequence[ModelRef]) -> None:
+        """Compare these 2-4 models on the next message (UsageError for another count,
+        UnknownProviderError); the current model stays for the messages after it."""
+        from tui_chat.core.compare import MAX_TARGETS, MIN_TARGETS
+
+        unique = tuple(dict.fromkeys(models))
+        if not MIN_TARGETS <= len(unique) <= MAX_TARGETS:
+            raise UsageError(f"Compare takes {MIN_TARGETS} to {MAX_TARGETS} different models, "
+                             f"not {len(unique)}: choose again.")
+        for provider, _ in unique:
+            self.settings.resolve_provider(provider, self.env)
+        self.compare_models = unique
 
     def override(self, provider: str | None, model: str | None) -> None:
         """Apply -p/-m given on the command line over the model a conversation last used."""
@@ -324,12 +336,42 @@ class Workspace:
 
     # --- exchanges ------------------------------------------------------------------------
 
-    def send(self, prompt: str, parameters: Parameters | None = None
-             ) -> AsyncGenerator[SessionEvent, None]:
-        """Save `prompt`, stream and save the reply of the current model."""
+    def send(self, prompt: str, parameters: Parameters | None = None, *,
+             continue_partial: bool = False) -> AsyncGenerator[SessionEvent, None]:
+        """Save `prompt`, stream and save the reply of the current model. `continue_partial`:
+        the reply cut off by a failure that the path ends with is sent as context (the user
+        chose to continue from it)."""
         client, model = self.client(), self.require_model()
         return self._leased(client, self.session.send(prompt, client=client, model=model,
-                                                      parameters=parameters))
+                                                      parameters=parameters,
+                                                      continue_partial=continue_partial))
+
+    def compare(self, prompt: str, parameters: Parameters | None = None
+                ) -> AsyncGenerator[CompareEvent, None]:
+        """Save `prompt` and stream one reply from each of `compare_models` at once (see
+        core.compare), each through its provider's client; `compare_models` is then spent."""
+        from tui_chat.core.compare import CompareTarget, compare
+
+        if not self.compare_models:
+            raise UsageError("No models are chosen to compare: choose two to four first.")
+        targets = [CompareTarget(self._clients.get(self.settings.resolve_provider(name,
+                                                                                  self.env)),
+                                 model) for name, model in self.compare_models]
+        self.compare_models = ()
+        return self._leased_all([t.client for t in targets],
+                                compare(self.session, prompt, targets, parameters=parameters))
+
+    def choose_reply(self, reply_id: str) -> ActivePathChanged | None:
+        """Continue from the compared reply `reply_id` (the others stay as its siblings), with
+        its model from the next message on."""
+        from tui_chat.core.compare import choose
+
+        change = choose(self.session, reply_id)
+        reply = self.store.get_message(reply_id)
+        if reply.provider and reply.model:
+            with contextlib.suppress(TuiChatError):  # a provider since removed: keep ours
+                self.choose(reply.provider, reply.model)
+        return change
 
     def regenerate(self) -> AsyncGenerator[SessionEvent, None]:
         client, model = self.client(), self.require_model()
@@ -350,6 +392,16 @@ class Workspace:
         async with self._clients.lease(client), contextlib.aclosing(events) as stream:
             async for event in stream:
                 yield event
+
+    async def _leased_all(self, clients: Sequence[ProviderClient],
+                          events: AsyncGenerator[CompareEvent, None]
+                          ) -> AsyncGenerator[CompareEvent, None]:
+        async with contextlib.AsyncExitStack() as stack:
+            for client in dict.fromkeys(clients):  # one lease per client: two models may share
+                await stack.enter_async_context(self._clients.lease(client))
+            async with contextlib.aclosing(events) as stream:
+                async for event in stream:
+                    yield event
 
     async def aclose(self) -> None:
         await self._clients.aclose()

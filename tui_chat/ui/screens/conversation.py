@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -19,6 +19,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.message import Message as TextualMessage
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
@@ -33,16 +34,23 @@ from tui_chat.core.text import one_line, sanitize
 from tui_chat.core.workspace import SettingsChange, Workspace
 from tui_chat.ui.advice import sentence
 from tui_chat.ui.messages import ConversationChanged
+from tui_chat.ui.screens.branch_actions import BranchActions
+from tui_chat.ui.screens.conversation_setup import ConversationSetup
+from tui_chat.ui.screens.model_actions import COMPARE_TITLE, ModelActions
 from tui_chat.ui.screens.reply_presenter import ReplyPresenter
+from tui_chat.ui.screens.settings_note import APPLY_HERE, settings_sentence
 from tui_chat.ui.screens.sidebar_actions import SidebarActions
 from tui_chat.ui.widgets.conversation_list import ConversationList
 from tui_chat.ui.widgets.message_list import MessageList
-from tui_chat.ui.widgets.message_view import provider_label
+from tui_chat.ui.widgets.message_view import Position, provider_label
 from tui_chat.ui.widgets.prompt_input import PromptInput
 from tui_chat.ui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:  # imported on first use: not on the start-up path
-    from tui_chat.ui.screens.model_picker import ModelChoice
+    from tui_chat.core.compare import CompareEvent
+    from tui_chat.ui.screens.compare_presenter import ComparePresenter
+    from tui_chat.ui.widgets.compare_view import CompareView
+    pass
 
 YIELD_EVERY = 0.004
 """Seconds of event handling after which the worker lets key presses in."""
@@ -54,40 +62,15 @@ EMPTY_HINT = ("Type a message and press Enter to send it; Ctrl+J inserts a new l
               "F2 picks a model, F1 lists every key, Ctrl+P finds any command.")
 
 
-APPLY_HERE = "Apply Settings to this conversation"
-
-
-def settings_sentence(change: SettingsChange, *, streaming: bool) -> str:
-    """What saving Settings did, in a few short sentences."""
-    parts = []
-    if change.now:
-        parts.append(f"{_listed(change.now).capitalize()}: in force from the next request"
-                     + (" (the reply in progress finishes as it started)" if streaming else "")
-                     + ".")
-    if change.here:
-        parts.append(f"{_listed(change.here).capitalize()}: applied to this new conversation.")
-    if change.later:
-        later = _listed(change.later)
-        parts.append(f"{later.capitalize()}: for new conversations (Ctrl+N)"
-                     + (f"; to use them here, choose “{APPLY_HERE}” in the palette (Ctrl+P)"
-                        if set(change.later) & {"system prompt", "parameters"} else "") + ".")
-    if change.provider_removed:
-        parts.append(f"{change.provider_removed} is no longer configured: the default provider "
-                     "is used from now on.")
-    return " ".join(parts) or "Nothing changed."
-
-
-def _listed(items: tuple[str, ...]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
 @dataclass(frozen=True)
 class Exchange:
     """What the worker should do: send a prompt, regenerate, or edit and resend."""
 
-    kind: str  # "send" | "regenerate" | "edit"
+    kind: str  # "send" | "regenerate" | "edit" | "compare"
     text: str = ""
     message_id: str | None = None
+    continue_partial: bool = False
+    """Send the reply cut off by a failure as context (the user chose to continue from it)."""
 
 
 class ConversationScreen(Screen[None]):
@@ -108,6 +91,9 @@ class ConversationScreen(Screen[None]):
                 tooltip="Select a message to copy, edit or regenerate"),
         Binding("ctrl+b", "toggle_sidebar", "Chats", id="conversation.sidebar",
                 tooltip="Show or hide saved conversations (search with /)"),
+        Binding("f8", "conversation_settings", "Chat settings", id="conversation.settings",
+                tooltip="This conversation's system prompt, parameters and persona (the "
+                "defaults for new ones are in Settings, F3)"),
     ]
 
     def __init__(self, workspace: Workspace) -> None:
@@ -117,6 +103,12 @@ class ConversationScreen(Screen[None]):
         self.editing: Message | None = None
         self.presenter = ReplyPresenter(self)
         self.sidebar_actions = SidebarActions(self)
+        self.branches = BranchActions(self)
+        self.models = ModelActions(self)
+        self.setup = ConversationSetup(self)
+        self._compare_presenter: ComparePresenter | None = None
+        self.comparison: CompareView | None = None
+        """The comparison on screen, until a reply is chosen or the conversation moves on."""
         self._first_run_hint = ""
 
     # --- layout ------------------------------------------------------------------------
@@ -125,10 +117,31 @@ class ConversationScreen(Screen[None]):
         yield Static(id="title-bar", markup=False)
         with Horizontal(id="body"), Vertical(id="main"):
             yield Static("", id="empty", markup=False)
-            yield MessageList(id="messages")
+            yield Static("", id="system-row", markup=False)
+            yield MessageList(id="messages", positions=self.positions_of)
             yield PromptInput(id="prompt", placeholder="Message (Enter sends, Ctrl+J new line)")
             yield StatusBar(id="status")
         yield Footer()
+
+    def positions_of(self, messages: Sequence[Message]) -> Mapping[str, Position]:
+        """Where each message stands among its siblings (‹ 2/3 › in its header)."""
+        session = self.workspace.session
+        if not session.is_saved:
+            return {}
+        try:
+            return self.workspace.store.positions(session.conversation.id,
+                                                  [m.id for m in messages])
+        except TuiChatError:  # the conversation deleted elsewhere: no indicator, no crash
+            return {}
+
+    @property
+    def compare_presenter(self) -> ComparePresenter:
+        """Made with the first comparison: its widgets are not on the start-up path."""
+        if self._compare_presenter is None:
+            from tui_chat.ui.screens.compare_presenter import ComparePresenter
+
+            self._compare_presenter = ComparePresenter(self)
+        return self._compare_presenter
 
     @property
     def message_list(self) -> MessageList:
@@ -148,6 +161,7 @@ class ConversationScreen(Screen[None]):
 
     async def show_messages(self, messages: list[Message]) -> None:
         """Show the current conversation (already opened in the workspace)."""
+        self.comparison = None  # unmounted with the rest
         await self.message_list.load(messages)
         self.prompt.prompt_history = [m.content for m in messages if m.role is Role.USER][-100:]
         self.refresh_chrome()
@@ -165,15 +179,25 @@ class ConversationScreen(Screen[None]):
         hint = Text(EMPTY_HINT)
         if self._first_run_hint:
             hint = Text.assemble((self._first_run_hint, "bold"), "\n\n", EMPTY_HINT)
+        personas = self.setup.persona_hint()
+        if personas:
+            hint.append(f"\n{personas}")
         empty.update(hint)
+        system = self.setup.system_row()
+        row = self.query_one("#system-row", Static)
+        row.display = system is not None
+        if system is not None:
+            row.update(system)
+        model = self.models.compare_label() or workspace.model or "no model chosen (F2)"
         changes: dict[str, object] = {"provider": provider_label(workspace.provider_name),
-                                      "model": workspace.model or "no model chosen (F2)"}
+                                      "model": model}
         if state is not None:
             changes["state"] = state
         self.status.update_info(**changes)
 
     def on_mount(self) -> None:
         self.refresh_chrome()
+        self.call_after_refresh(self.setup.load_personas)
 
     async def settings_changed(self, change: SettingsChange, no_key_hint: str | None) -> None:
         """New settings were saved: say what took effect where; keys may exist now, the model
@@ -186,7 +210,10 @@ class ConversationScreen(Screen[None]):
     def palette_commands(self) -> list[tuple[str, str, Callable[[], object]]]:
         """Commands of the palette that no key is bound to: (title, help, run)."""
         return [(APPLY_HERE, "Use the system prompt and parameters of Settings (F3) in the "
-                 "conversation on screen from its next message", self.apply_defaults_here)]
+                 "conversation on screen from its next message", self.apply_defaults_here),
+                (COMPARE_TITLE, "Send the next message to 2-4 models at once, side by side",
+                 lambda: self.choose_model(compare=True)),
+                *self.setup.palette_commands()]
 
     def apply_defaults_here(self) -> None:
         try:
@@ -219,8 +246,11 @@ class ConversationScreen(Screen[None]):
         if self.editing is not None:
             message, self.editing = self.editing, None
             self.start(Exchange("edit", text, message.id))
+        elif self.workspace.compare_models:
+            self.start(Exchange("compare", text))
         else:
-            self.start(Exchange("send", text))
+            self.start(Exchange("send", text,
+                                continue_partial=self.branches.take_continue_partial()))
 
     def start(self, exchange: Exchange) -> None:
         self.run_exchange(exchange)
@@ -241,8 +271,13 @@ class ConversationScreen(Screen[None]):
     async def run_exchange(self, exchange: Exchange) -> None:
         if self.message_list.messages and not self.workspace.session.is_saved:
             await self.show_messages([])  # the one shown was deleted: a new one starts
-        presenter = self.presenter
-        presenter.begin(exchange.text)
+        await self.settle_comparison()
+        presenter: ReplyPresenter | ComparePresenter = self.presenter
+        if exchange.kind == "compare":
+            presenter = self.compare_presenter
+            presenter.begin(exchange.text, list(self.workspace.compare_models))
+        else:
+            self.presenter.begin(exchange.text)
         try:
             # aclosing: stopped between two events (drawing one), the session still saves the
             # reply as interrupted before `stopped()` reads it, not whenever it is collected.
@@ -255,6 +290,8 @@ class ConversationScreen(Screen[None]):
                         # generator hands them over without returning to the loop.
                         await asyncio.sleep(YIELD_PAUSE)
                         turn = time.perf_counter()
+            if presenter is self.compare_presenter:
+                await self.compare_presenter.finished()
         except asyncio.CancelledError:
             await presenter.stopped()
             raise
@@ -270,13 +307,16 @@ class ConversationScreen(Screen[None]):
             if self.workspace.session.is_saved:
                 self.post_message(ConversationChanged(self.workspace.session.conversation.id))
 
-    def _events_for(self, exchange: Exchange) -> AsyncGenerator[SessionEvent, None]:
+    def _events_for(self, exchange: Exchange
+                    ) -> AsyncGenerator[SessionEvent | CompareEvent, None]:
         workspace = self.workspace
+        if exchange.kind == "compare":
+            return workspace.compare(exchange.text)
         if exchange.kind == "regenerate":
             return workspace.regenerate()
         if exchange.kind == "edit" and exchange.message_id is not None:
             return workspace.edit_and_resend(exchange.message_id, exchange.text)
-        return workspace.send(exchange.text)
+        return workspace.send(exchange.text, continue_partial=exchange.continue_partial)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "llm" and event.state is WorkerState.ERROR:
@@ -306,11 +346,17 @@ class ConversationScreen(Screen[None]):
             for worker in self.workers:
                 if worker.group == "llm":
                     worker.cancel()
-        elif self.editing is not None:
-            self.editing = None
-            self.prompt.clear()
-            self.status.update_info(note="")
+        elif self.editing is not None or self.branches.continue_partial:
+            self.cancel_edit()
             self.prompt.focus()
+
+    def cancel_edit(self) -> None:
+        """Forget an edit or a choice to continue from a cut-off reply, not yet sent."""
+        if self.editing is not None:
+            self.prompt.clear()
+        self.editing = None
+        self.branches.continue_partial = False
+        self.status.update_info(note="")
 
     def action_regenerate(self, choose_model: bool = False) -> None:
         if self.streaming:
@@ -328,41 +374,47 @@ class ConversationScreen(Screen[None]):
 
     async def action_new_conversation(self) -> None:
         await self.stop_streaming()
+        self.comparison = None
         self.workspace.new_conversation()
-        self.editing = None
+        self.cancel_edit()
         await self.show_messages([])
         self.prompt.focus()
+
+    def action_conversation_settings(self) -> None:
+        self.setup.open_settings()
 
     def action_choose_model(self) -> None:
         self.choose_model()
 
-    def choose_model(self, *, then_regenerate: bool = False) -> None:
-        """Open the model picker; the choice applies from the next message on."""
-        from tui_chat.ui.screens.model_picker import ModelChoice, ModelPickerScreen
-
-        workspace = self.workspace
-        recent = [ModelChoice(p, m) for p, m in workspace.recent_models()]
-        picker = ModelPickerScreen(workspace.settings, catalog=workspace.catalog,
-                                   recent=recent,
-                                   current=ModelChoice(workspace.provider_name, workspace.model)
-                                   if workspace.model else None)
-
-        def chosen(choice: ModelChoice | None) -> None:
-            if choice is None:
-                return
-            try:
-                workspace.choose(choice.provider, choice.model)
-            except TuiChatError as error:
-                self.notify(error.message, severity="error", markup=False)
-                return
-            self.refresh_chrome()
-            if then_regenerate:
-                self.run_exchange(Exchange("regenerate"))
-
-        self.app.push_screen(picker, chosen)
+    def choose_model(self, *, then_regenerate: bool = False, compare: bool = False) -> None:
+        """Open the model picker (several models may be marked to compare, unless the
+        choice is to regenerate with); it applies from the next message on."""
+        self.models.choose(then_regenerate=then_regenerate, compare=compare)
 
     def action_focus_messages(self) -> None:
-        self.message_list.focus()
+        if self.comparison is not None and not self.comparison.streaming:
+            self.comparison.focus()  # waiting for a choice: that comes first
+        else:
+            self.message_list.focus()
+
+    async def settle_comparison(self) -> None:
+        """The comparison on screen gives way to the reply the conversation continues with
+        (the one chosen, else the first): a message like any other, ‹ n/m › in its header."""
+        view, self.comparison = self.comparison, None
+        if view is None:
+            return
+        await view.remove()
+        shown = self.message_list.messages
+        for message in self.workspace.session.path_below(shown[-1].id if shown else None):
+            await self.message_list.add_message(message)
+
+    async def on_compare_view_reply_chosen(self, event: CompareView.ReplyChosen) -> None:
+        event.stop()
+        await self.models.continue_with(event.message)
+
+    def on_compare_view_leave_requested(self, event: CompareView.LeaveRequested) -> None:
+        event.stop()
+        self.prompt.focus()
 
     @on(MessageList.EditRequested)
     def _edit(self, event: MessageList.EditRequested) -> None:
@@ -383,6 +435,14 @@ class ConversationScreen(Screen[None]):
     @on(MessageList.LeaveRequested)
     def _leave(self) -> None:
         self.prompt.focus()
+
+    @on(MessageList.BranchRequested)
+    @on(MessageList.DeleteRequested)
+    @on(MessageList.ForkRequested)
+    @on(MessageList.ContinuePartialRequested)
+    async def _branch_key(self, event: TextualMessage) -> None:
+        event.stop()
+        await self.branches.handle(event)
 
     @on(MessageList.LinkRequested)
     def _link_requested(self, event: MessageList.LinkRequested) -> None:
@@ -409,23 +469,12 @@ class ConversationScreen(Screen[None]):
         found = self.query(ConversationList)
         return found.first() if found else None
 
-    def _active_id(self) -> str | None:
+    def active_conversation_id(self) -> str | None:
         session = self.workspace.session
         return session.conversation.id if session.is_saved else None
 
     async def action_toggle_sidebar(self) -> None:
-        """Mounted on first use: start-up does not pay for listing conversations."""
-        sidebar = self.sidebar
-        if sidebar is None:
-            sidebar = ConversationList(self.workspace.store, active=self._active_id)
-            await self.query_one("#body").mount(sidebar, before=0)
-            sidebar.option_list.focus()
-        elif sidebar.display and sidebar.has_focus_within:
-            sidebar.display = False
-            self.prompt.focus()
-        else:
-            sidebar.display = True
-            sidebar.option_list.focus()
+        await self.sidebar_actions.toggle()
 
     def on_conversation_changed(self, event: ConversationChanged) -> None:
         sidebar = self.sidebar
@@ -433,39 +482,13 @@ class ConversationScreen(Screen[None]):
             sidebar.reload()
 
     @on(ConversationList.ConversationChosen)
-    async def _open_chosen(self, event: ConversationList.ConversationChosen) -> None:
-        event.stop()
-        await self.stop_streaming()
-        try:
-            messages = self.workspace.open_conversation(event.conversation_id)
-        except TuiChatError as error:
-            self.notify(error.message, severity="error", markup=False)
-            return
-        self.editing = None
-        await self.show_messages(messages)
-        if event.message_id is not None:
-            await self.message_list.reveal(event.message_id)
-        self.prompt.focus()
-
     @on(ConversationList.NewConversationRequested)
-    async def _new_requested(self, event: ConversationList.NewConversationRequested) -> None:
-        event.stop()
-        await self.action_new_conversation()
-
     @on(ConversationList.RenameRequested)
-    def _rename_requested(self, event: ConversationList.RenameRequested) -> None:
-        event.stop()
-        self.sidebar_actions.rename(event.conversation_id, event.title)
-
     @on(ConversationList.DeleteRequested)
-    def _delete_requested(self, event: ConversationList.DeleteRequested) -> None:
-        event.stop()
-        self.sidebar_actions.delete(event.conversation_id, event.title)
-
     @on(ConversationList.ExportRequested)
-    def _export_requested(self, event: ConversationList.ExportRequested) -> None:
+    async def _sidebar_request(self, event: TextualMessage) -> None:
         event.stop()
-        self.sidebar_actions.export(event.conversation_id, event.title)
+        await self.sidebar_actions.handle(event)
 
     def conversations_changed(self) -> None:
         """A title or the list changed: the title bar and the sidebar show it."""

@@ -1,5 +1,8 @@
 """The model picker: every provider's models, grouped, filtered as you type; recent ones first.
 
+With `several`, models can be marked (Ctrl+T) to compare 2-4 of them on the next message:
+Enter then returns a `Comparison` of the marked models and the highlighted one.
+
 Lists come from a `ModelCatalog` (memory, disk cache, known list) at once and are refreshed in
 the background. Model ids are untrusted: sanitized and drawn as `rich.text.Text`, never markup.
 """
@@ -45,6 +48,18 @@ class ModelChoice:
 
 
 @dataclass(frozen=True)
+class Comparison:
+    """What the picker returns when several models are chosen: 2-4, in the order marked."""
+
+    models: tuple[ModelChoice, ...]
+
+
+MAX_COMPARED = 4
+COMPARE_HINT = ("Ctrl+T marks a model to compare (2–4); Enter compares the marked ones and "
+                "the highlighted one.")
+
+
+@dataclass(frozen=True)
 class _Row:
     choice: ModelChoice
     info: ModelInfo | None
@@ -63,16 +78,20 @@ def describe(info: ModelInfo | None) -> str:
 
 
 def model_prompt(model: str, details: str, spans: Iterable[tuple[int, int]],
-                 current: bool) -> Content:
+                 current: bool, marked: int | None = None) -> Content:
+    """One row: a mark (its place among the models to compare, or ● for the current one),
+    the model id with the filter's matches, what the provider says of it."""
+    mark = f"{marked}✓" if marked is not None else ("● " if current else "  ")
     parts: list[Content | tuple[str, str]] = [
-        ("● " if current else "  ", "bold"), highlighted_content(model, spans, limit=120)]
+        (mark, "bold"), highlighted_content(model, spans, limit=120)]
     if details:
         parts.append((f"   {details}", "dim"))
     return Content.assemble(*parts)
 
 
-class ModelPickerScreen(ModalScreen[ModelChoice | None]):
-    """Pick a model; dismisses with a `ModelChoice`, or None on Esc."""
+class ModelPickerScreen(ModalScreen[ModelChoice | Comparison | None]):
+    """Pick a model; dismisses with a `ModelChoice` (or with `several`, maybe a
+    `Comparison`), or None on Esc."""
 
     CSS_PATH = Path(__file__).with_suffix(".tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -82,6 +101,8 @@ class ModelPickerScreen(ModalScreen[ModelChoice | None]):
         Binding("pagedown", "page(1)", "Page down", show=False, id="picker.pagedown"),
         Binding("pageup", "page(-1)", "Page up", show=False, id="picker.pageup"),
         Binding("ctrl+r", "refresh", "Refresh lists", id="picker.refresh"),
+        Binding("ctrl+t", "toggle_mark", "Mark to compare", id="picker.mark",
+                tooltip="Mark the highlighted model to compare 2-4 models on the next message"),
     ]
 
     class ListsRefreshed(Message):
@@ -93,8 +114,11 @@ class ModelPickerScreen(ModalScreen[ModelChoice | None]):
 
     def __init__(self, settings: Settings, *, catalog: ModelCatalog | None = None,
                  recent: Sequence[ModelChoice] = (), current: ModelChoice | None = None,
-                 refresh: bool = True, recent_limit: int = 5) -> None:
+                 refresh: bool = True, recent_limit: int = 5, several: bool = False,
+                 marked: Sequence[ModelChoice] = ()) -> None:
         super().__init__()
+        self.several = several
+        self.marked: list[ModelChoice] = list(dict.fromkeys(marked))[:MAX_COMPARED]
         if catalog is None:
             from tui_chat.core.model_catalog import ModelCatalog
 
@@ -113,7 +137,8 @@ class ModelPickerScreen(ModalScreen[ModelChoice | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker") as box:
-            box.border_title = "Pick a model"
+            box.border_title = "Pick models to compare" if self.several and self.marked \
+                else "Pick a model"
             yield Input(placeholder="Type to filter models…", id="filter", select_on_focus=False)
             yield OptionList(id="models", markup=False)
             yield Static("", id="status", markup=False)
@@ -167,7 +192,10 @@ class ModelPickerScreen(ModalScreen[ModelChoice | None]):
             option_id = f"{key}:{index}"
             self._rows[option_id] = row
             note = details(row) if details is not None else describe(row.info)
-            prompt = model_prompt(row.choice.model, note, spans, row.choice == self.current)
+            marked = (self.marked.index(row.choice) + 1 if row.choice in self.marked
+                      else None)
+            prompt = model_prompt(row.choice.model, note, spans, row.choice == self.current,
+                                  marked)
             shown.append(Option(prompt, id=option_id))
         if not shown:
             return []
@@ -218,6 +246,10 @@ class ModelPickerScreen(ModalScreen[ModelChoice | None]):
 
     def _show_status(self) -> None:
         notes = [entry.note for entry in self._lists.values() if entry.note]
+        if self.several:
+            chosen = ", ".join(one_line(m.model, 40) for m in self.marked)
+            notes.insert(0, f"Marked: {chosen}. {COMPARE_HINT}" if self.marked
+                         else COMPARE_HINT)
         notes += self.catalog.problems
         if all(key.startswith("typed:") for key in self._rows):  # none listed, or no row
             notes.insert(0, "No listed model matches the filter." if self._rows
@@ -250,13 +282,40 @@ class ModelPickerScreen(ModalScreen[ModelChoice | None]):
         event.stop()
         choice = self.highlighted_choice()
         if choice is not None:
-            self.dismiss(choice)
+            self._choose(choice)
+
+    def _choose(self, choice: ModelChoice) -> None:
+        """One model, or with models marked, those and `choice` compared."""
+        models = list(self.marked)
+        if choice not in models and len(models) < MAX_COMPARED:
+            models.append(choice)
+        self.dismiss(Comparison(tuple(models)) if len(models) > 1 else models[0])
+
+    def action_toggle_mark(self) -> None:
+        if not self.several:
+            self.notify("Compare models from the conversation (F2, or “Compare models…” in "
+                        "the palette).", markup=False, severity="warning")
+            return
+        choice = self.highlighted_choice()
+        if choice is None:
+            return
+        if choice in self.marked:
+            self.marked.remove(choice)
+        elif len(self.marked) >= MAX_COMPARED:
+            self.notify(f"At most {MAX_COMPARED} models can be compared at once.",
+                        markup=False, severity="warning")
+            return
+        else:
+            self.marked.append(choice)
+        self.query_one("#picker").border_title = ("Pick models to compare" if self.marked
+                                                  else "Pick a model")
+        self._rebuild(keep=choice)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         row = self._rows.get(event.option.id or "")
         if row is not None:
-            self.dismiss(row.choice)
+            self._choose(row.choice)
 
     def action_cursor(self, step: int) -> None:
         if step > 0:

@@ -24,9 +24,11 @@ from tui_chat.core.text import sanitize
 from tui_chat.ui.advice import sentence
 
 if TYPE_CHECKING:
+    from tui_chat.core.compare import CompareEvent
     from tui_chat.ui.screens.conversation import ConversationScreen
     from tui_chat.ui.widgets.reply_view import ReplyView
 
+CUT_OFF_NOTE = "not sent as context; Ctrl+O then p continues from it"
 STATS_INTERVAL = 1.0
 """Seconds between two updates of the live tokens-per-second figure."""
 
@@ -43,13 +45,14 @@ class ReplyPresenter:
         self._first_token: float | None = None
         self._deltas = 0
         self._last_stats = 0.0
+        self._branch_note = ""
 
     def begin(self, sent_text: str) -> None:
         """A new exchange: `sent_text` goes back into the prompt if nothing arrives."""
         self.sent_text = sent_text
         self.received = False
 
-    async def apply(self, event: SessionEvent) -> None:
+    async def apply(self, event: SessionEvent | CompareEvent) -> None:
         if isinstance(event, ContentDelta):
             if self.reply is not None:
                 self.reply.add_content(event.text)
@@ -62,7 +65,7 @@ class ReplyPresenter:
             await self.host.message_list.add_message(event.message)
             self.host.refresh_chrome()
         elif isinstance(event, ActivePathChanged):
-            await self._path_changed(event.after_id)
+            await self.path_changed(event.after_id)
         elif isinstance(event, ReplyStarted):
             await self._reply_started(event.message)
         elif isinstance(event, RetryScheduled):
@@ -76,7 +79,7 @@ class ReplyPresenter:
             if isinstance(event.error, ConversationGoneError):  # says so itself, once
                 self.host.conversation_gone(event.error, replied=True)
 
-    async def _path_changed(self, after_id: str | None) -> None:
+    async def path_changed(self, after_id: str | None) -> None:
         """The messages shown below `after_id` leave the view (they stay in the store, on
         another branch); the exchange's next events show the new branch."""
         message_list = self.host.message_list
@@ -94,8 +97,12 @@ class ReplyPresenter:
         self._first_token = None
         self._deltas = 0
         self.host.refresh_chrome()
+        position = self.reply.position
+        self._branch_note = note = (
+            f"alternative {position[0]} of {position[1]}; the others: Ctrl+O, then ←/→"
+            if position is not None and position[1] > 1 else "")
         self.host.status.update_info(state="waiting for the first token…", time_to_first_token=None,
-                                tokens_per_second=None, usage=None, note="")
+                                tokens_per_second=None, usage=None, note=note)
 
     def _count_delta(self, thinking: bool = False) -> None:
         self.received = True
@@ -116,10 +123,11 @@ class ReplyPresenter:
                            notify: bool = True) -> None:
         await self.host.message_list.finish_reply(message)
         self.reply = None
+        note = CUT_OFF_NOTE if message.failed and message.content else self._branch_note
         self.host.status.update_info(
             state="ready" if error is None else f"{message.status.value}",
             time_to_first_token=message.time_to_first_token,
-            tokens_per_second=message.tokens_per_second, usage=message.usage, note="")
+            tokens_per_second=message.tokens_per_second, usage=message.usage, note=note)
         if error is not None:
             if notify:
                 self.host.notify(sanitize(error), title="Reply failed", severity="error",

@@ -27,7 +27,7 @@ from tui_chat.core.errors import TuiChatError
 from tui_chat.core.files import os_error_advice, os_error_reason
 from tui_chat.core.model_catalog import ModelCatalog
 from tui_chat.core.text import one_line
-from tui_chat.ui.screens.model_picker import ModelChoice, ModelPickerScreen
+from tui_chat.ui.screens.model_picker import Comparison, ModelChoice, ModelPickerScreen
 from tui_chat.ui.screens.settings_form import (
     FieldSpec,
     build_settings,
@@ -182,8 +182,8 @@ class SettingsScreen(ModalScreen[Settings | None]):
             self._choose_model()
 
     def _choose_model(self) -> None:
-        def chosen(choice: ModelChoice | None) -> None:
-            if choice is not None:
+        def chosen(choice: ModelChoice | Comparison | None) -> None:
+            if isinstance(choice, ModelChoice):
                 provider = self.query_one(f"#{self._ids[('default_provider',)]}", Select)
                 provider.value = choice.provider
                 model = self.query_one(f"#{self._ids[('default_model',)]}", Input)

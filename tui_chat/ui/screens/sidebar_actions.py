@@ -10,8 +10,11 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from textual.message import Message as TextualMessage
+
 from tui_chat.core.errors import TuiChatError
 from tui_chat.core.text import one_line
+from tui_chat.ui.widgets.conversation_list import ConversationList
 
 if TYPE_CHECKING:
     from tui_chat.ui.screens.conversation import ConversationScreen
@@ -24,6 +27,52 @@ class SidebarActions:
         self.host = host
         self.export_dir = export_dir
         """Where exports are suggested (None: the current folder when asked)."""
+
+    async def handle(self, request: TextualMessage) -> None:
+        """One of the sidebar's requests."""
+        if isinstance(request, ConversationList.ConversationChosen):
+            await self.open(request.conversation_id, request.message_id)
+        elif isinstance(request, ConversationList.NewConversationRequested):
+            await self.host.action_new_conversation()
+        elif isinstance(request, ConversationList.RenameRequested):
+            self.rename(request.conversation_id, request.title)
+        elif isinstance(request, ConversationList.DeleteRequested):
+            self.delete(request.conversation_id, request.title)
+        elif isinstance(request, ConversationList.ExportRequested):
+            self.export(request.conversation_id, request.title)
+
+    async def toggle(self) -> None:
+        """Mounted on first use: start-up does not pay for listing conversations."""
+        host = self.host
+        sidebar = host.sidebar
+        if sidebar is None:
+            sidebar = ConversationList(host.workspace.store,
+                                       active=host.active_conversation_id)
+            await host.query_one("#body").mount(sidebar, before=0)
+            sidebar.option_list.focus()
+        elif sidebar.display and sidebar.has_focus_within:
+            sidebar.display = False
+            host.prompt.focus()
+        else:
+            sidebar.display = True
+            sidebar.option_list.focus()
+
+    async def open(self, conversation_id: str, message_id: str | None) -> None:
+        """Open a conversation; with `message_id` (a search hit), on that message's branch,
+        and select it."""
+        host = self.host
+        await host.stop_streaming()
+        try:
+            messages = host.workspace.open_conversation(conversation_id, at_message=message_id)
+        except TuiChatError as error:
+            host.notify(error.message, severity="error", markup=False)
+            return
+        host.editing = None
+        host.branches.continue_partial = False
+        await host.show_messages(messages)
+        if message_id is not None:
+            await host.message_list.reveal(message_id)
+        host.prompt.focus()
 
     def rename(self, conversation_id: str, title: str) -> None:
         from tui_chat.ui.screens.confirm import TextPromptScreen  # dialogs: on first use

@@ -3,13 +3,15 @@
 Only the newest PAGE messages are mounted when a conversation opens; older pages are mounted
 when the view reaches the top (Home jumps to the first page, End back to the last). Each
 finished message is one `MessageView`; the reply in progress is one `ReplyView`.
-The list is focusable: it then selects a message for the keyboard actions below.
+The list is focusable: it then selects a message for the keyboard actions below (and those
+on branches: message_branch_keys). A message with siblings shows its place among them
+(`positions`, from the store); `show_branch` redraws from a branch point down.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from textual.binding import Binding
@@ -19,7 +21,8 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from tui_chat.core.models import Message, Role
-from tui_chat.ui.widgets.message_view import MessageView, last_code_block, links_in
+from tui_chat.ui.widgets.message_branch_keys import BRANCH_BINDINGS, BranchKeys
+from tui_chat.ui.widgets.message_view import MessageView, Position, last_code_block, links_in
 
 if TYPE_CHECKING:  # imported with the first reply: Markdown is not on the start-up path
     from tui_chat.ui.widgets.reply_view import ReplyView
@@ -27,8 +30,11 @@ if TYPE_CHECKING:  # imported with the first reply: Markdown is not on the start
 PAGE = 20
 """Messages mounted per page."""
 
+PositionsOf = Callable[[Sequence[Message]], Mapping[str, Position]]
+"""Where each message stands among its siblings (the store's `positions`, for a page)."""
 
-class MessageList(VerticalScroll, can_focus=True):
+
+class MessageList(BranchKeys, VerticalScroll, can_focus=True):
     """Messages of one conversation; follows the stream unless the user scrolls up."""
 
     DEFAULT_CSS = """
@@ -53,6 +59,7 @@ class MessageList(VerticalScroll, can_focus=True):
         Binding("t", "toggle_thinking", "Thinking", id="messages.toggle_thinking"),
         Binding("o", "open_link", "Open link", id="messages.open_link",
                 tooltip="Open a link of the selected message (asks first)"),
+        *BRANCH_BINDINGS,
         Binding("escape", "leave", "Back to prompt", id="messages.leave"),
         Binding("home", "first", "First", id="messages.first", show=False),
         Binding("end", "last", "Last", id="messages.last", show=False),
@@ -85,9 +92,11 @@ class MessageList(VerticalScroll, can_focus=True):
     class LeaveRequested(TextualMessage):
         """The user pressed Esc in the list: focus goes back to the prompt."""
 
-    def __init__(self, *, code_theme: str | None = None, id: str | None = None) -> None:
+    def __init__(self, *, code_theme: str | None = None, id: str | None = None,
+                 positions: PositionsOf | None = None) -> None:
         super().__init__(id=id)
         self._code_theme = code_theme
+        self._positions_of = positions
         self.messages: list[Message] = []
         self._lo = 0  # window of mounted messages: [lo, hi)
         self._hi = 0
@@ -111,7 +120,7 @@ class MessageList(VerticalScroll, can_focus=True):
             await self.remove_children()
             self.reply = None
             self._lo, self._hi = lo, hi
-            await self.mount_all([self._view(m) for m in self.messages[lo:hi]])
+            await self.mount_all(self._views_for(self.messages[lo:hi]))
 
     @property
     def code_theme(self) -> str:
@@ -121,7 +130,13 @@ class MessageList(VerticalScroll, can_focus=True):
         return "monokai" if self.app.current_theme.dark else "friendly"
 
     def _view(self, message: Message) -> MessageView:
-        return MessageView(message, code_theme=self.code_theme)
+        return self._views_for([message])[0]
+
+    def _views_for(self, messages: Sequence[Message]) -> list[MessageView]:
+        """Views of `messages`, each knowing its place among its siblings (one look-up)."""
+        positions = self._positions_of(messages) if self._positions_of and messages else {}
+        return [MessageView(m, code_theme=self.code_theme, position=positions.get(m.id))
+                for m in messages]
 
     def _views(self) -> list[MessageView]:
         return [child for child in self.children if isinstance(child, MessageView)]
@@ -140,7 +155,9 @@ class MessageList(VerticalScroll, can_focus=True):
         """Mount the live view of a reply that is about to stream."""
         from tui_chat.ui.widgets.reply_view import ReplyView
 
-        self.reply = ReplyView(message, code_theme=self.code_theme)
+        positions = self._positions_of([message]) if self._positions_of else {}
+        self.reply = ReplyView(message, code_theme=self.code_theme,
+                               position=positions.get(message.id))
         await self.mount(self.reply)
         self.anchor()
         return self.reply
@@ -156,7 +173,8 @@ class MessageList(VerticalScroll, can_focus=True):
             self._hi = len(self.messages)
             view = self._view(message)
             width = self._finished_width(message)
-            lines = await asyncio.to_thread(reply.finished_lines, message, width)
+            lines = await asyncio.to_thread(reply.finished_lines, message, width,
+                                            view.position)
             if lines is not None:
                 view.cached.adopt(lines, width)
             else:
@@ -194,6 +212,27 @@ class MessageList(VerticalScroll, can_focus=True):
         self.selected = None
         await self._mount_window(max(0, count - PAGE), count)
         self.anchor()
+
+    async def show_branch(self, keep: int, below: Sequence[Message]) -> None:
+        """The active path changed below its first `keep` messages: show `below` after them.
+        Only the views from the branch point down are mounted again; the selection stays
+        where it was (on the alternative now shown)."""
+        self.messages = [*self.messages[:keep], *below]
+        total = len(self.messages)
+        # The window keeps its top and its size: the branch point stays where the eye is.
+        hi = min(total, self._lo + max(PAGE, self._hi - self._lo))
+        if not self._lo <= keep <= self._hi:
+            lo = max(0, min(keep, total - PAGE))
+            await self._mount_window(lo, min(total, lo + PAGE))
+        else:
+            with self.app.batch_update():
+                await self.remove_children(self._views()[keep - self._lo:])
+                self._hi = max(keep, hi)
+                await self.mount_all(self._views_for(self.messages[keep:self._hi]),
+                                     before=self.reply)
+        if self.selected is not None and self.selected >= total:
+            self.selected = total - 1 if total else None
+        self.watch_selected(None, self.selected)
 
     async def reveal(self, message_id: str) -> None:
         """Mount the page holding `message_id`, select it and scroll it into view."""
@@ -239,7 +278,7 @@ class MessageList(VerticalScroll, can_focus=True):
 
     async def _mount_older(self) -> None:
         lo = max(0, self._lo - PAGE)
-        views = [self._view(m) for m in self.messages[lo:self._lo]]
+        views = self._views_for(self.messages[lo:self._lo])
         first = self.children[0] if self.children else None
         before_height = self.virtual_size.height
         try:
@@ -265,7 +304,7 @@ class MessageList(VerticalScroll, can_focus=True):
     async def _mount_newer(self) -> None:
         try:
             hi = min(len(self.messages), self._hi + PAGE)
-            await self.mount_all([self._view(m) for m in self.messages[self._hi:hi]],
+            await self.mount_all(self._views_for(self.messages[self._hi:hi]),
                                  before=self.reply)
             self._hi = hi
         finally:
@@ -312,6 +351,8 @@ class MessageList(VerticalScroll, can_focus=True):
         chosen = self._view_at(new)
         if chosen is not None:
             self.scroll_to_widget(chosen, animate=False)
+        if self.branch_keys_changed():
+            self.refresh_bindings()
 
     def _index_of(self, view: Widget) -> int | None:
         if not isinstance(view, MessageView):
@@ -390,3 +431,4 @@ class MessageList(VerticalScroll, can_focus=True):
 
     def action_leave(self) -> None:
         self.post_message(self.LeaveRequested())
+

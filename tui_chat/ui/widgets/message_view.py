@@ -38,13 +38,29 @@ def provider_label(name: str | None) -> str:
     return spec.display_name if spec else sanitize(name)
 
 
-def author_line(message: Message, *, live: bool = False) -> Text:
-    """The header of a message: who wrote it, and its state when not complete."""
+Position = tuple[int, int]
+"""(position from 1, number of siblings) of a message at its branch point."""
+
+
+def branch_label(position: Position | None) -> str:
+    """"‹ 2/3 ›" for the second of three alternatives; "" for a message without siblings."""
+    if position is None or position[1] < 2:
+        return ""
+    return f"‹ {position[0]}/{position[1]} ›"
+
+
+def author_line(message: Message, *, live: bool = False,
+                position: Position | None = None) -> Text:
+    """The header of a message: who wrote it, which of its branch's alternatives it is, and
+    its state when not complete."""
     if message.role is Role.USER:
         line = Text("You", style="bold")
     else:
         line = Text(sanitize(message.model or "assistant"), style="bold")
         line.append(f"  {provider_label(message.provider)}", style="dim")
+    branch = branch_label(position)
+    if branch:
+        line.append(f"  {branch}", style="bold")
     if message.status is MessageStatus.INTERRUPTED:
         line.append("  · interrupted", style="italic")
     elif message.status is MessageStatus.ERROR:
@@ -63,10 +79,11 @@ def markdown_renderable(text: str, code_theme: str) -> RichMarkdown:
     return make(text, code_theme)
 
 
-def message_chrome(message: Message, *, show_reasoning: bool = False
+def message_chrome(message: Message, *, show_reasoning: bool = False,
+                   position: Position | None = None
                    ) -> tuple[list[RenderableType], list[RenderableType]]:
     """The rows drawn above a message's text (author, Thinking) and below it (its error)."""
-    above: list[RenderableType] = [author_line(message)]
+    above: list[RenderableType] = [author_line(message, position=position)]
     if message.reasoning:
         words = len(message.reasoning.split())
         if show_reasoning:
@@ -81,9 +98,10 @@ def message_chrome(message: Message, *, show_reasoning: bool = False
 
 
 def render_message(message: Message, *, code_theme: str = "monokai",
-                   show_reasoning: bool = False) -> RenderableType:
+                   show_reasoning: bool = False, position: Position | None = None
+                   ) -> RenderableType:
     """The whole message as one Rich renderable (literal text; Markdown for the assistant)."""
-    above, below = message_chrome(message, show_reasoning=show_reasoning)
+    above, below = message_chrome(message, show_reasoning=show_reasoning, position=position)
     content = sanitize(message.content)
     body: list[RenderableType] = []
     if message.role is not Role.ASSISTANT:
@@ -218,9 +236,12 @@ class MessageView(Static):
     MessageView.-selected { background: $accent 20%; border-left: thick $accent; }
     """
 
-    def __init__(self, message: Message, *, code_theme: str = "monokai") -> None:
+    def __init__(self, message: Message, *, code_theme: str = "monokai",
+                 position: Position | None = None) -> None:
         self.message = message
         self.code_theme = code_theme
+        self.position = position
+        """Its place among its siblings, shown in the header when it has any."""
         self.show_reasoning = False
         classes = "-user" if message.role is Role.USER else "-assistant"
         if message.status is MessageStatus.ERROR:
@@ -230,11 +251,13 @@ class MessageView(Static):
 
     def _renderable(self) -> CachedRender:
         message, theme, reasoning = self.message, self.code_theme, self.show_reasoning
+        position = self.position if self.position and self.position[1] > 1 else None
         key = (message.id, hash(message.content), message.status, message.error,
-               hash(message.reasoning), message.model, message.provider, theme, reasoning)
+               hash(message.reasoning), message.model, message.provider, theme, reasoning,
+               position)
         self.cached = CachedRender(
-            lambda: render_message(message, code_theme=theme, show_reasoning=reasoning), self,
-            key=key)
+            lambda: render_message(message, code_theme=theme, show_reasoning=reasoning,
+                                   position=position), self, key=key)
         return self.cached
 
     async def prepare(self, app: App[object], width: int) -> None:

@@ -33,7 +33,7 @@ from tui_chat.core.models import Message
 from tui_chat.core.text import GrowingText, sanitize
 from tui_chat.ui.widgets.live_text import LiveText, split_lines, split_markdown
 from tui_chat.ui.widgets.markdown_render import markdown_renderable
-from tui_chat.ui.widgets.message_view import author_line, message_chrome
+from tui_chat.ui.widgets.message_view import Position, author_line, message_chrome
 
 MIN_FLUSH_INTERVAL = 0.05
 """Seconds between two appends to the live answer, at least (20 a second at most)."""
@@ -155,10 +155,12 @@ class ReplyView(Widget):
     }
     """
 
-    def __init__(self, message: Message, *, code_theme: str = "monokai") -> None:
+    def __init__(self, message: Message, *, code_theme: str = "monokai",
+                 position: Position | None = None) -> None:
         super().__init__()
         self.message = message
         self.code_theme = code_theme
+        self.position = position  # among its siblings (a regenerated or compared reply)
         self._content = GrowingText()
         self._reasoning = GrowingText()
         self._reasoning_words: tuple[int, int] = (0, 0)  # (characters counted, words)
@@ -228,7 +230,8 @@ class ReplyView(Widget):
         await self._thinking_stream.stop()
         await self._answer_stream.stop(drain=True)
 
-    def finished_lines(self, message: Message, width: int) -> list[Strip] | None:
+    def finished_lines(self, message: Message, width: int,
+                       position: Position | None = None) -> list[Strip] | None:
         """`message` (this reply, finished) drawn as its finished view draws it, from the
         answer's pieces (drawn again only if `width` is another); None when the text differs,
         so the finished view draws it whole. Saves drawing a long reply twice, and nothing
@@ -236,7 +239,7 @@ class ReplyView(Widget):
         if (not self._answer_stream.caught_up or not message.content.strip()
                 or self.answer.source != sanitize(message.content)):
             return None
-        above, below = message_chrome(message)
+        above, below = message_chrome(message, position=position)
         rows = [row for part in above for row in self._draw_rows(part, width)]
         rows += self.answer.lines_for(width)
         rows += [row for part in below for row in self._draw_rows(part, width)]
@@ -284,7 +287,8 @@ class ReplyView(Widget):
         return lines
 
     def _compose_rows(self) -> list[Strip]:
-        rows = list(self._chrome_line(author_line(self.message, live=True)))
+        rows = list(self._chrome_line(author_line(self.message, live=True,
+                                                  position=self.position)))
         if self._reasoning:
             if self.thinking_collapsed:
                 words = self._word_count()

@@ -1,0 +1,153 @@
+"""What the message list's branch keys ask for, decided for the conversation screen: switch to
+another alternative, delete a message and its subtree (asked first), fork into a new
+conversation, continue from a reply cut off by a failure.
+
+Every change of the active path is shown the same way (`show_path_change`): the views above
+the branch point stay, the part below is read from the store and drawn. Nothing here runs
+while a reply streams (the stream writes to the active path).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.message import Message as TextualMessage
+
+from tui_chat.core.errors import TuiChatError
+from tui_chat.core.models import Message, Role
+from tui_chat.core.text import one_line
+from tui_chat.ui.messages import ConversationChanged
+from tui_chat.ui.widgets.message_list import MessageList
+
+if TYPE_CHECKING:
+    from tui_chat.ui.screens.conversation import ConversationScreen
+
+KNOWN_LIMIT = 4_000
+"""Messages of branches left behind kept for switching back (see `_remember`)."""
+CONTINUE_NOTE = ("your next message continues from the cut-off reply (it is sent as "
+                 "context); Esc cancels")
+
+
+class BranchActions:
+    """Switch, delete, fork and continue-from, for one conversation screen."""
+
+    def __init__(self, host: ConversationScreen) -> None:
+        self.host = host
+        self.continue_partial = False
+        """The next message continues from the reply cut off by a failure (user's choice)."""
+        self._known: dict[str, Message] = {}
+
+    async def handle(self, request: TextualMessage) -> None:
+        """One of the message list's branch requests."""
+        if isinstance(request, MessageList.BranchRequested):
+            await self.switch(request.message, request.step)
+        elif isinstance(request, MessageList.DeleteRequested):
+            self.delete(request.message)
+        elif isinstance(request, MessageList.ForkRequested):
+            await self.fork(request.message)
+        elif isinstance(request, MessageList.ContinuePartialRequested):
+            self.continue_from(request.message)
+
+    def _busy(self) -> bool:
+        if self.host.streaming:
+            self.host.notify("A reply is still streaming: press Esc first.", markup=False,
+                             severity="warning")
+            return True
+        return False
+
+    def _failed(self, error: TuiChatError) -> None:
+        self.host.notify(error.message, severity="error", markup=False)
+
+    async def show_path_change(self, after_id: str | None) -> None:
+        """The active path changed below `after_id` (None: from the first message): keep
+        what is shown down to it, show the new path below it."""
+        await self.host.settle_comparison()
+        message_list = self.host.message_list
+        session = self.host.workspace.session
+        if after_id is None:
+            keep = 0
+        else:
+            keep = next((i + 1 for i, m in enumerate(message_list.messages) if m.id == after_id),
+                        -1)
+        if keep < 0:  # not on screen (changed elsewhere meanwhile): show the store's path
+            await message_list.load(session.messages())
+        else:
+            dropped = message_list.messages[keep:]
+            await message_list.show_branch(keep, session.path_below(after_id, self._known))
+            self._remember(dropped)
+        self.host.refresh_chrome()
+
+    def _remember(self, dropped: list[Message]) -> None:
+        """Keep the messages of the branch just left: switching back reuses them instead of
+        reading (and validating) every row of a long branch again."""
+        if len(self._known) + len(dropped) > KNOWN_LIMIT:
+            self._known = {}
+        self._known.update((m.id, m) for m in dropped[:KNOWN_LIMIT])
+
+    async def switch(self, message: Message, step: int) -> None:
+        if self._busy():
+            return
+        try:
+            change = self.host.workspace.session.switch_sibling(message.id, step)
+        except TuiChatError as error:
+            self._failed(error)
+            return
+        if change is not None:
+            await self.show_path_change(change.after_id)
+
+    def delete(self, message: Message) -> None:
+        from tui_chat.ui.screens.confirm import ConfirmScreen  # dialogs: on first use
+
+        if self._busy():
+            return
+        who = "your message" if message.role is Role.USER else "this reply"
+        preview = one_line(message.content, 60) or "(empty)"
+        question = (f"Delete {who} and everything below it, on every branch?\n\n“{preview}”"
+                    "\n\nThis cannot be undone.")
+
+        async def answered(yes: bool | None) -> None:
+            if yes:
+                await self._delete(message)
+
+        self.host.app.push_screen(ConfirmScreen(question, yes="Delete", danger=True), answered)
+
+    async def _delete(self, message: Message) -> None:
+        try:
+            change = self.host.workspace.session.delete(message.id)
+        except TuiChatError as error:
+            self._failed(error)
+            return
+        if self.host.editing is not None and self.host.editing.id == message.id:
+            self.host.cancel_edit()
+        if change is not None:
+            await self.show_path_change(change.after_id)
+        self.host.notify("Deleted, with everything below it.", markup=False)
+        self.host.post_message(ConversationChanged(message.conversation_id))
+
+    async def fork(self, message: Message) -> None:
+        if self._busy():
+            return
+        workspace = self.host.workspace
+        try:
+            messages = workspace.fork(message.id)
+        except TuiChatError as error:
+            self._failed(error)
+            return
+        self.host.cancel_edit()
+        await self.host.show_messages(messages)
+        self.host.notify(f"Continuing in a new conversation, “{one_line(workspace.title, 60)}”; "
+                         "the original is unchanged (Ctrl+B lists both).", markup=False)
+        self.host.post_message(ConversationChanged(workspace.session.conversation.id))
+        self.host.prompt.focus()
+
+    def continue_from(self, message: Message) -> None:
+        if self._busy():
+            return
+        self.continue_partial = True
+        self.host.status.update_info(note=CONTINUE_NOTE)
+        self.host.prompt.focus()
+
+    def take_continue_partial(self) -> bool:
+        """Whether the message being sent continues from the cut-off reply (once)."""
+        chosen, self.continue_partial = self.continue_partial, False
+        return chosen

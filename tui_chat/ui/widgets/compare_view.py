@@ -1,0 +1,245 @@
+"""A comparison: the replies of 2-4 models to one prompt, side by side in columns (stacked
+when the terminal is narrower than STACK_BELOW cells), each under a line of figures.
+
+Each column streams through its own `ReplyView` (the one live reply widget, drawing its own
+lines, paced), swapped for a finished `MessageView` when its reply ends, as the message list
+does. Once the replies have ended the view takes the focus to let the user choose one to
+continue with (←/→ and Enter, or its number); it posts `ReplyChosen`. It draws only: the
+conversation screen feeds it (compare_presenter) and decides.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.message import Message as TextualMessage
+from textual.widgets import Static
+
+from tui_chat.core.models import Message, Usage
+from tui_chat.ui.widgets.message_view import MessageView, Position
+
+if TYPE_CHECKING:  # with the first reply: Markdown is not on the start-up path
+    from tui_chat.ui.widgets.reply_view import ReplyView
+
+STACK_BELOW = 100
+"""Terminal width (cells) under which the columns are stacked one above the other."""
+CHOOSE = Binding.Group("Choose")
+COMPLETE = "complete"
+
+
+@dataclass(frozen=True)
+class ColumnFigures:
+    """What the line above a column says."""
+
+    state: str = "waiting for the first token…"
+    time_to_first_token: float | None = None
+    tokens_per_second: float | None = None
+    usage: Usage | None = None
+
+
+def figures_text(number: int, figures: ColumnFigures) -> Text:
+    """" 1  first token 0.42 s · 61.0 tok/s · 18 in · 96 out", the state first when the
+    reply is not complete."""
+    text = Text()
+    text.append(f" {number} ", style="bold reverse")
+    if figures.state != COMPLETE:
+        text.append(f" {figures.state}", style="italic")
+    if figures.time_to_first_token is not None:
+        text.append(" ·" if figures.state != COMPLETE else "")
+        text.append(f" first token {figures.time_to_first_token:.2f} s")
+    if figures.tokens_per_second is not None:
+        text.append(f" · {figures.tokens_per_second:.1f} tok/s")
+    if figures.usage is not None:
+        text.append(f" · {figures.usage.prompt_tokens} in · {figures.usage.completion_tokens} out")
+    return text
+
+
+class CompareColumn(Vertical):
+    """One model's reply: its figures, then the reply (live, then finished)."""
+
+    DEFAULT_CSS = """
+    CompareColumn { width: 1fr; height: auto; padding: 0 1 0 0; }
+    CompareColumn > .figures { height: auto; color: $text-muted; }
+    CompareColumn > MessageView, CompareColumn > ReplyView { margin: 0; }
+    """
+
+    def __init__(self, number: int, *, code_theme: str) -> None:
+        super().__init__()
+        self.number = number
+        self.code_theme = code_theme
+        self.figures = ColumnFigures()
+        self.reply: ReplyView | None = None
+        self.message: Message | None = None
+        """The reply as it ended (None while it streams, or if it never started)."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(figures_text(self.number, self.figures), classes="figures", markup=False)
+
+    def show_figures(self, figures: ColumnFigures) -> None:
+        self.figures = figures
+        self.query_one(".figures", Static).update(figures_text(self.number, figures))
+
+    async def start(self, message: Message) -> ReplyView:
+        from tui_chat.ui.widgets.reply_view import ReplyView
+
+        self.reply = ReplyView(message, code_theme=self.code_theme)
+        await self.mount(self.reply)
+        return self.reply
+
+    async def finish(self, message: Message | None, position: Position | None) -> None:
+        """The reply ended as `message` (None: never saved): its finished view replaces the
+        live one, drawn from the lines the live one drew where they are the same."""
+        reply, self.reply = self.reply, None
+        self.message = message
+        if reply is not None:
+            await reply.finish()
+        if message is None:
+            if reply is not None:
+                await reply.remove()
+            return
+        view = MessageView(message, code_theme=self.code_theme, position=position)
+        width = reply.content_size.width if reply is not None else 0
+        lines = (await asyncio.to_thread(reply.finished_lines, message, width, position)
+                 if reply is not None and width > 0 else None)
+        if lines is not None:
+            view.cached.adopt(lines, width)
+        elif width > 0:
+            await view.prepare(self.app, width)  # in a thread, not on the event loop
+        await self.mount(view, before=reply)
+        if reply is not None:
+            await reply.remove()
+
+
+class CompareView(Vertical, can_focus=True):
+    """2-4 columns of replies to one prompt; see the module docstring."""
+
+    DEFAULT_CSS = """
+    CompareView { height: auto; margin: 0 0 1 0; }
+    CompareView > .hint { height: auto; color: $text-muted; padding: 0 1; }
+    CompareView > Horizontal { height: auto; }
+    CompareView.-stacked > Horizontal { layout: vertical; }
+    CompareView.-stacked CompareColumn { width: 1fr; margin: 0 0 1 0; }
+    CompareView:focus CompareColumn.-highlighted { background: $accent 10%; }
+    CompareView:focus CompareColumn.-highlighted > .figures { color: $accent; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "highlight(-1)", "Previous reply", id="compare.previous",
+                group=CHOOSE, tooltip="Highlight the reply before"),
+        Binding("right", "highlight(1)", "Next reply", id="compare.next", group=CHOOSE,
+                tooltip="Highlight the reply after"),
+        Binding("enter", "choose", "Continue with it", id="compare.choose",
+                tooltip="Continue the conversation with the highlighted reply (the others "
+                "stay as branches)"),
+        *[Binding(str(n), f"choose({n - 1})", f"Continue with reply {n}", show=False,
+                  id=f"compare.choose_{n}") for n in range(1, 5)],
+        Binding("escape", "leave", "Back to prompt", id="compare.leave"),
+    ]
+
+    class ReplyChosen(TextualMessage):
+        """The user chose `message` to continue the conversation with."""
+
+        def __init__(self, message: Message) -> None:
+            super().__init__()
+            self.message = message
+
+    class LeaveRequested(TextualMessage):
+        """Esc in the comparison: focus goes back to the prompt."""
+
+    def __init__(self, models: list[tuple[str, str]], *, code_theme: str) -> None:
+        super().__init__()
+        self.models = models
+        self.code_theme = code_theme
+        self.streaming = True
+        self.highlighted = 0
+        self._columns = [CompareColumn(number, code_theme=code_theme)
+                         for number in range(1, len(models) + 1)]
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._hint(), classes="hint", markup=False)
+        with Horizontal():
+            yield from self._columns
+
+    def _hint(self) -> Text:
+        count = len(self.models)
+        if self.streaming:
+            return Text(f"Comparing {count} models · Esc stops them all", style="italic")
+        return Text(f"Compared {count} models: ←/→ and Enter (or 1–{count}) continue with one; "
+                    "the others stay as branches.", style="italic")
+
+    def on_mount(self) -> None:
+        self._stack()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._stack()
+
+    def _stack(self) -> None:
+        """Stacked or side by side, and side by side each column a fixed number of cells: a
+        live reply asked its height at two widths draws its whole text again for each (the
+        `1fr` of a horizontal layout is resolved at more than one width)."""
+        stacked = self.app.size.width < STACK_BELOW
+        self.set_class(stacked, "-stacked")
+        columns = self.columns
+        width = self.content_size.width
+        if not columns or not width:
+            return
+        for index, column in enumerate(columns):
+            if stacked:
+                cells: int | str = "1fr"
+            else:
+                cells = width // len(columns) + (1 if index < width % len(columns) else 0)
+            if column.styles.width is None or str(column.styles.width) != str(cells):
+                column.styles.width = cells
+
+    @property
+    def columns(self) -> list[CompareColumn]:
+        """Mounted with the view (not a query: every delta of every column asks)."""
+        return list(self._columns) if self.is_mounted else []
+
+    def column(self, index: int) -> CompareColumn:
+        return self._columns[index]
+
+    def ended(self) -> None:
+        """Every reply has ended: the user chooses now."""
+        self.streaming = False
+        self.query_one(".hint", Static).update(self._hint())
+        self._show_highlight()
+        self.refresh_bindings()
+
+    def _show_highlight(self) -> None:
+        for index, column in enumerate(self.columns):
+            column.set_class(index == self.highlighted, "-highlighted")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("highlight", "choose"):
+            return not self.streaming
+        if action == "leave":
+            return not self.streaming  # while streaming, Esc stops them (the screen's key)
+        return True
+
+    def action_highlight(self, step: int) -> None:
+        self.highlighted = (self.highlighted + step) % len(self.models)
+        self._show_highlight()
+        column = self.column(self.highlighted)
+        self.screen.scroll_to_widget(column, animate=False)
+
+    def action_choose(self, index: int | None = None) -> None:
+        chosen = self.highlighted if index is None else index
+        if not 0 <= chosen < len(self.models):
+            return
+        message = self.column(chosen).message
+        if message is None:
+            self.notify("That reply was not saved: choose another.", markup=False,
+                        severity="warning")
+            return
+        self.post_message(self.ReplyChosen(message))
+
+    def action_leave(self) -> None:
+        self.post_message(self.LeaveRequested())
