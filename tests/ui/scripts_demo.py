@@ -30,20 +30,19 @@ TITLES = ("परीक्षण रिपोर्ट: हिन्दी श�
 
 
 def seed_scripts(store: Store) -> Conversation:
-    """A conversation per title; returns the one holding the table (the newest)."""
-    chat: Conversation | None = None
+    """A conversation per title, at fixed times; returns the one holding the table (the
+    newest)."""
+    ids = []
     for index, title in enumerate(TITLES):
-        when = T0 + timedelta(hours=index)
-        conversation = store.create_conversation(Conversation(title=title, created=when,
-                                                              updated=when))
+        conversation = store.create_conversation(Conversation(title=title))
         store.add_message(Message(conversation_id=conversation.id, role=Role.USER,
-                                  content=f"{title}: परीक्षण करें", created=when))
-        if index == 0:
-            chat = conversation
-    assert chat is not None
-    store.add_message(Message(conversation_id=chat.id, role=Role.ASSISTANT,
+                                  content=f"{title}: परीक्षण करें", created=T0))
+        ids.append(conversation.id)
+    store.add_message(Message(conversation_id=ids[0], role=Role.ASSISTANT,
                               content=TABLE_ANSWER, provider="sutra", model="sutra-v2",
                               created=T0 + timedelta(minutes=1)))
-    chat.updated = T0 + timedelta(days=1)
-    store.update_conversation(chat)
-    return chat
+    for index, conversation_id in enumerate(ids):  # the store stamps "updated" with now
+        when = T0 + timedelta(hours=len(ids) - index)
+        store.update_conversation(store.get_conversation(conversation_id).model_copy(
+            update={"updated": when, "created": T0}))
+    return store.get_conversation(ids[0])
