@@ -16,8 +16,8 @@ costs what it cost before (benchmarks/bench_cells.py).
 A terminal differs from the code-point model in a few known ways, each a field of
 `CellModel`: VS16 (U+FE0F) widening a narrow emoji to two cells, a skin-tone modifier joining
 the emoji before it, and (Rich's old model) spacing marks taking no cell. The default is what
-tmux 3.3, xterm and VTE do; `tui_chat/ui/cell_probe.py` asks the terminal at start-up and
-installs the model it actually follows.
+tmux 3.3, xterm and VTE do; `tui_chat/commands/cell_probe.py` asks the terminal at start-up
+and `model_from_widths` turns its answers into the model it actually follows.
 """
 
 from __future__ import annotations
@@ -50,6 +50,20 @@ class CellModel:
 
 
 DEFAULT = CellModel()
+
+# What each probe sample (tui_chat/commands/cell_probe.py) measures in a terminal where the
+# field is true, and where it is false.
+_PROBED = {"spacing_marks": (2, 1), "vs16_wide": (2, 1), "modifiers_join": (2, 4)}
+
+
+def model_from_widths(widths: dict[str, int]) -> CellModel:
+    """The model a terminal follows, from the cells it gave each probe sample; a field whose
+    answer is neither expected value keeps its default."""
+    fields = {}
+    for name, (if_true, if_false) in _PROBED.items():
+        if widths.get(name) in (if_true, if_false):
+            fields[name] = widths[name] == if_true
+    return CellModel(**fields)
 
 
 def _subtract(ranges: Ranges, remove: Ranges) -> list[tuple[int, int]]:
