@@ -33,7 +33,7 @@ def seed_scripts(store: Store) -> Conversation:
     """A conversation per title, at fixed times; returns the one holding the table (the
     newest)."""
     ids = []
-    for index, title in enumerate(TITLES):
+    for title in TITLES:
         conversation = store.create_conversation(Conversation(title=title))
         store.add_message(Message(conversation_id=conversation.id, role=Role.USER,
                                   content=f"{title}: परीक्षण करें", created=T0))

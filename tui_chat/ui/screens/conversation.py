@@ -20,7 +20,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from tui_chat.core.errors import TuiChatError, unexpected_error_sentence
@@ -36,6 +36,7 @@ from tui_chat.ui.messages import ConversationChanged
 from tui_chat.ui.screens.reply_presenter import ReplyPresenter
 from tui_chat.ui.screens.sidebar_actions import SidebarActions
 from tui_chat.ui.widgets.conversation_list import ConversationList
+from tui_chat.ui.widgets.fitted_footer import FittedFooter
 from tui_chat.ui.widgets.message_list import MessageList
 from tui_chat.ui.widgets.message_view import provider_label
 from tui_chat.ui.widgets.prompt_input import PromptInput
@@ -128,7 +129,7 @@ class ConversationScreen(Screen[None]):
             yield MessageList(id="messages")
             yield PromptInput(id="prompt", placeholder="Message (Enter sends, Ctrl+J new line)")
             yield StatusBar(id="status")
-        yield Footer()
+        yield FittedFooter()
 
     @property
     def message_list(self) -> MessageList:
