@@ -196,11 +196,10 @@ class ConversationScreen(Screen[None]):
                     markup=False)
 
     def show_first_run(self, hint: str) -> None:
-        """No key anywhere: say how to add one, in the empty view and as a notification."""
+        """No key anywhere: say how to add one, in the empty view (a toast repeating it
+        covered it)."""
         self._first_run_hint = hint
         self.refresh_chrome()
-        self.notify(hint, title="Welcome to tui-chat", severity="warning", markup=False,
-                    timeout=20)
 
     # --- sending -----------------------------------------------------------------------
 
