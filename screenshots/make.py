@@ -1,15 +1,24 @@
 """Regenerate the screenshots in this folder from fixed content: `python screenshots/make.py`.
 
 Each shot runs the real app headless (`App.run_test`) over a temporary store and config and
-the loopback fake provider (tests/fakeprovider.py), saves an SVG, then a PNG with
-`rsvg-convert -w 1600` (Debian: librsvg2-bin; install fonts-noto-core and fonts-noto-cjk so
-Hindi, Tamil and CJK text have glyphs). Pass shot names to make only some of them.
+the loopback fake provider (tests/fakeprovider.py), saves an SVG, then a PNG 1600 pixels wide,
+drawn by headless Chromium (Debian: chromium), or by `rsvg-convert` (librsvg2-bin) where
+Chromium is absent: rsvg draws emoji (flags among them) as blank or monochrome shapes. Fonts:
+fonts-noto-core and fonts-noto-cjk for Indic and CJK glyphs, fonts-noto-color-emoji for emoji.
+Pass shot names to make only some of them.
+
+Two things in Textual's SVG are adjusted for the PNG (the SVG files stay as exported): the
+root gets `xml:space="preserve"`, without which converters drop the spaces at the ends of a
+run of text ("sutra-v2  SUTRA" came out "sutra-v2SUTRA"); and runs of text in other scripts
+than Latin lose their `textLength`, which makes Chromium stretch Hindi or Tamil letters over
+the cells the terminal gives them (each run keeps its own position, so columns stay put).
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -170,13 +179,60 @@ async def take(name: str, shot: Shot, workdir: Path) -> Path:
     return path
 
 
+_TEXT_RUN = re.compile(r'(<text\b[^>]*?) textLength="[^"]*"([^>]*>)([^<]*)(</text>)')
+
+
+def _latin_or_drawing(text: str) -> bool:
+    return all(ord(c) < 0x300 or 0x2500 <= ord(c) <= 0x25FF or c in "·•…‘’“”–—"
+               for c in text)
+
+
+def for_png(svg: str) -> str:
+    """The SVG as converters should draw it: spaces kept, other scripts at their own width."""
+    svg = svg.replace("<svg ", '<svg xml:space="preserve" ', 1)
+
+    def run(match: re.Match[str]) -> str:
+        if _latin_or_drawing(match.group(3).replace("&#160;", " ")):
+            # Stretch the glyphs, not the gaps between them: a fallback font's glyphs are a
+            # little narrower than a cell, and spaced out, border blocks show seams.
+            return match.group(0).replace("<text ", '<text lengthAdjust="spacingAndGlyphs" ', 1)
+        return match.group(1) + match.group(2) + match.group(3) + match.group(4)
+
+    return _TEXT_RUN.sub(run, svg)
+
+
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run",
+                  "--hide-scrollbars", "--host-resolver-rules=MAP * ~NOTFOUND")
+WIDTH = 1600
+
+
 def to_png(svg: Path) -> None:
-    converter = shutil.which("rsvg-convert")
-    if converter is None:
-        print("rsvg-convert not found (apt-get install librsvg2-bin): SVG only", file=sys.stderr)
-        return
-    subprocess.run([converter, "-w", "1600", "-o", str(svg.with_suffix(".png")), str(svg)],
-                   check=True)
+    png = svg.with_suffix(".png")
+    with tempfile.TemporaryDirectory() as scratch:
+        prepared = Path(scratch) / svg.name
+        text = for_png(svg.read_text(encoding="utf-8"))
+        prepared.write_text(text, encoding="utf-8")
+        chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+        if chromium is not None:
+            box = re.search(r'viewBox="0 0 ([0-9.]+) ([0-9.]+)"', text)
+            assert box is not None, "Textual's SVG has a viewBox"
+            height = round(WIDTH * float(box.group(2)) / float(box.group(1)))
+            page = Path(scratch) / "page.html"
+            page.write_text(f'<html><body style="margin:0"><img src="{prepared.as_uri()}" '
+                            f'style="width:{WIDTH}px;display:block"></body></html>')
+            subprocess.run([chromium, *CHROMIUM_FLAGS, f"--window-size={WIDTH},{height}",
+                            f"--screenshot={png}", page.as_uri()], check=True,
+                           capture_output=True, timeout=120)
+            return
+        converter = shutil.which("rsvg-convert")
+        if converter is None:
+            print("neither chromium nor rsvg-convert found (apt-get install chromium): "
+                  "SVG only", file=sys.stderr)
+            return
+        print("chromium not found: rsvg-convert draws no emoji", file=sys.stderr)
+        subprocess.run([converter, "-w", str(WIDTH), "-o", str(png), str(prepared)],
+                       check=True)
 
 
 def main(names: list[str]) -> None:

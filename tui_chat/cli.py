@@ -64,6 +64,14 @@ def build_parser() -> argparse.ArgumentParser:
                                  description="List model ids, one per line.")
     models.add_argument("-p", "--provider", dest="models_provider",
                         help="only this provider (default: all, grouped)")
+    serve = commands.add_parser(
+        "serve", help="serve the app to a web browser",
+        description="Serve the app to a web browser (one app process per page). On a "
+        "loopback address only this machine can connect; on any other, the address to open "
+        "carries a token, printed at start, without which nothing is served.")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to listen on (default: 127.0.0.1, this machine only)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
     add_store_commands(commands)
     return parser
 
@@ -112,6 +120,10 @@ def _run_command(args: argparse.Namespace, context: Context) -> int:
         from tui_chat.commands.models import run_models
 
         return asyncio.run(run_models(args, context))
+    if args.command == "serve":
+        from tui_chat.commands.serve import run_serve
+
+        return run_serve(args.host, args.port)
     if args.command in STORE_COMMANDS:
         context.settings()  # a broken config file stops every command, as it always has
         with context.open_store() as store:

@@ -23,6 +23,7 @@ from tui_chat.ui.app import TuiChatApp
 from tui_chat.ui.screens.model_picker import ModelPickerScreen
 from tui_chat.ui.screens.settings import SettingsScreen
 from tui_chat.ui.widgets.conversation_list import ConversationList
+from tui_chat.ui.widgets.message_view import MessageView
 
 ENV_KEY = "cpk_appenvkey0000distinctive3333.APPENVSECRET"
 FILE_KEY = "sutra-app-filekey-distinctive-4444-APPFILESECRET"
@@ -62,6 +63,9 @@ async def test_keys_appear_nowhere_the_app_writes_or_shows(
     try:
         async with app.run_test(size=(120, 40), notifications=True) as pilot:
             await flows(pilot, app, shots)
+            # The two failures (the key echoed back by the provider) are said inline.
+            inline = [view.message.error for view in conversation(app).query(MessageView)
+                      if view.message.error]
             await pilot.press("ctrl+q")
     finally:
         services.store.close()
@@ -73,8 +77,8 @@ async def test_keys_appear_nowhere_the_app_writes_or_shows(
     assert {r.headers.get("authorization") for r in sutra_server.requests
             if r.method == "POST"} == {f"Bearer {FILE_KEY}"}
     # What the user saw and what the process printed or logged.
-    shown = [text for _, text in notes] + [n.message for n in app._notifications]
-    assert len(notes) >= 3 and len(shots) == 3
+    shown = [text for _, text in notes] + [n.message for n in app._notifications] + inline
+    assert len(notes) >= 1 and len(inline) == 2 and len(shots) == 3
     captured = capsys.readouterr()
     for text in [*shown, *shots, captured.out, captured.err, caplog.text]:
         assert not leaks(text), leaks(text)

@@ -87,7 +87,7 @@ async def test_escape_stops_stream_and_keeps_partial_reply_saved_as_interrupted(
     assert saved[-1].status is MessageStatus.INTERRUPTED and saved[-1].content == reply.content
 
 
-async def test_error_before_first_token_restores_prompt_and_notifies(
+async def test_error_before_first_token_restores_prompt_and_says_it_inline(
         make_app: AppFactory, store: Store, chutes_server: FakeProvider) -> None:
     chutes_server.script(Reply.error(401, {"detail": "Invalid token [bold]x[/]."}))
     app = make_app()
@@ -97,13 +97,14 @@ async def test_error_before_first_token_restores_prompt_and_notifies(
         await wait_idle(pilot)
         screen = conversation(app)
         assert screen.prompt.text == "my question"
-        errors = [text for severity, text in notes if severity == "error"]
-        assert len(errors) == 1 and "rejected the API key" in errors[0]
-        assert "[bold]x[/]" in errors[0]  # provider text shown literally
+        # The failed reply says it, with the advice, on its own row; no toast repeats it.
+        assert [text for severity, text in notes if severity == "error"] == []
         failed = screen.query(MessageView)[-1]
+        error = failed.message.error or ""
+        assert "rejected the API key" in error and "Settings (F3)" in error
+        assert "[bold]x[/]" in error  # provider text shown literally
+        assert "Check the key in Settings" in " ".join(rendered_text(failed).split())
         assert failed.message.status is MessageStatus.ERROR
-        assert failed.message.error is not None and errors[0].startswith(failed.message.error)
-        assert "Settings (F3)" in errors[0]  # the app's own advice
         assert failed.has_class("-failed")
 
 
@@ -121,7 +122,7 @@ async def test_error_after_first_token_keeps_partial_reply(
         assert reply.content == "word0 word1 word2 word3 word4 "
         assert reply.error and "kept" in reply.error
         assert screen.prompt.text == ""
-        assert [s for s, _ in notes].count("error") == 1
+        assert [s for s, _ in notes].count("error") == 0  # said inline, not in a toast
     assert store.get_message(reply.id).content == reply.content
 
 

@@ -15,10 +15,19 @@ def run_app(context: Context, *, provider: str | None = None, model: str | None 
             conversation: str | None = None, continue_last: bool = False) -> int:
     """The app starts even with a broken config file (the defaults, and a notification naming
     the file) or an unusable store (a temporary one that says so). An unknown provider or
-    conversation id stops it before the terminal changes mode, with one sentence."""
-    from tui_chat.ui import app
+    conversation id stops it before the terminal changes mode, with one sentence. The
+    terminal is asked how wide it draws a few characters (cell_probe) while this loads."""
+    from tui_chat.commands.cell_probe import CellProbe
 
-    services = build_services(context, provider=provider, model=model)
+    probe = CellProbe.start()  # answered while the UI imports (see cell_probe)
+    try:
+        from tui_chat.ui import app, cells
+
+        services = build_services(context, provider=provider, model=model)
+    finally:
+        widths = probe.finish() if probe is not None else None
+    if widths is not None:
+        cells.install(cells.model_from_widths(widths))
     try:
         if conversation:
             conversation = services.workspace.store.resolve_id(conversation)

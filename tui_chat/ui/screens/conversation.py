@@ -21,7 +21,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message as TextualMessage
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from tui_chat.core.errors import TuiChatError, unexpected_error_sentence
@@ -41,6 +41,7 @@ from tui_chat.ui.screens.reply_presenter import ReplyPresenter
 from tui_chat.ui.screens.settings_note import APPLY_HERE, settings_sentence
 from tui_chat.ui.screens.sidebar_actions import SidebarActions
 from tui_chat.ui.widgets.conversation_list import ConversationList
+from tui_chat.ui.widgets.fitted_footer import FittedFooter
 from tui_chat.ui.widgets.message_list import MessageList
 from tui_chat.ui.widgets.message_view import Position, provider_label
 from tui_chat.ui.widgets.prompt_input import PromptInput
@@ -121,7 +122,7 @@ class ConversationScreen(Screen[None]):
             yield MessageList(id="messages", positions=self.positions_of)
             yield PromptInput(id="prompt", placeholder="Message (Enter sends, Ctrl+J new line)")
             yield StatusBar(id="status")
-        yield Footer()
+        yield FittedFooter()
 
     def positions_of(self, messages: Sequence[Message]) -> Mapping[str, Position]:
         """Where each message stands among its siblings (‹ 2/3 › in its header)."""
@@ -225,11 +226,10 @@ class ConversationScreen(Screen[None]):
                     markup=False)
 
     def show_first_run(self, hint: str) -> None:
-        """No key anywhere: say how to add one, in the empty view and as a notification."""
+        """No key anywhere: say how to add one, in the empty view (a toast repeating it
+        covered it)."""
         self._first_run_hint = hint
         self.refresh_chrome()
-        self.notify(hint, title="Welcome to tui-chat", severity="warning", markup=False,
-                    timeout=20)
 
     # --- sending -----------------------------------------------------------------------
 

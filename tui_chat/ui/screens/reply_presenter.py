@@ -121,7 +121,12 @@ class ReplyPresenter:
 
     async def _reply_ended(self, message: Message, error: str | None = None, *,
                            notify: bool = True) -> None:
-        await self.host.message_list.finish_reply(message)
+        """A failed reply shows the sentence (with its advice) in its own error row; a toast
+        repeating it would only cover the screen, so there is one only when no reply was
+        on screen to carry it."""
+        inline = self.host.message_list.reply is not None
+        shown = message if error is None else message.model_copy(update={"error": error})
+        await self.host.message_list.finish_reply(shown)
         self.reply = None
         note = CUT_OFF_NOTE if message.failed and message.content else self._branch_note
         self.host.status.update_info(
@@ -129,7 +134,7 @@ class ReplyPresenter:
             time_to_first_token=message.time_to_first_token,
             tokens_per_second=message.tokens_per_second, usage=message.usage, note=note)
         if error is not None:
-            if notify:
+            if notify and not inline:
                 self.host.notify(sanitize(error), title="Reply failed", severity="error",
                                  markup=False, timeout=8)
             if not message.content and not message.reasoning:
@@ -148,7 +153,7 @@ class ReplyPresenter:
         await self.host.message_list.finish_reply(ended)
         self.host.status.update_info(state="stopped", note="the partial reply is saved"
                                      if unsaved is None else "the partial reply is NOT saved")
-        if unsaved is not None:
+        if unsaved is not None and (ended is None or not ended.error):  # else shown inline
             self.host.notify(sanitize(unsaved.message), title="Reply not saved",
                              severity="error", markup=False, timeout=8)
         if not self.received:

@@ -1,0 +1,72 @@
+"""The footer fits its row at any width (tui_chat/ui/widgets/fitted_footer.py): the focused
+pane's keys first, F1 Help and the palette always, nothing cut off at the right edge."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.binding import Binding
+from textual.pilot import Pilot
+from textual.widgets._footer import FooterKey
+
+from tests.ui.conftest import AppFactory, conversation, wait_until
+from tui_chat.ui.widgets.fitted_footer import FittedFooter, fitting, key_width, palette_width
+
+
+def keys(pilot: Pilot[Any]) -> list[FooterKey]:
+    footer = conversation(pilot.app).query_one(FittedFooter)
+    return list(footer.query(FooterKey))
+
+
+def described(pilot: Pilot[Any]) -> list[str]:
+    return [key.description for key in keys(pilot)]
+
+
+def assert_fits(pilot: Pilot[Any], width: int) -> None:
+    shown = keys(pilot)
+    assert shown, "the footer shows keys"
+    for key in shown:
+        assert key.region.right <= width, f"{key.description!r} is cut off"
+        measure = palette_width if "-command-palette" in key.classes else key_width
+        assert key.region.width == measure(key.key_display, key.description), key.description
+    assert "Help" in described(pilot)
+    assert shown[-1].description == "palette"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40), (200, 60)])
+async def test_every_key_shown_fits_on_the_main_screen(make_app: AppFactory,
+                                                       size: tuple[int, int]) -> None:
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await wait_until(pilot, lambda: bool(keys(pilot)))
+        assert_fits(pilot, size[0])
+        if size[0] >= 120:  # wide enough for every key of the screen and the app
+            assert {"Chats", "Quit", "Settings"} <= set(described(pilot))
+
+
+async def test_the_focused_pane_comes_first_and_everything_fits(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: bool(keys(pilot)))
+        await pilot.press("ctrl+b")
+        await wait_until(pilot, lambda: "Search" in described(pilot))
+        assert described(pilot)[0] == "Search"
+        assert_fits(pilot, 80)
+        await pilot.press("ctrl+b", "ctrl+o")
+        await wait_until(pilot, lambda: "Copy" in described(pilot))
+        assert described(pilot)[0] == "Copy"
+        assert_fits(pilot, 80)
+        await pilot.resize_terminal(200, 50)
+        await wait_until(pilot, lambda: "Open link" in described(pilot))
+        assert_fits(pilot, 200)
+
+
+def test_fitting_keeps_the_order_and_help_whatever_the_width() -> None:
+    bindings = [(Binding("a", f"act{index}", "word" * index), "a") for index in range(1, 6)]
+    bindings.append((Binding("f1", "help", "Help"), "f1"))
+    chosen = fitting(bindings, 30)
+    assert chosen[-1].action == "help"
+    assert [b.action for b in chosen[:-1]] == ["act1", "act2", "act3"][: len(chosen) - 1]
+    assert sum(key_width(key, b.description) for b, key in bindings if b in chosen) <= 30
+    assert [b.action for b in fitting(bindings, 0)] == ["help"]

@@ -1,0 +1,87 @@
+"""A footer that fits: the keys of the focused pane first, then the screen's, then the app's,
+as many as the width holds, with F1 Help and the command palette always there (everything
+left out is in both). Textual's own Footer shows every key and cuts the row off at the
+right edge: at 80 columns the main screen lost Quit, Help and Settings, and even at 120 the
+sidebar's and message mode's rows were cut mid-word.
+
+Keys that do nothing now (an action its widget disables) are left out rather than dimmed;
+the row is composed again when the bindings change and when its width does.
+"""
+
+from __future__ import annotations
+
+from rich.cells import cell_len
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey  # not exported; Textual is pinned below 9
+
+ALWAYS = ("help",)
+"""Actions whose keys are shown whatever the width: what leads to everything else."""
+_KEY_PADDING = 3  # " key " around the key and a space after the description
+_PALETTE_CHROME = 3  # a space between key and word, its left border, its right padding
+
+
+def key_width(key_display: str, description: str) -> int:
+    return cell_len(key_display) + cell_len(description) + _KEY_PADDING
+
+
+def palette_width(key_display: str, description: str) -> int:
+    """The palette's key is drawn compact (as in Textual's Footer), with a border."""
+    return cell_len(key_display) + cell_len(description) + _PALETTE_CHROME
+
+
+def fitting(bindings: list[tuple[Binding, str]], width: int) -> list[Binding]:
+    """The bindings that fit in `width` cells, in their order, those in ALWAYS kept first."""
+    kept = [binding for binding, _ in bindings if binding.action in ALWAYS]
+    room = width - sum(key_width(shown, b.description) for b, shown in bindings
+                       if b in kept)
+    for binding, shown in bindings:
+        if binding in kept:
+            continue
+        needed = key_width(shown, binding.description)
+        if needed <= room:
+            kept.append(binding)
+            room -= needed
+        else:
+            room = -1  # keep the order: nothing after the first key that does not fit
+    return [binding for binding, _ in bindings if binding in kept]
+
+
+class FittedFooter(Footer):
+    """Footer that shows only the keys that fit (see the module docstring)."""
+
+    def compose(self) -> ComposeResult:
+        if not self._bindings_ready:
+            return
+        active = self.screen.active_bindings
+        shown: list[tuple[Binding, str]] = []
+        actions: set[str] = set()
+        for _node, binding, enabled, _tooltip in active.values():
+            if binding.show and enabled and binding.action not in actions:
+                actions.add(binding.action)
+                shown.append((binding, self.app.get_key_display(binding)))
+        width = self.size.width or self.app.size.width
+        palette = (active.get(self.app.COMMAND_PALETTE_BINDING)
+                   if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE else None)
+        if palette is not None:
+            shown = [(b, key) for b, key in shown if b is not palette.binding]
+            width -= palette_width(self.app.get_key_display(palette.binding),
+                                   palette.binding.description)
+        tooltips = {id(item.binding): item.tooltip for item in active.values()}
+        for binding in fitting(shown, width):
+            yield FooterKey(binding.key, self.app.get_key_display(binding),
+                            binding.description, binding.action,
+                            tooltip=tooltips.get(id(binding)) or binding.tooltip
+                            ).data_bind(compact=Footer.compact)
+        if palette is not None:
+            yield FooterKey(palette.binding.key, self.app.get_key_display(palette.binding),
+                            palette.binding.description, palette.binding.action,
+                            classes="-command-palette", disabled=not palette.enabled,
+                            tooltip=palette.binding.tooltip or palette.binding.description)
+
+    def on_resize(self, event: events.Resize) -> None:
+        if event.size.width != getattr(self, "_composed_width", None):
+            self._composed_width = event.size.width
+            self.call_after_refresh(self.recompose)
