@@ -272,26 +272,46 @@ class MessageList(VerticalScroll, can_focus=True):
             self._loading = False
 
     async def action_first(self) -> None:
+        await self.show_first()
+        if self.messages:
+            self.selected = 0
+
+    async def action_last(self) -> None:
+        await self.show_last()
+        if self.messages:
+            self.selected = len(self.messages) - 1
+
+    async def show_first(self) -> None:
+        """Scroll to the first message (its page mounted first), selecting nothing."""
         self._loading = True
         try:
             if self._lo > 0:
                 await self._mount_window(0, min(len(self.messages), PAGE))
             self.scroll_home(animate=False, immediate=True)
-            if self.messages:
-                self.selected = 0
         finally:
             self.call_after_refresh(self._end_loading)
 
-    async def action_last(self) -> None:
+    async def show_last(self) -> None:
+        """Scroll to the end, which follows the stream again."""
         self._loading = True
         try:
             if self._hi < len(self.messages):
                 await self._mount_window(max(0, len(self.messages) - PAGE), len(self.messages))
             self.scroll_end(animate=False, immediate=True)
-            if self.messages:
-                self.selected = len(self.messages) - 1
         finally:
             self.call_after_refresh(self._end_loading)
+
+    async def scroll_from_prompt(self, where: str) -> None:
+        """Scroll as the prompt's keys ask (`PromptInput.ScrollRequested`), selecting
+        nothing; older pages are mounted as the top is reached, as with the mouse."""
+        if where == "top":
+            await self.show_first()
+        elif where == "bottom":
+            await self.show_last()
+        else:
+            scroll = {"page_up": self.scroll_page_up, "page_down": self.scroll_page_down,
+                      "line_up": self.scroll_up, "line_down": self.scroll_down}[where]
+            scroll(animate=False)
 
     def _end_loading(self) -> None:
         self._loading = False
