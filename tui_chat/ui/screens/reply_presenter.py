@@ -22,6 +22,7 @@ from tui_chat.core.session import (
 from tui_chat.core.store import ConversationGoneError
 from tui_chat.core.text import sanitize
 from tui_chat.ui.advice import sentence
+from tui_chat.ui.screens.first_token_wait import FirstTokenWait
 
 if TYPE_CHECKING:
     from tui_chat.ui.screens.conversation import ConversationScreen
@@ -43,6 +44,7 @@ class ReplyPresenter:
         self._first_token: float | None = None
         self._deltas = 0
         self._last_stats = 0.0
+        self.wait = FirstTokenWait(host)
 
     def begin(self, sent_text: str) -> None:
         """A new exchange: `sent_text` goes back into the prompt if nothing arrives."""
@@ -94,8 +96,9 @@ class ReplyPresenter:
         self._first_token = None
         self._deltas = 0
         self.host.refresh_chrome()
-        self.host.status.update_info(state="waiting for the first token…", time_to_first_token=None,
-                                tokens_per_second=None, usage=None, note="")
+        self.host.status.update_info(time_to_first_token=None, tokens_per_second=None,
+                                     usage=None, note="")
+        self.wait.start()
 
     def _count_delta(self, thinking: bool = False) -> None:
         self.received = True
@@ -103,6 +106,7 @@ class ReplyPresenter:
         now = self.host.clock()
         if self._first_token is None:
             self._first_token = now
+            self.wait.stop()
             self.host.status.update_info(state="thinking…" if thinking else "streaming…",
                                     time_to_first_token=now - self._started)
             self._last_stats = now
@@ -114,6 +118,7 @@ class ReplyPresenter:
 
     async def _reply_ended(self, message: Message, error: str | None = None, *,
                            notify: bool = True) -> None:
+        self.wait.stop()
         await self.host.message_list.finish_reply(message)
         self.reply = None
         self.host.status.update_info(
@@ -130,6 +135,7 @@ class ReplyPresenter:
 
     async def stopped(self) -> None:
         """The worker was cancelled (Esc, quit, another conversation): show what was saved."""
+        self.wait.stop()
         reply, self.reply = self.reply, None
         if reply is None:
             return
@@ -153,6 +159,7 @@ class ReplyPresenter:
             return None
 
     async def failed_before_reply(self, sentence: str, *, notify: bool = True) -> None:
+        self.wait.stop()
         if self.reply is not None:
             await self.host.message_list.finish_reply(None)
             self.reply = None
