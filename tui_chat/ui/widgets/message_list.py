@@ -12,6 +12,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from textual import events
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message as TextualMessage
@@ -19,7 +20,8 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from tui_chat.core.models import Message, Role
-from tui_chat.ui.widgets.message_view import MessageView, last_code_block, links_in
+from tui_chat.ui.widgets.code_blocks import code_blocks
+from tui_chat.ui.widgets.message_view import MessageView, links_in
 
 if TYPE_CHECKING:  # imported with the first reply: Markdown is not on the start-up path
     from tui_chat.ui.widgets.reply_view import ReplyView
@@ -46,7 +48,8 @@ class MessageList(VerticalScroll, can_focus=True):
         Binding("up,k", "select(-1)", "Previous", id="messages.previous", show=False),
         Binding("down,j", "select(1)", "Next", id="messages.next", show=False),
         Binding("c", "copy_message", "Copy", id="messages.copy"),
-        Binding("y", "copy_code", "Copy code", id="messages.copy_code"),
+        Binding("y", "copy_code", "Copy code", id="messages.copy_code",
+                tooltip="Copy the last code block; a digit right after copies block [n]"),
         Binding("e", "edit", "Edit & resend", id="messages.edit"),
         Binding("r", "regenerate(False)", "Regenerate", id="messages.regenerate"),
         Binding("m", "regenerate(True)", "Regenerate with…", id="messages.regenerate_with"),
@@ -94,6 +97,7 @@ class MessageList(VerticalScroll, can_focus=True):
         self._loading = False
         self._link_key = ""
         self._link_step = 0
+        self._code_pick: list[str] | None = None  # after the copy-code key: its message's blocks
         self.reply: ReplyView | None = None
 
     # --- content -------------------------------------------------------------------------
@@ -324,6 +328,7 @@ class MessageList(VerticalScroll, can_focus=True):
 
     def on_blur(self) -> None:
         self.selected = None
+        self._code_pick = None
 
     def watch_selected(self, old: int | None, new: int | None) -> None:
         for view in self._views():
@@ -372,13 +377,36 @@ class MessageList(VerticalScroll, can_focus=True):
         self.notify("Message copied to the clipboard.", markup=False)
 
     def action_copy_code(self) -> None:
+        """The last code block at once; a digit right after copies that block instead."""
         message = self.selected_message()
-        code = last_code_block(message.content) if message else None
-        if code is None:
+        blocks = code_blocks(message.content) if message else []
+        if not blocks:
             self.notify("That message has no code block.", markup=False, severity="warning")
             return
-        self.app.copy_to_clipboard(code)
-        self.notify("Code block copied to the clipboard.", markup=False)
+        self.app.copy_to_clipboard(blocks[-1])
+        self._code_pick = blocks
+        count = len(blocks)
+        self.notify("Code block copied to the clipboard." if count == 1 else
+                    f"Code block {count} of {count} (the last) copied; press "
+                    f"{digits(count)} now to copy another instead.", markup=False)
+
+    def on_key(self, event: events.Key) -> None:
+        """A digit right after the copy-code key picks that block (keys reach the focused
+        widget before the bindings); any other key ends the choice."""
+        blocks = self._code_pick
+        if blocks is None or not event.character or event.character not in "123456789":
+            self._code_pick = None
+            return
+        event.stop()
+        event.prevent_default()
+        number = int(event.character)
+        if number > len(blocks):
+            self.notify(f"That message has {len(blocks)} code blocks: press "
+                        f"{digits(len(blocks))}.", markup=False, severity="warning")
+            return
+        self.app.copy_to_clipboard(blocks[number - 1])
+        self.notify(f"Code block {number} of {len(blocks)} copied to the clipboard.",
+                    markup=False)
 
     def action_edit(self) -> None:
         message = self.selected_message()
@@ -410,3 +438,8 @@ class MessageList(VerticalScroll, can_focus=True):
 
     def action_leave(self) -> None:
         self.post_message(self.LeaveRequested())
+
+
+def digits(count: int) -> str:
+    """The digits that pick one of `count` code blocks ("1–3"; only the first nine)."""
+    return "1" if count == 1 else f"1–{min(count, 9)}"

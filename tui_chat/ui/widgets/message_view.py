@@ -194,15 +194,6 @@ def links_in(markdown: str) -> list[str]:
     return links
 
 
-def last_code_block(markdown: str) -> str | None:
-    """The body of the last fenced or indented code block in `markdown`, if any."""
-    from markdown_it import MarkdownIt
-
-    tokens = MarkdownIt("commonmark").parse(markdown)
-    blocks = [t.content for t in tokens if t.type in ("fence", "code_block")]
-    return blocks[-1] if blocks else None
-
-
 class MessageView(Static):
     """A finished message: one widget, one renderable, drawn only when on screen."""
 

@@ -31,7 +31,8 @@ from textual.widget import Widget
 
 from tui_chat.core.models import Message
 from tui_chat.core.text import GrowingText, sanitize
-from tui_chat.ui.widgets.live_text import LiveText, split_lines, split_markdown
+from tui_chat.ui.widgets.code_blocks import count_code_blocks
+from tui_chat.ui.widgets.live_text import LiveText, Numbering, split_lines, split_markdown
 from tui_chat.ui.widgets.markdown_render import markdown_renderable
 from tui_chat.ui.widgets.message_view import author_line, message_chrome
 
@@ -163,7 +164,8 @@ class ReplyView(Widget):
         self._reasoning = GrowingText()
         self._reasoning_words: tuple[int, int] = (0, 0)  # (characters counted, words)
         self._held_cr = ""
-        self.answer = LiveText(self._draw_markdown, split_markdown, gap=True)
+        self.answer = LiveText(self._draw_markdown, split_markdown, gap=True,
+                               count_blocks=count_code_blocks)
         self.thinking = LiveText(self._draw_reasoning, split_lines, gap=False)
         self.thinking_collapsed = False
         self._answer_stream = PacedStream(partial(self._append, self.answer))
@@ -247,12 +249,14 @@ class ReplyView(Widget):
     def _options(self, width: int) -> ConsoleOptions:
         return self.app.console_options.update_width(max(1, width)).update(highlight=False)
 
-    def _draw_markdown(self, text: str, width: int) -> list[Strip]:
+    def _draw_markdown(self, text: str, width: int, numbering: Numbering) -> list[Strip]:
         if not text.strip():
             return []
-        return self._draw_rows(markdown_renderable(text, self.code_theme), width)
+        return self._draw_rows(markdown_renderable(text, self.code_theme,
+                                                   first_code=numbering.first,
+                                                   continues_code=numbering.continues), width)
 
-    def _draw_reasoning(self, text: str, width: int) -> list[Strip]:
+    def _draw_reasoning(self, text: str, width: int, _numbering: Numbering) -> list[Strip]:
         if not text:
             return []
         return self._draw_rows(Text(text.removesuffix("\n"), style="dim italic"), width)
