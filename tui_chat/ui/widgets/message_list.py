@@ -47,7 +47,8 @@ class MessageList(VerticalScroll, can_focus=True):
     BINDINGS = [
         Binding("up,k", "select(-1)", "Previous", id="messages.previous", show=False),
         Binding("down,j", "select(1)", "Next", id="messages.next", show=False),
-        Binding("c", "copy_message", "Copy", id="messages.copy"),
+        Binding("c", "copy_message", "Copy", id="messages.copy",
+                tooltip="Copy the message, or the text selected with the mouse"),
         Binding("y", "copy_code", "Copy code", id="messages.copy_code",
                 tooltip="Copy the last code block; a digit right after copies block [n]"),
         Binding("e", "edit", "Edit & resend", id="messages.edit"),
@@ -370,6 +371,12 @@ class MessageList(VerticalScroll, can_focus=True):
         return self.messages[self.selected]
 
     def action_copy_message(self) -> None:
+        """The text selected with the mouse if there is some, else the selected message."""
+        dragged = self.screen.get_selected_text()
+        if dragged:
+            self.app.copy_to_clipboard(dragged)
+            self.notify("Selection copied to the clipboard.", markup=False)
+            return
         message = self.selected_message()
         if message is None:
             return

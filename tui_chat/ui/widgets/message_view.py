@@ -16,6 +16,7 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType
 from rich.text import Text
 from textual.app import App
 from textual.css.styles import RulesMap
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.style import Style
 from textual.visual import RenderOptions, Visual
@@ -25,6 +26,7 @@ from textual.widgets import Static
 from tui_chat.core.models import Message, MessageStatus, Role
 from tui_chat.core.providers import BUILTIN_PROVIDERS
 from tui_chat.core.text import sanitize
+from tui_chat.ui.widgets.selectable import highlighted, selected_text, selection_paint
 
 if TYPE_CHECKING:  # Markdown parsing and drawing are imported on first use, not at start-up
     from rich.markdown import Markdown as RichMarkdown
@@ -178,7 +180,16 @@ class CachedRender(Visual):
         if height is not None:
             strips = strips[:height]
         rich_style = style.rich_style
-        return [strip.apply_style(rich_style) for strip in strips]
+        drawn = [strip.apply_style(rich_style) for strip in strips]
+        if options.selection is not None and options.selection_style is not None:
+            paint = selection_paint(options.selection_style, style.background)
+            drawn = highlighted(drawn, options.selection, paint)
+        return drawn
+
+    @property
+    def lines(self) -> list[Strip]:
+        """The rows as last drawn."""
+        return self._strips
 
 
 def links_in(markdown: str) -> list[str]:
@@ -238,6 +249,14 @@ class MessageView(Static):
         self.message = message
         self.set_class(message.status is MessageStatus.ERROR, "-failed")
         self.update(self._renderable())
+
+    def render_line(self, y: int) -> Strip:
+        # Where each character is, for the mouse selection (see selectable); on the rows
+        # painted only, which is cheaper than on every row drawn.
+        return super().render_line(y).apply_offsets(0, y)
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        return selected_text(self.cached.lines, selection)
 
     def toggle_reasoning(self) -> None:
         self.show_reasoning = not self.show_reasoning

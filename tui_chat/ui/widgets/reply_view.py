@@ -26,7 +26,9 @@ from rich.console import ConsoleOptions, RenderableType
 from rich.text import Text
 from textual import log
 from textual.geometry import Region, Size
+from textual.selection import Selection
 from textual.strip import Strip
+from textual.style import Style
 from textual.widget import Widget
 
 from tui_chat.core.models import Message
@@ -35,6 +37,7 @@ from tui_chat.ui.widgets.code_blocks import count_code_blocks
 from tui_chat.ui.widgets.live_text import LiveText, Numbering, split_lines, split_markdown
 from tui_chat.ui.widgets.markdown_render import markdown_renderable
 from tui_chat.ui.widgets.message_view import author_line, message_chrome
+from tui_chat.ui.widgets.selectable import highlighted_row, selected_text, selection_paint
 
 MIN_FLUSH_INTERVAL = 0.05
 """Seconds between two appends to the live answer, at least (20 a second at most)."""
@@ -343,6 +346,16 @@ class ReplyView(Widget):
 
     def render_line(self, y: int) -> Strip:
         style = self.visual_style.rich_style
-        if 0 <= y < len(self._lines):
-            return self._lines[y].apply_style(style)
-        return Strip.blank(self._width, style)
+        if not 0 <= y < len(self._lines):
+            return Strip.blank(self._width, style)
+        line = self._lines[y].apply_style(style)
+        selection = self.text_selection
+        if selection is not None:
+            paint = selection_paint(Style.from_styles(
+                self.screen.get_component_styles("screen--selection")),
+                self.visual_style.background)
+            line = highlighted_row(line, y, selection, paint)
+        return line.apply_offsets(0, y)  # for the mouse selection: see selectable
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        return selected_text(self._lines, selection)
