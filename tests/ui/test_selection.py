@@ -33,6 +33,7 @@ def seed(store: Store) -> str:
 async def drag(pilot: Pilot[Any], start_widget: Widget, start: tuple[int, int],
                end_widget: Widget, end: tuple[int, int]) -> None:
     """Press at `start` in one widget, move to `end` in another (or the same), release."""
+    await pilot.pause()  # laid out where the pointer will be: no layout in the queue
     await pilot.mouse_down(start_widget, offset=(GUTTER + start[0], start[1]))
     await pilot.hover(end_widget, offset=(GUTTER + end[0], end[1]))
     await pilot.mouse_up(end_widget, offset=(GUTTER + end[0], end[1]))

@@ -251,9 +251,14 @@ class MessageView(Static):
         self.update(self._renderable())
 
     def render_line(self, y: int) -> Strip:
-        # Where each character is, for the mouse selection (see selectable); on the rows
-        # painted only, which is cheaper than on every row drawn.
-        return super().render_line(y).apply_offsets(0, y)
+        # Where each character is, for the mouse selection (see selectable), on the rows
+        # painted only (cheaper than on every row drawn); padded to the full width first, so
+        # that a blank row, or the space after a row's text, is a place in the text too.
+        line = super().render_line(y)
+        width = self.content_region.width
+        if line.cell_length < width:
+            line = line.extend_cell_length(width, self.visual_style.rich_style)
+        return line.apply_offsets(0, y)
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         return selected_text(self.cached.lines, selection)

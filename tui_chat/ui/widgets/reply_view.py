@@ -348,7 +348,7 @@ class ReplyView(Widget):
         style = self.visual_style.rich_style
         if not 0 <= y < len(self._lines):
             return Strip.blank(self._width, style)
-        line = self._lines[y].apply_style(style)
+        line = self._lines[y].apply_style(style).extend_cell_length(self._width, style)
         selection = self.text_selection
         if selection is not None:
             paint = selection_paint(Style.from_styles(
