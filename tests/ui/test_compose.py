@@ -22,6 +22,7 @@ from tests.ui.conftest import (
 from tests.ui.test_conversation_history import saved_conversation
 from tui_chat.core.store import Store
 from tui_chat.core.tokens import estimate_tokens
+from tui_chat.ui.screens.help import collect_key_help
 from tui_chat.ui.widgets.message_list import PAGE
 from tui_chat.ui.widgets.message_view import MessageView
 
@@ -152,3 +153,15 @@ async def test_the_prompts_keys_scroll_the_conversation(make_app: AppFactory,
         assert screen.prompt.has_focus and screen.prompt.text == "draft"
         assert messages.selected is None
         assert len(messages.query(MessageView)) <= 2 * PAGE
+
+
+async def test_the_help_lists_the_prompts_keys_in_one_group(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        rows = collect_key_help(app, conversation(app))
+        await pilot.pause()
+    prompt = {(row.keys, row.description) for row in rows if row.group == "Prompt"}
+    assert {("Ctrl+E", "Editor"), ("PgUp", "Page up"), ("Ctrl+Home", "Top"),
+            ("Enter", "Send the prompt")} <= prompt
+    groups = list(dict.fromkeys(row.group for row in rows))
+    assert groups.count("Prompt") == 1 and "Prompt input" not in groups, groups

@@ -24,6 +24,7 @@ from tui_chat.ui.widgets.code_blocks import code_blocks
 from tui_chat.ui.widgets.message_view import MessageView, links_in
 
 if TYPE_CHECKING:  # imported with the first reply: Markdown is not on the start-up path
+    from tui_chat.ui.widgets.prompt_input import ScrollTo
     from tui_chat.ui.widgets.reply_view import ReplyView
 
 PAGE = 20
@@ -306,7 +307,7 @@ class MessageList(VerticalScroll, can_focus=True):
         finally:
             self.call_after_refresh(self._end_loading)
 
-    async def scroll_from_prompt(self, where: str) -> None:
+    async def scroll_from_prompt(self, where: ScrollTo) -> None:
         """Scroll as the prompt's keys ask (`PromptInput.ScrollRequested`), selecting
         nothing; older pages are mounted as the top is reached, as with the mouse."""
         if where == "top":

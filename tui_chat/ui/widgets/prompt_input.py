@@ -12,7 +12,7 @@ longer than the box shows its size (characters, estimated tokens) on the box's l
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from textual import events
 from textual.binding import Binding, BindingType
@@ -20,6 +20,9 @@ from textual.message import Message as TextualMessage
 from textual.widgets import TextArea
 
 from tui_chat.core.tokens import estimate_tokens
+
+ScrollTo = Literal["page_up", "page_down", "top", "bottom", "line_up", "line_down"]
+"""Where the prompt's scrolling keys take the conversation."""
 
 
 class PromptInput(TextArea):
@@ -37,6 +40,7 @@ class PromptInput(TextArea):
     PromptInput { border-subtitle-color: $text-muted; }
     """
 
+    BINDING_GROUP_TITLE = "Prompt"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+e", "open_editor", "Editor", id="prompt.editor",
                 tooltip="Write the prompt in your editor ($VISUAL or $EDITOR)"),
@@ -72,10 +76,9 @@ class PromptInput(TextArea):
         """The user asked to write the prompt in their editor."""
 
     class ScrollRequested(TextualMessage):
-        """The user asked to scroll the conversation: `where` is page_up, page_down, top,
-        bottom, line_up or line_down."""
+        """The user asked to scroll the conversation."""
 
-        def __init__(self, where: str) -> None:
+        def __init__(self, where: ScrollTo) -> None:
             super().__init__()
             self.where = where
 
@@ -144,7 +147,7 @@ class PromptInput(TextArea):
     def action_open_editor(self) -> None:
         self.post_message(self.EditorRequested())
 
-    def action_scroll_conversation(self, where: str) -> None:
+    def action_scroll_conversation(self, where: ScrollTo) -> None:
         self.post_message(self.ScrollRequested(where))
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
