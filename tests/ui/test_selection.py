@@ -12,7 +12,8 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
-from tests.ui.conftest import AppFactory, conversation, live_reply
+from tests.ui.conftest import AppFactory, conversation, live_reply, wait_until
+from tests.ui.test_conversation_history import saved_conversation
 from tui_chat.core.models import Conversation, Message, Role
 from tui_chat.core.store import Store
 from tui_chat.ui.widgets.message_view import MessageView
@@ -87,3 +88,27 @@ async def test_a_drag_in_the_reply_streaming_in(make_app: AppFactory,
             assert app.screen.get_selected_text() == "words"
     finally:
         gate.set()
+
+
+async def test_a_drag_in_a_conversation_scrolled_up_stays_where_it_began(
+        make_app: AppFactory, store: Store) -> None:
+    chat = saved_conversation(store, 60)
+    app = make_app(conversation=chat.id)
+    async with app.run_test(size=(80, 30)) as pilot:
+        messages = conversation(app).message_list
+        await pilot.press("ctrl+home")  # from the prompt: the start of the conversation
+        await wait_until(pilot, lambda: messages.scroll_y == 0 and not messages.paging
+                         and messages.query(MessageView)[0].message.content == "message 0")
+        assert messages.max_scroll_y > 0
+        first, second = messages.query(MessageView)[:2]
+        # The press focuses the conversation (message mode): that must not scroll it away
+        # from under the pointer, as selecting the last message did.
+        await drag(pilot, first, (8, 1), second, (7, 1))
+        assert messages.has_focus and messages.scroll_y == 0
+        assert app.screen.get_selected_text() == "0\nold/model  Chutes\nmessage"
+        # The message selected for the keys is one in view (the last there).
+        assert messages.selected is not None
+        chosen = messages.query(MessageView)[messages.selected]
+        assert chosen.region.overlaps(messages.region)
+        assert not messages.query(MessageView)[messages.selected + 1].region.overlaps(
+            messages.region)

@@ -100,6 +100,7 @@ class MessageList(VerticalScroll, can_focus=True):
         self._link_key = ""
         self._link_step = 0
         self._code_pick: list[str] | None = None  # after the copy-code key: its message's blocks
+        self._scroll_to_selected = True
         self.reply: ReplyView | None = None
 
     # --- content -------------------------------------------------------------------------
@@ -325,8 +326,24 @@ class MessageList(VerticalScroll, can_focus=True):
     # --- selection and actions ---------------------------------------------------------
 
     def on_focus(self) -> None:
+        """Select the last message in view, without scrolling: the focus may come from the
+        mouse press that starts a drag selection, and a jump to another message would move
+        the words out from under the pointer."""
         if self.selected is None and self.messages:
-            self.selected = min(len(self.messages), self._hi) - 1
+            self._scroll_to_selected = False
+            try:
+                self.selected = self._last_in_view()
+            finally:
+                self._scroll_to_selected = True
+
+    def _last_in_view(self) -> int:
+        top, bottom = self.region.y, self.region.bottom
+        for view in reversed(self._views()):
+            if view.region.y < bottom and view.region.bottom > top:
+                index = self._index_of(view)
+                if index is not None:
+                    return index
+        return min(len(self.messages), self._hi) - 1
 
     def on_blur(self) -> None:
         self.selected = None
@@ -337,7 +354,7 @@ class MessageList(VerticalScroll, can_focus=True):
             index = self._index_of(view)
             view.set_class(index is not None and index == new, "-selected")
         chosen = self._view_at(new)
-        if chosen is not None:
+        if chosen is not None and self._scroll_to_selected:
             self.scroll_to_widget(chosen, animate=False)
 
     def _index_of(self, view: Widget) -> int | None:
