@@ -161,7 +161,8 @@ async def test_the_help_lists_the_prompts_keys_in_one_group(make_app: AppFactory
         rows = collect_key_help(app, conversation(app))
         await pilot.pause()
     prompt = {(row.keys, row.description) for row in rows if row.group == "Prompt"}
-    assert {("Ctrl+E", "Editor"), ("PgUp", "Page up"), ("Ctrl+Home", "Top"),
+    assert {("Ctrl+E", "Editor"), ("PgUp", "Scroll the conversation up a page"),
+            ("Ctrl+Home", "Scroll to the start of the conversation"),
             ("Enter", "Send the prompt")} <= prompt
     groups = list(dict.fromkeys(row.group for row in rows))
     assert groups.count("Prompt") == 1 and "Prompt input" not in groups, groups
