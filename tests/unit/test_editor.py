@@ -3,7 +3,10 @@ sentence for each way it can fail. The editors are stand-in scripts written by t
 
 from __future__ import annotations
 
+import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -85,3 +88,42 @@ def test_an_editor_that_cannot_start(tmp_path: Path) -> None:
     with pytest.raises(EditorError) as raised:
         edit_text("kept", env_for(tmp_path, EDITOR="broken"))
     assert "'broken' (from $EDITOR) could not be started" in raised.value.message
+
+
+TTY_PROBE = (
+    "import functools, sys\n"
+    "from tui_chat.core.editor import edit_text, run_in_foreground\n"
+    "run = functools.partial(run_in_foreground, terminal=sys.argv[2])\n"
+    "print('sent:' + edit_text('draft', {'PATH': sys.argv[1], 'EDITOR': 'ed'}, run=run))\n"
+)
+TTY_EDITOR = ("import os\n"
+              "print('the editor screen', flush=True)\n"
+              "path.write_text(repr((os.isatty(0), os.isatty(1))))\n")
+
+
+def probe(folder: Path, terminal: str) -> tuple[str, str]:
+    """(what `ask -e > file` would write to the file, what the editor left in its file), with
+    the standard input and output of the caller not a terminal."""
+    result = subprocess.run([sys.executable, "-c", TTY_PROBE, str(folder), terminal],
+                            stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                            check=True, timeout=60)
+    return result.stdout, result.stdout.partition("sent:")[2].strip()
+
+
+def test_with_output_redirected_the_editor_gets_the_terminal(tmp_path: Path) -> None:
+    stand_in(tmp_path, "ed", TTY_EDITOR)
+    controller, terminal = os.openpty()
+    try:
+        output, edited = probe(tmp_path, os.ttyname(terminal))
+        assert edited == "(True, True)"  # the editor's input and output were the terminal
+        assert output == "sent:(True, True)\n"  # and its screen is not in the output
+        assert "the editor screen" in os.read(controller, 4096).decode()
+    finally:
+        os.close(controller)
+        os.close(terminal)
+
+
+def test_with_no_terminal_the_editor_inherits_what_there_is(tmp_path: Path) -> None:
+    stand_in(tmp_path, "ed", TTY_EDITOR)
+    output, edited = probe(tmp_path, str(tmp_path / "no-terminal-here"))
+    assert edited == "(False, False)" and output.startswith("the editor screen\n")

@@ -4,9 +4,10 @@ DEFAULT_EDITORS found on the PATH.
 The text goes into a new temporary file (mode 0600, readable by its owner only, since a
 prompt may hold anything), the editor runs on it in the foreground, and what it saved comes
 back; the file is removed whatever happens. The front-end hands the terminal over first (the
-app suspends itself; `tui-chat ask -e` already has it). A missing editor, one that cannot
-start or exits with a failure, or a file it left unreadable, is an `EditorError`: one
-sentence, and nothing is taken from the editor.
+app suspends itself; `tui-chat ask -e` already has it, though its output may go to a file or
+a pipe: the editor then gets the terminal itself, see `run_in_foreground`). A missing editor,
+one that cannot start or exits with a failure, or a file it left unreadable, is an
+`EditorError`: one sentence, and nothing is taken from the editor.
 """
 
 from __future__ import annotations
@@ -62,9 +63,24 @@ def editor_command(env: Mapping[str, str]) -> tuple[list[str], str]:
                       "(for example nano or vim).")
 
 
-def run_in_foreground(argv: Sequence[str]) -> int:
-    """The editor on this terminal (standard input and output are inherited)."""
-    return subprocess.run(list(argv), check=False).returncode
+TERMINAL = "/dev/tty"
+"""The controlling terminal, for an editor whose caller's output goes elsewhere."""
+
+
+def run_in_foreground(argv: Sequence[str], *, terminal: str = TERMINAL) -> int:
+    """The editor on this terminal. Standard input and output are inherited when both are a
+    terminal; when either is not (`tui-chat ask -e > reply.md`, a pipe), the editor gets the
+    controlling terminal for both instead, so that its screen reaches the user rather than
+    the file. With no terminal at all it inherits what there is (a graphical editor needs
+    none)."""
+    if os.isatty(0) and os.isatty(1):
+        return subprocess.run(list(argv), check=False).returncode
+    try:
+        tty = open(terminal, "r+b", buffering=0)  # noqa: SIM115 (closed below)
+    except OSError:
+        return subprocess.run(list(argv), check=False).returncode
+    with tty:
+        return subprocess.run(list(argv), stdin=tty, stdout=tty, check=False).returncode
 
 
 def edit_text(text: str, env: Mapping[str, str], *, run: Runner = run_in_foreground) -> str:
