@@ -1,5 +1,5 @@
 """Every code block can be copied: numbered [n] in the view; in message mode `y` copies the
-last at once, and a digit right after copies that block instead."""
+last at once, and a number typed right after copies that block instead."""
 
 from __future__ import annotations
 
@@ -52,3 +52,31 @@ async def test_y_copies_the_last_block_and_a_digit_right_after_picks_one(
         assert notes[-1] == ("warning", "That message has 3 code blocks: press 1–3.")
         await pilot.press("c", "1")  # after another key, a digit is nothing
         assert copied == ["x = 2\n", "ls -l\n", "print(1)\n", REPLY]
+
+
+async def test_past_nine_blocks_a_number_is_typed_digit_by_digit(
+        make_app: AppFactory, chutes_server: FakeProvider,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    many = "\n\n".join(f"```\nblock {n}\n```" for n in range(1, 13))
+    chutes_server.script(Reply(stream_of([many])))
+    app = make_app()
+    copied: list[str] = []
+    monkeypatch.setattr(app, "copy_to_clipboard", copied.append)
+    notes = record_notifications(app)
+    async with app.run_test(size=(100, 40), notifications=True) as pilot:
+        await pilot.press("q", "enter")
+        await wait_idle(pilot)
+        await pilot.press("ctrl+o", "y")
+        assert copied == ["block 12\n"] and "press 1–12 now" in notes[-1][1]
+        await pilot.press("1")  # block 1 at once; a digit after it can still make 10–12
+        assert copied[-1] == "block 1\n"
+        await pilot.press("0")
+        assert copied[-1] == "block 10\n"
+        await pilot.press("3")  # 103 cannot be: a new number
+        assert copied[-1] == "block 3\n"
+        await pilot.press("1", "2")
+        assert copied[-1] == "block 12\n" and notes[-1][1] == ("Code block 12 of 12 copied "
+                                                               "to the clipboard.")
+        await pilot.press("0")
+        assert notes[-1] == ("warning", "That message has 12 code blocks: press 1–12.")
+        assert len(copied) == 6

@@ -2,7 +2,7 @@
 
 A finished reply shows a small `[n]` at the top right of each code block (fenced or
 indented; drawn by markdown_render), counted in this order, so that in message mode `y`
-copies the last block at once and a digit right after it copies block n instead. The
+copies the last block at once and a number typed right after it copies block n instead. The
 parser is the one Rich's Markdown uses, so the count is the same as the blocks drawn.
 """
 

@@ -51,7 +51,7 @@ class MessageList(VerticalScroll, can_focus=True):
         Binding("c", "copy_message", "Copy", id="messages.copy",
                 tooltip="Copy the message, or the text selected with the mouse"),
         Binding("y", "copy_code", "Copy code", id="messages.copy_code",
-                tooltip="Copy the last code block; a digit right after copies block [n]"),
+                tooltip="Copy the last code block; a number typed right after copies block [n]"),
         Binding("e", "edit", "Edit & resend", id="messages.edit"),
         Binding("r", "regenerate(False)", "Regenerate", id="messages.regenerate"),
         Binding("m", "regenerate(True)", "Regenerate with…", id="messages.regenerate_with"),
@@ -100,6 +100,7 @@ class MessageList(VerticalScroll, can_focus=True):
         self._link_key = ""
         self._link_step = 0
         self._code_pick: list[str] | None = None  # after the copy-code key: its message's blocks
+        self._code_typed = ""  # the digits of a block number typed so far
         self._scroll_to_selected = True
         self.reply: ReplyView | None = None
 
@@ -402,7 +403,7 @@ class MessageList(VerticalScroll, can_focus=True):
         self.notify("Message copied to the clipboard.", markup=False)
 
     def action_copy_code(self) -> None:
-        """The last code block at once; a digit right after copies that block instead."""
+        """The last code block at once; a number typed right after copies that block instead."""
         message = self.selected_message()
         blocks = code_blocks(message.content) if message else []
         if not blocks:
@@ -410,25 +411,32 @@ class MessageList(VerticalScroll, can_focus=True):
             return
         self.app.copy_to_clipboard(blocks[-1])
         self._code_pick = blocks
+        self._code_typed = ""
         count = len(blocks)
         self.notify("Code block copied to the clipboard." if count == 1 else
                     f"Code block {count} of {count} (the last) copied; press "
                     f"{digits(count)} now to copy another instead.", markup=False)
 
     def on_key(self, event: events.Key) -> None:
-        """A digit right after the copy-code key picks that block (keys reach the focused
-        widget before the bindings); any other key ends the choice."""
+        """A number typed right after the copy-code key picks that block (keys reach the
+        focused widget before the bindings): digits add up while the number can still grow
+        (with 12 blocks, `1` copies block 1 and a `2` after it block 12); any other key ends
+        the choice."""
         blocks = self._code_pick
-        if blocks is None or not event.character or event.character not in "123456789":
+        if blocks is None or not event.character or event.character not in "0123456789":
             self._code_pick = None
+            self._code_typed = ""
             return
         event.stop()
         event.prevent_default()
-        number = int(event.character)
-        if number > len(blocks):
+        typed = self._code_typed + event.character
+        number = int(typed)
+        if typed.startswith("0") or number > len(blocks):
+            self._code_typed = ""
             self.notify(f"That message has {len(blocks)} code blocks: press "
                         f"{digits(len(blocks))}.", markup=False, severity="warning")
             return
+        self._code_typed = typed if number * 10 <= len(blocks) else ""
         self.app.copy_to_clipboard(blocks[number - 1])
         self.notify(f"Code block {number} of {len(blocks)} copied to the clipboard.",
                     markup=False)
@@ -466,5 +474,5 @@ class MessageList(VerticalScroll, can_focus=True):
 
 
 def digits(count: int) -> str:
-    """The digits that pick one of `count` code blocks ("1–3"; only the first nine)."""
-    return "1" if count == 1 else f"1–{min(count, 9)}"
+    """The numbers that pick one of `count` code blocks ("1–3")."""
+    return "1" if count == 1 else f"1–{count}"
