@@ -112,3 +112,20 @@ async def test_a_drag_in_a_conversation_scrolled_up_stays_where_it_began(
         assert chosen.region.overlaps(messages.region)
         assert not messages.query(MessageView)[messages.selected + 1].region.overlaps(
             messages.region)
+
+
+async def test_choosing_a_message_with_the_keys_lets_go_of_the_mouse_selection(
+        make_app: AppFactory, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = make_app(conversation=seed(store))
+    copied: list[str] = []
+    monkeypatch.setattr(app, "copy_to_clipboard", copied.append)
+    async with app.run_test(size=(80, 30)) as pilot:
+        messages = conversation(app).message_list
+        answer = messages.query(MessageView)[1]
+        await drag(pilot, answer, (6, 1), answer, (10, 3))
+        assert app.screen.get_selected_text() == "line\n\nsecond line"
+        await pilot.press("up")  # the keys choose the question: `c` copies it, not the words
+        await wait_until(pilot, lambda: messages.selected == 0)
+        assert app.screen.get_selected_text() is None
+        await pilot.press("c")
+    assert copied == ["alpha beta gamma"]

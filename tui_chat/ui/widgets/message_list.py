@@ -282,12 +282,18 @@ class MessageList(VerticalScroll, can_focus=True):
     async def action_first(self) -> None:
         await self.show_first()
         if self.messages:
-            self.selected = 0
+            self._choose(0)
 
     async def action_last(self) -> None:
         await self.show_last()
         if self.messages:
-            self.selected = len(self.messages) - 1
+            self._choose(len(self.messages) - 1)
+
+    def _choose(self, index: int) -> None:
+        """Select a message by the keys: the mouse selection goes, so that `c` copies the
+        message chosen and not words dragged over before."""
+        self.screen.clear_selection()
+        self.selected = index
 
     async def show_first(self) -> None:
         """Scroll to the first message (its page mounted first), selecting nothing."""
@@ -382,7 +388,7 @@ class MessageList(VerticalScroll, can_focus=True):
                                                                     target + 1 + PAGE))
         elif target >= self._hi:
             await self._mount_window(max(0, target - PAGE + 1), target + 1)
-        self.selected = target
+        self._choose(target)
 
     def selected_message(self) -> Message | None:
         if self.selected is None or not 0 <= self.selected < len(self.messages):
