@@ -92,7 +92,7 @@ async def test_a_drag_in_the_reply_streaming_in(make_app: AppFactory,
 
 async def test_a_drag_in_a_conversation_scrolled_up_stays_where_it_began(
         make_app: AppFactory, store: Store) -> None:
-    chat = saved_conversation(store, 60)
+    chat = saved_conversation(store, 20)
     app = make_app(conversation=chat.id)
     async with app.run_test(size=(80, 30)) as pilot:
         messages = conversation(app).message_list
