@@ -12,6 +12,7 @@ from tests.ui.conftest import (
     record_notifications,
     rendered_text,
     wait_idle,
+    wait_until,
 )
 from tui_chat.ui.widgets.code_blocks import code_blocks
 from tui_chat.ui.widgets.message_view import MessageView
@@ -64,19 +65,26 @@ async def test_past_nine_blocks_a_number_is_typed_digit_by_digit(
     monkeypatch.setattr(app, "copy_to_clipboard", copied.append)
     notes = record_notifications(app)
     async with app.run_test(size=(100, 40), notifications=True) as pilot:
+
+        async def press(key: str, block: int) -> None:
+            count = len(copied)
+            await pilot.press(key)
+            await wait_until(pilot, lambda: len(copied) > count)
+            assert copied[-1] == f"block {block}\n"
+
         await pilot.press("q", "enter")
         await wait_idle(pilot)
-        await pilot.press("ctrl+o", "y")
-        assert copied == ["block 12\n"] and "press 1–12 now" in notes[-1][1]
-        await pilot.press("1")  # block 1 at once; a digit after it can still make 10–12
-        assert copied[-1] == "block 1\n"
+        await pilot.press("ctrl+o")
+        await press("y", 12)
+        assert "press 1–12 now" in notes[-1][1]
+        await press("1", 1)  # block 1 at once; a digit after it can still make 10–12
+        await press("0", 10)
+        await press("3", 3)  # 103 cannot be: a new number
+        await press("1", 1)
+        await press("2", 12)
+        await wait_until(pilot, lambda: notes[-1][1] == "Code block 12 of 12 copied to the "
+                         "clipboard.")
         await pilot.press("0")
-        assert copied[-1] == "block 10\n"
-        await pilot.press("3")  # 103 cannot be: a new number
-        assert copied[-1] == "block 3\n"
-        await pilot.press("1", "2")
-        assert copied[-1] == "block 12\n" and notes[-1][1] == ("Code block 12 of 12 copied "
-                                                               "to the clipboard.")
-        await pilot.press("0")
-        assert notes[-1] == ("warning", "That message has 12 code blocks: press 1–12.")
+        await wait_until(pilot, lambda: notes[-1] == (
+            "warning", "That message has 12 code blocks: press 1–12."))
         assert len(copied) == 6
