@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -11,9 +12,11 @@ from rich.console import Console
 from rich.text import Text
 from textual.strip import Strip
 
+from tui_chat.ui.widgets.code_blocks import count_code_blocks
 from tui_chat.ui.widgets.live_text import (
     FENCE_LINES,
     LiveText,
+    Numbering,
     Split,
     split_lines,
     split_markdown,
@@ -23,15 +26,24 @@ from tui_chat.ui.widgets.markdown_render import markdown_renderable
 CONSOLE = Console(file=io.StringIO(), width=200, color_system="truecolor")
 
 
-def draw_markdown(text: str, width: int) -> list[Strip]:
+FROM_ONE = Numbering()
+
+
+def draw_markdown(text: str, width: int, numbering: Numbering = FROM_ONE) -> list[Strip]:
     if not text.strip():
         return []
     options = CONSOLE.options.update_width(width)
-    return [Strip(line) for line in
-            CONSOLE.render_lines(markdown_renderable(text, "monokai"), options, pad=False)]
+    renderable = markdown_renderable(text, "monokai", first_code=numbering.first,
+                                     continues_code=numbering.continues)
+    return [Strip(line) for line in CONSOLE.render_lines(renderable, options, pad=False)]
 
 
-def draw_plain(text: str, width: int) -> list[Strip]:
+def markdown_text() -> LiveText:
+    """A LiveText of Markdown, its code blocks numbered as the live reply's are."""
+    return LiveText(draw_markdown, split_markdown, gap=True, count_blocks=count_code_blocks)
+
+
+def draw_plain(text: str, width: int, _numbering: Numbering = FROM_ONE) -> list[Strip]:
     if not text:
         return []
     options = CONSOLE.options.update_width(width)
@@ -58,7 +70,25 @@ ANSWER = ("Intro with **bold** and `code` that wraps over the narrow width we dr
           "    indented code\n\n    more of it\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
           "## A heading\n\n---\n\n"
           "```python\n" + "".join(f"value_{i} = compute({i})\n" for i in range(FENCE_LINES + 12))
-          + "```\n\n* closing\n* list\n\nA closing paragraph.\n\nLast words")
+          + "```\n\n* closing\n* list\n\n~~~sh\nls -l\n~~~\n\nA closing paragraph.\n\n"
+          "Last words")
+
+
+def labels(lines: list[Strip]) -> list[str]:
+    return [line.text.strip() for line in lines if re.fullmatch(r"\[\d+\]", line.text.strip())]
+
+
+def test_code_blocks_are_numbered_across_pieces_as_in_the_whole() -> None:
+    """The long fence (cut in two pieces: its second piece shows no number) and the fence
+    after it: [1] [2], streamed as drawn whole. (ANSWER's indented lines belong to the loose
+    list above them: no code block.)"""
+    assert labels(draw_markdown(ANSWER, 40)) == ["[1]", "[2]"]
+    cut_in_the_fence = ANSWER.index("value_50")
+    live = streamed(markdown_text(), ANSWER, [cut_in_the_fence, len(ANSWER) - 3], 40)
+    [(_, fence_open, first), (_, _, second)] = live._pieces
+    assert fence_open and (first, second) == (Numbering(1, False), Numbering(1, True))
+    assert labels(live.lines) == ["[1]", "[2]"]
+    assert rows(live.lines) == rows(draw_markdown(ANSWER, 40))
 
 
 def test_split_lines_settles_every_complete_line() -> None:
@@ -71,7 +101,7 @@ def test_split_lines_settles_every_complete_line() -> None:
 def test_markdown_streamed_in_any_pieces_draws_the_rows_of_the_whole(cuts: list[int]) -> None:
     """Paragraphs, lists (tight and loose), a quote, indented code, a table, a heading, a rule
     and a fence long enough to be cut in two: the same rows, no seam."""
-    live = streamed(LiveText(draw_markdown, split_markdown, gap=True), ANSWER, cuts, 40)
+    live = streamed(markdown_text(), ANSWER, cuts, 40)
     assert live.source == ANSWER
     assert rows(live.lines) == rows(draw_markdown(ANSWER, 40))
 
@@ -91,12 +121,12 @@ def test_a_long_fence_closed_right_after_it_was_split_adds_no_row() -> None:
     text = ("Intro.\n\n```python\n" + "".join(f"value_{i} = {i}\n" for i in range(60))
             + "```\n\nDone.")
     cut = text.index("```\n\nDone.")
-    live = streamed(LiveText(draw_markdown, split_markdown, gap=True), text, [cut], 60)
+    live = streamed(markdown_text(), text, [cut], 60)
     assert rows(live.lines) == rows(draw_markdown(text, 60))
 
 
 def test_redraw_at_a_new_width_gives_the_rows_drawn_at_that_width() -> None:
-    live = streamed(LiveText(draw_markdown, split_markdown, gap=True), ANSWER,
+    live = streamed(markdown_text(), ANSWER,
                     list(range(0, len(ANSWER), 97)), 40)
     live.redraw(70)
     assert live.width == 70
@@ -104,7 +134,7 @@ def test_redraw_at_a_new_width_gives_the_rows_drawn_at_that_width() -> None:
 
 
 def test_an_append_drawn_for_an_old_width_is_drawn_again_for_the_new() -> None:
-    live = LiveText(draw_markdown, split_markdown, gap=True)
+    live = markdown_text()
     live.take(live.prepare("First paragraph.\n\nSecond", 40))
     drawn = live.prepare(" paragraph, drawn at 40 then taken at 30.", 40)
     live.redraw(30)  # a resize while the append was drawn in its thread
@@ -114,7 +144,7 @@ def test_an_append_drawn_for_an_old_width_is_drawn_again_for_the_new() -> None:
 
 
 def test_lines_for_another_width_leaves_the_shown_lines_alone() -> None:
-    live = streamed(LiveText(draw_markdown, split_markdown, gap=True), ANSWER,
+    live = streamed(markdown_text(), ANSWER,
                     list(range(0, len(ANSWER), 131)), 40)
     shown = live.lines
     assert rows(live.lines_for(70)) == rows(draw_markdown(ANSWER, 70))

@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import signal
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import TextIO
 
 from tui_chat.commands.advice import sentence
@@ -75,8 +75,21 @@ async def run_ask(args: argparse.Namespace, context: Context) -> int:
             loop.remove_signal_handler(signum)
 
 
+def prompt_from_editor(start: str | None, env: Mapping[str, str]) -> str:
+    """The prompt as written in the user's editor (`ask -e`), starting from `start`."""
+    from tui_chat.core.editor import edit_text
+
+    if start == "-":
+        raise UsageError("ask -e takes the prompt from your editor: give the text to start "
+                         "from as an argument, not '-'.")
+    prompt = without_lone_surrogates(edit_text(start or "", env))
+    if not prompt.strip():
+        raise UsageError("Nothing was written in the editor, so nothing was sent.")
+    return prompt
+
+
 async def _ask(args: argparse.Namespace, context: Context) -> int:
-    prompt = read_prompt(args.prompt, sys.stdin)
+    prompt = None if args.editor else read_prompt(args.prompt, sys.stdin)
     settings = context.settings()
     if args.timeout is not None:
         if args.timeout <= 0:
@@ -104,6 +117,8 @@ async def _ask(args: argparse.Namespace, context: Context) -> int:
             parameters = _parameters(args, workspace.session.conversation.parameters)
             if args.system is not None:
                 workspace.session.set_system_prompt(args.system)
+            if prompt is None:  # -e: after the checks above, so no writing is wasted on them
+                prompt = prompt_from_editor(args.prompt, context.env)
             if len(models) > 1:
                 from tui_chat.commands.ask_compare import print_compare
 

@@ -27,6 +27,7 @@ BINDING_CLASSES = (
     "tui_chat.ui.screens.conversation:ConversationScreen",
     "tui_chat.ui.widgets.message_list:MessageList",
     "tui_chat.ui.widgets.conversation_list:ConversationList",
+    "tui_chat.ui.widgets.prompt_input:PromptInput",
     "tui_chat.ui.screens.model_picker:ModelPickerScreen",
     "tui_chat.ui.screens.settings:SettingsScreen",
     "tui_chat.ui.screens.help:HelpScreen",

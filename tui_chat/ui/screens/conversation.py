@@ -428,6 +428,22 @@ class ConversationScreen(Screen[None]):
         self.prompt.focus()
         self.status.update_info(note="editing: Enter resends from this message, Esc cancels")
 
+    @on(PromptInput.EditorRequested)
+    def _editor_requested(self, event: PromptInput.EditorRequested) -> None:
+        event.stop()
+        if self.streaming:  # the editor holds the event loop: the reply would stall
+            self.notify("A reply is still streaming: Ctrl+E opens the editor once it ends "
+                        "(Esc stops it).", markup=False, severity="warning")
+            return
+        from tui_chat.ui.editor import compose_in_editor
+
+        compose_in_editor(self.app, self.prompt, self.workspace.env)
+
+    @on(PromptInput.ScrollRequested)
+    async def _scroll_requested(self, event: PromptInput.ScrollRequested) -> None:
+        event.stop()
+        await self.message_list.scroll_from_prompt(event.where)
+
     @on(MessageList.RegenerateRequested)
     def _regenerate(self, event: MessageList.RegenerateRequested) -> None:
         self.action_regenerate(event.choose_model)

@@ -22,6 +22,7 @@ from tui_chat.core.session import (
 from tui_chat.core.store import ConversationGoneError
 from tui_chat.core.text import sanitize
 from tui_chat.ui.advice import sentence
+from tui_chat.ui.screens.first_token_wait import FirstTokenWait
 
 if TYPE_CHECKING:
     from tui_chat.core.compare import CompareEvent
@@ -46,6 +47,7 @@ class ReplyPresenter:
         self._deltas = 0
         self._last_stats = 0.0
         self._branch_note = ""
+        self.wait = FirstTokenWait(host)
 
     def begin(self, sent_text: str) -> None:
         """A new exchange: `sent_text` goes back into the prompt if nothing arrives."""
@@ -101,8 +103,9 @@ class ReplyPresenter:
         self._branch_note = note = (
             f"alternative {position[0]} of {position[1]}; the others: Ctrl+O, then ←/→"
             if position is not None and position[1] > 1 else "")
-        self.host.status.update_info(state="waiting for the first token…", time_to_first_token=None,
-                                tokens_per_second=None, usage=None, note=note)
+        self.host.status.update_info(time_to_first_token=None, tokens_per_second=None,
+                                     usage=None, note=note)
+        self.wait.start()
 
     def _count_delta(self, thinking: bool = False) -> None:
         self.received = True
@@ -110,6 +113,7 @@ class ReplyPresenter:
         now = self.host.clock()
         if self._first_token is None:
             self._first_token = now
+            self.wait.stop()
             self.host.status.update_info(state="thinking…" if thinking else "streaming…",
                                     time_to_first_token=now - self._started)
             self._last_stats = now
@@ -124,6 +128,7 @@ class ReplyPresenter:
         """A failed reply shows the sentence (with its advice) in its own error row; a toast
         repeating it would only cover the screen, so there is one only when no reply was
         on screen to carry it."""
+        self.wait.stop()
         inline = self.host.message_list.reply is not None
         shown = message if error is None else message.model_copy(update={"error": error})
         await self.host.message_list.finish_reply(shown)
@@ -143,6 +148,7 @@ class ReplyPresenter:
 
     async def stopped(self) -> None:
         """The worker was cancelled (Esc, quit, another conversation): show what was saved."""
+        self.wait.stop()
         reply, self.reply = self.reply, None
         if reply is None:
             return
@@ -166,6 +172,7 @@ class ReplyPresenter:
             return None
 
     async def failed_before_reply(self, sentence: str, *, notify: bool = True) -> None:
+        self.wait.stop()
         if self.reply is not None:
             await self.host.message_list.finish_reply(None)
             self.reply = None

@@ -10,6 +10,10 @@ loop. So an append costs the same at the end of a long reply as at its start.
 
 A piece cut out of a long open fence (see `split_markdown`) is joined to the next without the
 padding rows Rich puts around a code block, so the fence reads as one block.
+
+Code blocks are numbered across pieces as in the whole text (`Numbering`, given to each
+drawing): each settled piece's blocks are counted once, and a fence continued from the piece
+before keeps its number and shows none.
 """
 
 from __future__ import annotations
@@ -129,7 +133,15 @@ def extend(head: list[Strip], head_open: bool, tail: list[Strip], gap: Strip | N
     head.extend(tail)
 
 
-Draw = Callable[[str, int], list[Strip]]
+class Numbering(NamedTuple):
+    """How a piece's code blocks are numbered: from `first`; with `continues`, the first one
+    is the block the piece before left open (it keeps that number, and shows none)."""
+
+    first: int = 1
+    continues: bool = False
+
+
+Draw = Callable[[str, int, Numbering], list[Strip]]
 """Draws a piece of text for a width, in lines; must be safe to call in a worker thread."""
 
 
@@ -142,17 +154,25 @@ class Drawn(NamedTuple):
     settled_lines: list[Strip]
     tail: str
     tail_lines: list[Strip]
+    numbering: Numbering
+    """The settled piece's."""
+    after: Numbering
+    """The next piece's (and the tail's)."""
 
 
 class LiveText:
     """Streamed text as lines (see the module doc). Not a widget: `ReplyView` shows it."""
 
     def __init__(self, draw: Draw, split: Callable[[str], Split | None], *,
-                 gap: bool) -> None:
+                 gap: bool, count_blocks: Callable[[str], int] | None = None) -> None:
+        """`count_blocks` counts a piece's code blocks (None: the text has none)."""
         self._draw = draw
         self._split = split
         self._gap = gap
-        self._pieces: list[tuple[str, bool]] = []  # settled texts and fence_open, to redraw
+        self._count_blocks = count_blocks
+        self._numbering = Numbering()  # the next settled piece's, and the tail's
+        # settled texts, fence_open and numbering, to redraw:
+        self._pieces: list[tuple[str, bool, Numbering]] = []
         self._settled: list[Strip] = []
         self._settled_open = False
         self._tail_text = ""
@@ -177,18 +197,29 @@ class LiveText:
         live = self._tail_text + text
         split = self._split(live)
         tail = split.rest if split else live
-        piece = self._draw(split.settled, width) if split else []
-        return Drawn(text, width, split, piece, tail, self._draw(tail, width))
+        numbering = self._numbering
+        piece = self._draw(split.settled, width, numbering) if split else []
+        after = self._numbering_after(split, numbering) if split else numbering
+        return Drawn(text, width, split, piece, tail, self._draw(tail, width, after),
+                     numbering, after)
+
+    def _numbering_after(self, split: Split, numbering: Numbering) -> Numbering:
+        blocks = self._count_blocks(split.settled) if self._count_blocks else 0
+        if split.fence_open:  # its last block goes on in the next piece
+            return Numbering(numbering.first + blocks - 1, True)
+        return Numbering(numbering.first + blocks, False)
 
     def take(self, drawn: Drawn) -> None:
         """Swap in what `prepare` drew (drawn again here if the width changed meanwhile)."""
         if drawn.width != self.width and self.width:  # the tail is still the one it began with
             drawn = self.prepare(drawn.appended, self.width)
         if drawn.settled is not None:
-            self._pieces.append((drawn.settled.settled, drawn.settled.fence_open))
+            self._pieces.append((drawn.settled.settled, drawn.settled.fence_open,
+                                 drawn.numbering))
             extend(self._settled, self._settled_open, drawn.settled_lines, self._gap_row())
             self._settled_open = drawn.settled.fence_open
         self._tail_text, self._tail = drawn.tail, drawn.tail_lines
+        self._numbering = drawn.after
         self._appended.append(drawn.appended)
         self.width = drawn.width
         self._join()
@@ -196,7 +227,7 @@ class LiveText:
     def redraw(self, width: int) -> None:
         """Every piece again for a new width (a resize, or the scrollbar appearing)."""
         self._settled, self._settled_open = self._draw_settled(width)
-        self._tail = self._draw(self._tail_text, width)
+        self._tail = self._draw(self._tail_text, width, self._numbering)
         self.width = width
         self._join()
 
@@ -206,14 +237,14 @@ class LiveText:
         if width == self.width:
             return self.lines
         settled, settled_open = self._draw_settled(width)
-        return join(settled, settled_open, self._draw(self._tail_text, width),
-                    self._gap_row())
+        return join(settled, settled_open,
+                    self._draw(self._tail_text, width, self._numbering), self._gap_row())
 
     def _draw_settled(self, width: int) -> tuple[list[Strip], bool]:
         lines: list[Strip] = []
         is_open = False
-        for text, fence_open in list(self._pieces):
-            extend(lines, is_open, self._draw(text, width), self._gap_row())
+        for text, fence_open, numbering in list(self._pieces):
+            extend(lines, is_open, self._draw(text, width, numbering), self._gap_row())
             is_open = fence_open
         return lines, is_open
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 
+from markdown_it.token import Token
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import CodeBlock as RichCodeBlock
 from rich.markdown import Markdown as RichMarkdown
@@ -17,12 +18,29 @@ from rich.text import Text
 
 class _CodeBlock(RichCodeBlock):
     """Rich's code block, drawn as one highlighted Text in a padded box: the same look,
-    about three times cheaper than `Syntax` for long replies (which lays out line by line)."""
+    about three times cheaper than `Syntax` for long replies (which lays out line by line).
+    Its number (`[n]`, for `y` then n: see code_blocks) sits at the right of its top row."""
+
+    number: int | None = None
+    """Shown in the top row; None for none (a fence continued from the piece before)."""
+
+    @classmethod
+    def create(cls, markdown: RichMarkdown, token: Token) -> _CodeBlock:
+        block = cls(token.info.partition(" ")[0] or "text", markdown.code_theme)
+        if isinstance(markdown, _Markdown):
+            block.number = markdown.next_code_number()
+        return block
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         text = highlighted(str(self.text).rstrip(), self.lexer_name, str(self.theme))
-        background = Syntax.get_theme(self.theme).get_background_style()
-        yield Padding(text, 1, style=background or RichStyle(), expand=True)
+        background = Syntax.get_theme(self.theme).get_background_style() or RichStyle()
+        if self.number is None:
+            yield Padding(text, 1, style=background, expand=True)
+            return
+        label = Text(f"[{self.number}]", style=background + RichStyle(dim=True),
+                     justify="right", no_wrap=True, overflow="crop")
+        yield Padding(label, (0, 1), style=background, expand=True)
+        yield Padding(text, (0, 1, 1, 1), style=background, expand=True)
 
 
 def highlighted(code: str, lexer: str, theme: str) -> Text:
@@ -39,9 +57,32 @@ def _highlighted(code: str, lexer: str, theme: str) -> Text:
 
 
 class _Markdown(RichMarkdown):
+    """Rich's Markdown with our code blocks, numbered from `first_code` on each drawing."""
+
     elements = {**RichMarkdown.elements, "fence": _CodeBlock, "code_block": _CodeBlock}
 
+    def __init__(self, text: str, *, code_theme: str, first_code: int = 1,
+                 continues_code: bool = False) -> None:
+        super().__init__(text, code_theme=code_theme, hyperlinks=False)
+        self._first_code = first_code
+        self._continues_code = continues_code
+        self._next_code = first_code
 
-def markdown_renderable(text: str, code_theme: str) -> RichMarkdown:
-    """Rich Markdown for untrusted text: links shown as text (URL), never as hyperlinks."""
-    return _Markdown(text, code_theme=code_theme, hyperlinks=False)
+    def next_code_number(self) -> int | None:
+        number = self._next_code
+        self._next_code += 1
+        return None if self._continues_code and number == self._first_code else number
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        self._next_code = self._first_code  # each drawing (each width) counts afresh
+        yield from super().__rich_console__(console, options)
+
+
+def markdown_renderable(text: str, code_theme: str, *, first_code: int = 1,
+                        continues_code: bool = False) -> RichMarkdown:
+    """Rich Markdown for untrusted text: links shown as text (URL), never as hyperlinks.
+    Its code blocks are numbered from `first_code`; with `continues_code`, the first one
+    continues a block drawn before (a piece of a long fence: see live_text) and shows no
+    number."""
+    return _Markdown(text, code_theme=code_theme, first_code=first_code,
+                     continues_code=continues_code)

@@ -14,6 +14,7 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from textual import events
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message as TextualMessage
@@ -21,10 +22,12 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from tui_chat.core.models import Message, Role
+from tui_chat.ui.widgets.code_blocks import code_blocks
 from tui_chat.ui.widgets.message_branch_keys import BRANCH_BINDINGS, BranchKeys
-from tui_chat.ui.widgets.message_view import MessageView, Position, last_code_block, links_in
+from tui_chat.ui.widgets.message_view import MessageView, Position, links_in
 
 if TYPE_CHECKING:  # imported with the first reply: Markdown is not on the start-up path
+    from tui_chat.ui.widgets.prompt_input import ScrollTo
     from tui_chat.ui.widgets.reply_view import ReplyView
 
 PAGE = 20
@@ -51,8 +54,10 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
     BINDINGS = [
         Binding("up,k", "select(-1)", "Previous", id="messages.previous", show=False),
         Binding("down,j", "select(1)", "Next", id="messages.next", show=False),
-        Binding("c", "copy_message", "Copy", id="messages.copy"),
-        Binding("y", "copy_code", "Copy code", id="messages.copy_code"),
+        Binding("c", "copy_message", "Copy", id="messages.copy",
+                tooltip="Copy the message, or the text selected with the mouse"),
+        Binding("y", "copy_code", "Copy code", id="messages.copy_code",
+                tooltip="Copy the last code block; a number typed right after copies block [n]"),
         Binding("e", "edit", "Edit & resend", id="messages.edit"),
         Binding("r", "regenerate(False)", "Regenerate", id="messages.regenerate"),
         Binding("m", "regenerate(True)", "Regenerate with…", id="messages.regenerate_with"),
@@ -103,6 +108,9 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         self._loading = False
         self._link_key = ""
         self._link_step = 0
+        self._code_pick: list[str] | None = None  # after the copy-code key: its message's blocks
+        self._code_typed = ""  # the digits of a block number typed so far
+        self._scroll_to_selected = True
         self.reply: ReplyView | None = None
 
     # --- content -------------------------------------------------------------------------
@@ -311,26 +319,52 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
             self._loading = False
 
     async def action_first(self) -> None:
+        await self.show_first()
+        if self.messages:
+            self._choose(0)
+
+    async def action_last(self) -> None:
+        await self.show_last()
+        if self.messages:
+            self._choose(len(self.messages) - 1)
+
+    def _choose(self, index: int) -> None:
+        """Select a message by the keys: the mouse selection goes, so that `c` copies the
+        message chosen and not words dragged over before."""
+        self.screen.clear_selection()
+        self.selected = index
+
+    async def show_first(self) -> None:
+        """Scroll to the first message (its page mounted first), selecting nothing."""
         self._loading = True
         try:
             if self._lo > 0:
                 await self._mount_window(0, min(len(self.messages), PAGE))
             self.scroll_home(animate=False, immediate=True)
-            if self.messages:
-                self.selected = 0
         finally:
             self.call_after_refresh(self._end_loading)
 
-    async def action_last(self) -> None:
+    async def show_last(self) -> None:
+        """Scroll to the end, which follows the stream again."""
         self._loading = True
         try:
             if self._hi < len(self.messages):
                 await self._mount_window(max(0, len(self.messages) - PAGE), len(self.messages))
             self.scroll_end(animate=False, immediate=True)
-            if self.messages:
-                self.selected = len(self.messages) - 1
         finally:
             self.call_after_refresh(self._end_loading)
+
+    async def scroll_from_prompt(self, where: ScrollTo) -> None:
+        """Scroll as the prompt's keys ask (`PromptInput.ScrollRequested`), selecting
+        nothing; older pages are mounted as the top is reached, as with the mouse."""
+        if where == "top":
+            await self.show_first()
+        elif where == "bottom":
+            await self.show_last()
+        else:
+            scroll = {"page_up": self.scroll_page_up, "page_down": self.scroll_page_down,
+                      "line_up": self.scroll_up, "line_down": self.scroll_down}[where]
+            scroll(animate=False)
 
     def _end_loading(self) -> None:
         self._loading = False
@@ -338,18 +372,35 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
     # --- selection and actions ---------------------------------------------------------
 
     def on_focus(self) -> None:
+        """Select the last message in view, without scrolling: the focus may come from the
+        mouse press that starts a drag selection, and a jump to another message would move
+        the words out from under the pointer."""
         if self.selected is None and self.messages:
-            self.selected = min(len(self.messages), self._hi) - 1
+            self._scroll_to_selected = False
+            try:
+                self.selected = self._last_in_view()
+            finally:
+                self._scroll_to_selected = True
+
+    def _last_in_view(self) -> int:
+        top, bottom = self.region.y, self.region.bottom
+        for view in reversed(self._views()):
+            if view.region.y < bottom and view.region.bottom > top:
+                index = self._index_of(view)
+                if index is not None:
+                    return index
+        return min(len(self.messages), self._hi) - 1
 
     def on_blur(self) -> None:
         self.selected = None
+        self._code_pick = None
 
     def watch_selected(self, old: int | None, new: int | None) -> None:
         for view in self._views():
             index = self._index_of(view)
             view.set_class(index is not None and index == new, "-selected")
         chosen = self._view_at(new)
-        if chosen is not None:
+        if chosen is not None and self._scroll_to_selected:
             self.scroll_to_widget(chosen, animate=False)
         if self.branch_keys_changed():
             self.refresh_bindings()
@@ -378,7 +429,7 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
                                                                     target + 1 + PAGE))
         elif target >= self._hi:
             await self._mount_window(max(0, target - PAGE + 1), target + 1)
-        self.selected = target
+        self._choose(target)
 
     def selected_message(self) -> Message | None:
         if self.selected is None or not 0 <= self.selected < len(self.messages):
@@ -386,6 +437,12 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         return self.messages[self.selected]
 
     def action_copy_message(self) -> None:
+        """The text selected with the mouse if there is some, else the selected message."""
+        dragged = self.screen.get_selected_text()
+        if dragged:
+            self.app.copy_to_clipboard(dragged)
+            self.notify("Selection copied to the clipboard.", markup=False)
+            return
         message = self.selected_message()
         if message is None:
             return
@@ -393,13 +450,43 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         self.notify("Message copied to the clipboard.", markup=False)
 
     def action_copy_code(self) -> None:
+        """The last code block at once; a number typed right after copies that block instead."""
         message = self.selected_message()
-        code = last_code_block(message.content) if message else None
-        if code is None:
+        blocks = code_blocks(message.content) if message else []
+        if not blocks:
             self.notify("That message has no code block.", markup=False, severity="warning")
             return
-        self.app.copy_to_clipboard(code)
-        self.notify("Code block copied to the clipboard.", markup=False)
+        self.app.copy_to_clipboard(blocks[-1])
+        self._code_pick = blocks
+        self._code_typed = ""
+        count = len(blocks)
+        self.notify("Code block copied to the clipboard." if count == 1 else
+                    f"Code block {count} of {count} (the last) copied; press "
+                    f"{digits(count)} now to copy another instead.", markup=False)
+
+    def on_key(self, event: events.Key) -> None:
+        """A number typed right after the copy-code key picks that block (keys reach the
+        focused widget before the bindings): digits add up while the number can still grow
+        (with 12 blocks, `1` copies block 1 and a `2` after it block 12); any other key ends
+        the choice."""
+        blocks = self._code_pick
+        if blocks is None or not event.character or event.character not in "0123456789":
+            self._code_pick = None
+            self._code_typed = ""
+            return
+        event.stop()
+        event.prevent_default()
+        typed = self._code_typed + event.character
+        number = int(typed)
+        if typed.startswith("0") or number > len(blocks):
+            self._code_typed = ""
+            self.notify(f"That message has {len(blocks)} code blocks: press "
+                        f"{digits(len(blocks))}.", markup=False, severity="warning")
+            return
+        self._code_typed = typed if number * 10 <= len(blocks) else ""
+        self.app.copy_to_clipboard(blocks[number - 1])
+        self.notify(f"Code block {number} of {len(blocks)} copied to the clipboard.",
+                    markup=False)
 
     def action_edit(self) -> None:
         message = self.selected_message()
@@ -432,3 +519,7 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
     def action_leave(self) -> None:
         self.post_message(self.LeaveRequested())
 
+
+def digits(count: int) -> str:
+    """The numbers that pick one of `count` code blocks ("1–3")."""
+    return "1" if count == 1 else f"1–{count}"

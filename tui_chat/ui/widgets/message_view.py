@@ -16,6 +16,7 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType
 from rich.text import Text
 from textual.app import App
 from textual.css.styles import RulesMap
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.style import Style
 from textual.visual import RenderOptions, Visual
@@ -25,6 +26,7 @@ from textual.widgets import Static
 from tui_chat.core.models import Message, MessageStatus, Role
 from tui_chat.core.providers import BUILTIN_PROVIDERS
 from tui_chat.core.text import sanitize
+from tui_chat.ui.widgets.selectable import highlighted, selected_text, selection_paint
 
 if TYPE_CHECKING:  # Markdown parsing and drawing are imported on first use, not at start-up
     from rich.markdown import Markdown as RichMarkdown
@@ -196,7 +198,16 @@ class CachedRender(Visual):
         if height is not None:
             strips = strips[:height]
         rich_style = style.rich_style
-        return [strip.apply_style(rich_style) for strip in strips]
+        drawn = [strip.apply_style(rich_style) for strip in strips]
+        if options.selection is not None and options.selection_style is not None:
+            paint = selection_paint(options.selection_style, style.background)
+            drawn = highlighted(drawn, options.selection, paint)
+        return drawn
+
+    @property
+    def lines(self) -> list[Strip]:
+        """The rows as last drawn."""
+        return self._strips
 
 
 def links_in(markdown: str) -> list[str]:
@@ -210,15 +221,6 @@ def links_in(markdown: str) -> list[str]:
             if isinstance(href, str) and href and href not in links:
                 links.append(href)
     return links
-
-
-def last_code_block(markdown: str) -> str | None:
-    """The body of the last fenced or indented code block in `markdown`, if any."""
-    from markdown_it import MarkdownIt
-
-    tokens = MarkdownIt("commonmark").parse(markdown)
-    blocks = [t.content for t in tokens if t.type in ("fence", "code_block")]
-    return blocks[-1] if blocks else None
 
 
 class MessageView(Static):
@@ -270,6 +272,19 @@ class MessageView(Static):
         self.message = message
         self.set_class(message.status is MessageStatus.ERROR, "-failed")
         self.update(self._renderable())
+
+    def render_line(self, y: int) -> Strip:
+        # Where each character is, for the mouse selection (see selectable), on the rows
+        # painted only (cheaper than on every row drawn); padded to the full width first, so
+        # that a blank row, or the space after a row's text, is a place in the text too.
+        line = super().render_line(y)
+        width = self.content_region.width
+        if line.cell_length < width:
+            line = line.extend_cell_length(width, self.visual_style.rich_style)
+        return line.apply_offsets(0, y)
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        return selected_text(self.cached.lines, selection)
 
     def toggle_reasoning(self) -> None:
         self.show_reasoning = not self.show_reasoning

@@ -3,13 +3,26 @@
 TextArea inserts a newline on plain Enter and swallows the key, so a binding on `enter` would
 never fire: `_on_key` handles Enter and Ctrl+J itself (see TEXTUAL_NOTES.md). Shift+Enter
 also inserts a newline in terminals that report it (kitty keyboard protocol).
+
+Ctrl+E asks for the text in the user's editor (`EditorRequested`); the page keys, Ctrl+Home,
+Ctrl+End and Ctrl+Up/Down ask for the conversation to scroll (`ScrollRequested`), so the
+prompt keeps the focus (they replace TextArea's own cursor moves for those keys). A text
+longer than the box shows its size (characters, estimated tokens) on the box's lower edge.
 """
 
 from __future__ import annotations
 
+from typing import ClassVar, Literal
+
 from textual import events
+from textual.binding import Binding, BindingType
 from textual.message import Message as TextualMessage
 from textual.widgets import TextArea
+
+from tui_chat.core.tokens import estimate_tokens
+
+ScrollTo = Literal["page_up", "page_down", "top", "bottom", "line_up", "line_down"]
+"""Where the prompt's scrolling keys take the conversation."""
 
 
 class PromptInput(TextArea):
@@ -24,7 +37,28 @@ class PromptInput(TextArea):
         padding: 0 1;
     }
     PromptInput:focus { border: tall $primary; }
+    PromptInput { border-subtitle-color: $text-muted; }
     """
+
+    BINDING_GROUP_TITLE = "Prompt"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+e", "open_editor", "Editor", id="prompt.editor",
+                tooltip="Write the prompt in your editor ($VISUAL or $EDITOR)"),
+        # Not in the footer, so each says in full what it does (the help and palette show it).
+        Binding("pageup", "scroll_conversation('page_up')", "Scroll the conversation up a page",
+                id="prompt.page_up", show=False),
+        Binding("pagedown", "scroll_conversation('page_down')",
+                "Scroll the conversation down a page", id="prompt.page_down", show=False),
+        Binding("ctrl+home", "scroll_conversation('top')",
+                "Scroll to the start of the conversation", id="prompt.top", show=False),
+        Binding("ctrl+end", "scroll_conversation('bottom')",
+                "Scroll to the end of the conversation (and follow it)", id="prompt.bottom",
+                show=False),
+        Binding("ctrl+up", "scroll_conversation('line_up')", "Scroll the conversation up a line",
+                id="prompt.line_up", show=False),
+        Binding("ctrl+down", "scroll_conversation('line_down')",
+                "Scroll the conversation down a line", id="prompt.line_down", show=False),
+    ]
 
     class Submitted(TextualMessage):
         """The user pressed Enter with some text in the prompt."""
@@ -37,6 +71,16 @@ class PromptInput(TextArea):
         @property
         def control(self) -> PromptInput:
             return self.prompt
+
+    class EditorRequested(TextualMessage):
+        """The user asked to write the prompt in their editor."""
+
+    class ScrollRequested(TextualMessage):
+        """The user asked to scroll the conversation."""
+
+        def __init__(self, where: ScrollTo) -> None:
+            super().__init__()
+            self.where = where
 
     def __init__(self, *, id: str | None = None, placeholder: str = "") -> None:
         super().__init__(id=id, soft_wrap=True, show_line_numbers=False,
@@ -99,3 +143,25 @@ class PromptInput(TextArea):
         if text.strip() and (not self.prompt_history or self.prompt_history[-1] != text):
             self.prompt_history.append(text)
         self._recall_index = None
+
+    def action_open_editor(self) -> None:
+        self.post_message(self.EditorRequested())
+
+    def action_scroll_conversation(self, where: ScrollTo) -> None:
+        self.post_message(self.ScrollRequested(where))
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self.call_after_refresh(self.show_size)  # once the box has grown to fit, or not
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.call_after_refresh(self.show_size)
+
+    def show_size(self) -> None:
+        """The text's size on the lower edge, while it is longer than the box."""
+        overflows = self.wrapped_document.height > self.scrollable_content_region.height
+        self.border_subtitle = size_label(self.text) if overflows else ""
+
+
+def size_label(text: str) -> str:
+    """`1,234 characters · ~310 tokens` (an estimate: see core.tokens)."""
+    return f"{len(text):,} characters · ~{estimate_tokens(text):,} tokens"

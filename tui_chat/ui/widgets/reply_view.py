@@ -26,14 +26,18 @@ from rich.console import ConsoleOptions, RenderableType
 from rich.text import Text
 from textual import log
 from textual.geometry import Region, Size
+from textual.selection import Selection
 from textual.strip import Strip
+from textual.style import Style
 from textual.widget import Widget
 
 from tui_chat.core.models import Message
 from tui_chat.core.text import GrowingText, sanitize
-from tui_chat.ui.widgets.live_text import LiveText, split_lines, split_markdown
+from tui_chat.ui.widgets.code_blocks import count_code_blocks
+from tui_chat.ui.widgets.live_text import LiveText, Numbering, split_lines, split_markdown
 from tui_chat.ui.widgets.markdown_render import markdown_renderable
 from tui_chat.ui.widgets.message_view import Position, author_line, message_chrome
+from tui_chat.ui.widgets.selectable import highlighted_row, selected_text, selection_paint
 
 MIN_FLUSH_INTERVAL = 0.05
 """Seconds between two appends to the live answer, at least (20 a second at most)."""
@@ -165,7 +169,8 @@ class ReplyView(Widget):
         self._reasoning = GrowingText()
         self._reasoning_words: tuple[int, int] = (0, 0)  # (characters counted, words)
         self._held_cr = ""
-        self.answer = LiveText(self._draw_markdown, split_markdown, gap=True)
+        self.answer = LiveText(self._draw_markdown, split_markdown, gap=True,
+                               count_blocks=count_code_blocks)
         self.thinking = LiveText(self._draw_reasoning, split_lines, gap=False)
         self.thinking_collapsed = False
         self._answer_stream = PacedStream(partial(self._append, self.answer))
@@ -250,12 +255,14 @@ class ReplyView(Widget):
     def _options(self, width: int) -> ConsoleOptions:
         return self.app.console_options.update_width(max(1, width)).update(highlight=False)
 
-    def _draw_markdown(self, text: str, width: int) -> list[Strip]:
+    def _draw_markdown(self, text: str, width: int, numbering: Numbering) -> list[Strip]:
         if not text.strip():
             return []
-        return self._draw_rows(markdown_renderable(text, self.code_theme), width)
+        return self._draw_rows(markdown_renderable(text, self.code_theme,
+                                                   first_code=numbering.first,
+                                                   continues_code=numbering.continues), width)
 
-    def _draw_reasoning(self, text: str, width: int) -> list[Strip]:
+    def _draw_reasoning(self, text: str, width: int, _numbering: Numbering) -> list[Strip]:
         if not text:
             return []
         return self._draw_rows(Text(text.removesuffix("\n"), style="dim italic"), width)
@@ -343,6 +350,16 @@ class ReplyView(Widget):
 
     def render_line(self, y: int) -> Strip:
         style = self.visual_style.rich_style
-        if 0 <= y < len(self._lines):
-            return self._lines[y].apply_style(style)
-        return Strip.blank(self._width, style)
+        if not 0 <= y < len(self._lines):
+            return Strip.blank(self._width, style)
+        line = self._lines[y].apply_style(style).extend_cell_length(self._width, style)
+        selection = self.text_selection
+        if selection is not None:
+            paint = selection_paint(Style.from_styles(
+                self.screen.get_component_styles("screen--selection")),
+                self.visual_style.background)
+            line = highlighted_row(line, y, selection, paint)
+        return line.apply_offsets(0, y)  # for the mouse selection: see selectable
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        return selected_text(self._lines, selection)
