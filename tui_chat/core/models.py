@@ -8,12 +8,13 @@ as context and continued.
 
 from __future__ import annotations
 
+import math
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 def new_id() -> str:
@@ -39,13 +40,24 @@ class MessageStatus(StrEnum):
 
 
 class Usage(BaseModel):
-    """Token counts as the provider reported them."""
+    """Token counts as the provider reported them, and what they cost."""
 
     model_config = ConfigDict(extra="ignore")
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     total_tokens: int = 0
+    cost_usd: float | None = None
+    """What the reply cost in USD, from the model's prices when it finished (None: no price
+    was known). Written by tui-chat, not read from the provider."""
+
+    @field_validator("cost_usd", mode="before")
+    @classmethod
+    def _no_odd_cost(cls, value: object) -> object:
+        # Never a reason to refuse a chunk or a stored row: an unusable figure is no figure.
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return None
+        return float(value) if math.isfinite(value) and value >= 0 else None
 
 
 class Parameters(BaseModel):
@@ -122,6 +134,9 @@ class Conversation(BaseModel):
     """The conversation this one was branched from, if any (it may have been deleted since)."""
     forked_from_message: str | None = None
     """The message of `forked_from` that the copied path ended at."""
+    context_from: str | None = None
+    """The first message of the active path sent as context; the ones before it stay in the
+    conversation, left out (None: the whole path is sent; one not on the path: likewise)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,12 +187,29 @@ class ConversationTree:
 
 
 class ModelInfo(BaseModel):
-    """A model a provider offers. Only `id` is guaranteed; providers vary in the rest."""
+    """A model a provider offers. Only `id` is guaranteed; providers vary in the rest (and
+    `[models."provider:model"]` in config.toml can set them: see `model_facts`)."""
 
     id: str
     provider: str
     context_length: int | None = None
+    """The model's window: prompt and reply together, in tokens."""
     price: str | None = None
+    """The price as text to show, as the provider gave it."""
+    input_price: float | None = None
+    """USD per million prompt tokens."""
+    output_price: float | None = None
+    """USD per million completion tokens."""
+    input_modalities: tuple[str, ...] | None = None
+    """What the model reads ("text", "image", …); None when the provider does not say."""
+
+    @property
+    def takes_images(self) -> bool:
+        return self.input_modalities is not None and "image" in self.input_modalities
+
+    @property
+    def priced(self) -> bool:
+        return self.input_price is not None and self.output_price is not None
 
 
 class ConversationSummary(BaseModel):
