@@ -12,14 +12,15 @@ The JSON format, version 2 (conversations as trees)::
           "provider": "chutes" | null, "model": "…" | null, "system_prompt": "…" | null,
           "parameters": {"temperature": 0.7, …}, "pinned": false, "archived": false,
           "forked_from": "…" | null, "forked_from_message": "…" | null,
-          "active_root_id": "…" | null,
+          "active_root_id": "…" | null, "context_from": "…" | null,
           "messages": [
             {
               "id": "…", "parent_id": "…" | null, "role": "system" | "user" | "assistant",
               "content": "…", "reasoning": "…", "provider": "…" | null, "model": "…" | null,
               "status": "complete" | "streaming" | "interrupted" | "error",
               "error": "…" | null, "finish_reason": "…" | null,
-              "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0} | null,
+              "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0,
+                        "cost_usd": 0.0012 | null} | null,
               "time_to_first_token": 0.5 | null, "tokens_per_second": 42.0 | null,
               "created": "…", "partial_in_context": false, "active_child_id": "…" | null
             }
@@ -37,7 +38,10 @@ the active path, what is shown and sent as context. A file written by hand may l
 out (or null): the newest child, or root, is then the active one. `partial_in_context` marks
 an interrupted reply that is sent as context all the same; `forked_from` and
 `forked_from_message` say which conversation, and which message of it, a fork was copied
-from.
+from. `context_from` is the first message of the active path sent as context (the ones before
+it were left out to fit the model's window; null: none was), and `usage.cost_usd` what a reply
+cost in USD at its model's prices when it finished (null: no price was known); both were added
+to version 2 later, and a file without them still imports.
 
 Version 1 (before trees) has none of these seven keys; its messages are one path, in order.
 Both import.
@@ -114,6 +118,7 @@ class ExportedUsage(_Exported):
     prompt_tokens: ExportCount = 0
     completion_tokens: ExportCount = 0
     total_tokens: ExportCount = 0
+    cost_usd: ExportSeconds | None = Field(default=None, ge=0)
 
 
 class ExportedParameters(Parameters):
@@ -171,6 +176,7 @@ class ExportedConversationV2(ExportedConversation):
     forked_from_message: ExportId | None = None
     active_root_id: ExportId | None = None
     """None for a conversation with messages: its newest root."""
+    context_from: ExportId | None = None
     messages: list[ExportedMessageV2] = Field(default_factory=list)  # type: ignore[assignment]
 
 
@@ -225,7 +231,7 @@ def _count(number: int, noun: str) -> str:
 def conversation_to_dict(tree: ConversationTree) -> dict[str, object]:
     """One conversation of a version-2 document: every branch and the active choices."""
     conversation = tree.conversation
-    data: dict[str, object] = conversation.model_dump(mode="json")
+    data: dict[str, object] = conversation.model_dump(mode="json", exclude={"context_from_set"})
     data["parameters"] = conversation.parameters.model_dump(mode="json", exclude_none=True)
     data["active_root_id"] = tree.active_root
     data["messages"] = [_message_to_dict(m, tree.active_child.get(m.id))

@@ -137,6 +137,9 @@ class Conversation(BaseModel):
     context_from: str | None = None
     """The first message of the active path sent as context; the ones before it stay in the
     conversation, left out (None: the whole path is sent; one not on the path: likewise)."""
+    context_from_set: datetime | None = None
+    """When `context_from` was last changed: a reply older than that was asked for with
+    another context, so its usage does not count this one's."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,6 +42,7 @@ from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tui_chat.core.context import in_context
 from tui_chat.core.errors import StoreError, TuiChatError, UsageError, unexpected_error_sentence
 from tui_chat.core.events import StreamEvent
 from tui_chat.core.models import (  # ActivePathChanged: a session event, kept beside the records
@@ -128,6 +129,12 @@ class ChatSession:
         """The last reply that was stopped (cancelled, closed), as it ended."""
         self.stop_error: StoreError | None = None
         """Why `stopped_reply` is not in the store (its `error` says so too), else None."""
+        self.cost_of: Callable[[Message], float | None] | None = None
+        """What a finished reply cost (USD), from its usage and its model's prices; the
+        workspace sets it."""
+        self.max_tokens_limit: int | None = None
+        """The next requests send at most this `max_tokens` (so that prompt and reply fit the
+        window); the conversation's own parameters stay as they are. The workspace sets it."""
 
     @classmethod
     def start(cls, store: Store, *, system_prompt: str | None = None,
@@ -155,20 +162,15 @@ class ChatSession:
 
     def history(self, until: str | None = None) -> list[ChatMessage]:
         """What is sent to the model: the system prompt, then the active path (with `until`:
-        the path from the root to that message, the prompt being answered), leaving out
-        replies still streaming, empty ones and failed ones, and a prompt repeated right after
-        itself (stores of before trees hold the retries of a failed send that way)."""
+        the path from the root to that message, the prompt being answered) from the
+        conversation's `context_from` on, leaving out replies still streaming, empty ones and
+        failed ones, and a prompt repeated right after itself (see `context.in_context`)."""
         sent: list[ChatMessage] = []
         if self.conversation.system_prompt:
             sent.append(ChatMessage(role=Role.SYSTEM, content=self.conversation.system_prompt))
         path = self.store.path_to(until) if until is not None else self.messages()
-        for message in path:
-            if message.status == MessageStatus.STREAMING or not message.content or message.failed:
-                continue
-            if (message.role == Role.USER and sent and sent[-1].role == Role.USER
-                    and sent[-1].content == message.content):
-                continue
-            sent.append(ChatMessage(role=message.role, content=message.content))
+        sent.extend(ChatMessage(role=message.role, content=message.content)
+                    for message in in_context(path, self.conversation.context_from))
         return sent
 
     # -- the conversation's own settings -------------------------------------------------
@@ -182,6 +184,14 @@ class ChatSession:
         self.conversation.parameters = parameters
         if self._saved:
             self.store.set_parameters(self.conversation.id, parameters)
+
+    def set_context_from(self, message_id: str | None) -> None:
+        """Send the active path from `message_id` on (None: all of it): the messages before it
+        stay in the conversation, out of the context."""
+        self.conversation.context_from = message_id
+        self.conversation.context_from_set = utc_now()
+        if self._saved:
+            self.store.set_context_from(self.conversation.id, message_id)
 
     def apply_persona(self, persona: Persona) -> None:
         """The persona's system prompt, and its parameters over the conversation's own (its
@@ -376,7 +386,7 @@ class ChatSession:
             yield ReplyStarted(reply.model_copy())
             # aclosing: the response is closed now, not when the garbage collector gets to it.
             async with contextlib.aclosing(client.stream_chat(
-                    model, history, parameters or self.conversation.parameters)) as stream:
+                    model, history, self._sent_parameters(parameters))) as stream:
                 async for event in stream:
                     fold.apply(event)
                     if fold.since_flush() >= self.flush_interval:
@@ -396,8 +406,21 @@ class ChatSession:
                 fold.stop(CANCELLED_NOTE if stopped else unexpected_error_sentence(error),
                           MessageStatus.INTERRUPTED if stopped else MessageStatus.ERROR))
             raise
-        message, unsaved = self._final_flush(fold.finish())
+        message, unsaved = self._final_flush(self._priced(fold.finish()))
         yield ReplyFinished(message) if unsaved is None else ReplyFailed(message, unsaved)
+
+    def _sent_parameters(self, parameters: Parameters | None) -> Parameters:
+        sent = parameters or self.conversation.parameters
+        limit = self.max_tokens_limit
+        if limit is not None and sent.max_tokens is not None and sent.max_tokens > limit:
+            sent = sent.model_copy(update={"max_tokens": limit})
+        return sent
+
+    def _priced(self, fold: ReplyFold) -> ReplyFold:
+        usage = fold.message.usage
+        if self.cost_of is not None and usage is not None and usage.cost_usd is None:
+            usage.cost_usd = self.cost_of(fold.message)
+        return fold
 
     def _final_flush(self, fold: ReplyFold) -> tuple[Message, StoreError | None]:
         """Save the reply as it ends. When the store cannot take it (disk full, read-only), the

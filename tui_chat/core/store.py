@@ -61,6 +61,7 @@ from tui_chat.core.store_file import Unusable, connect, translate_errors
 from tui_chat.core.store_import import ActiveChoices, ImportOutcome
 from tui_chat.core.store_schema import (
     CONVERSATION_COLUMNS,
+    CONVERSATION_READ,
     CONVERSATION_SELECT,
     MESSAGE_COLUMNS,
     MESSAGE_SELECT,
@@ -73,6 +74,7 @@ from tui_chat.core.store_schema import (
     summary_from,
     to_text,
 )
+from tui_chat.core.store_usage import UsageQueries
 from tui_chat.core.text import one_line, without_lone_surrogates
 
 LEASE_SECONDS = 3600.0
@@ -90,7 +92,7 @@ class ConversationGoneError(NotFoundError):
         self.conversation_id = conversation_id
 
 
-class Store(Branches):
+class Store(Branches, UsageQueries):
     """A connection to the store file. Open with `Store.open(path)`; close with `close()`."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
@@ -179,7 +181,7 @@ class Store(Branches):
     def get_conversation(self, conversation_id: str) -> Conversation:
         """The conversation with exactly this id; NotFoundError otherwise."""
         with self._read() as conn:
-            row = conn.execute(f"SELECT {CONVERSATION_SELECT} FROM conversations WHERE id = ?",
+            row = conn.execute(f"SELECT {CONVERSATION_READ} FROM conversations WHERE id = ?",
                                (conversation_id,)).fetchone()
         if row is None:
             raise NotFoundError(f"No conversation with id {conversation_id}; "
@@ -225,7 +227,7 @@ class Store(Branches):
     def latest_conversation(self) -> Conversation | None:
         """The most recently updated conversation, or None in an empty store."""
         with self._read() as conn:
-            row = conn.execute(f"SELECT {CONVERSATION_SELECT} FROM conversations "
+            row = conn.execute(f"SELECT {CONVERSATION_READ} FROM conversations "
                                "ORDER BY updated DESC LIMIT 1").fetchone()
         return conversation_from(row) if row else None
 
@@ -263,6 +265,16 @@ class Store(Branches):
         """The conversation's own sampling parameters, for its next requests."""
         self._set_setting(conversation_id, "parameters",
                           parameters.model_dump_json(exclude_none=True))
+
+    def set_context_from(self, conversation_id: str, message_id: str | None) -> None:
+        """The first message of the active path sent as context (None: all of it), changed
+        now."""
+        with self._write() as conn:
+            cursor = conn.execute("UPDATE conversations SET context_from = ?, "
+                                  "context_from_set = ? WHERE id = ?",
+                                  (message_id, to_text(utc_now()), conversation_id))
+        if cursor.rowcount == 0:
+            raise ConversationGoneError(conversation_id)
 
     def _set_setting(self, conversation_id: str, column: str, value: object) -> None:
         # One column: a title renamed meanwhile by another tui-chat is not written back.

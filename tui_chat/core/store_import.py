@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tui_chat.core import store_tree
-from tui_chat.core.models import Conversation, Message, MessageStatus
+from tui_chat.core.models import Conversation, Message, MessageStatus, utc_now
 from tui_chat.core.store_schema import (
     CONVERSATION_SELECT,
     MESSAGE_COLUMNS,
@@ -28,6 +28,7 @@ from tui_chat.core.store_schema import (
     conversation_row,
     fork_row,
     message_row,
+    to_text,
 )
 
 
@@ -88,6 +89,12 @@ def import_messages(conn: sqlite3.Connection, conversation: Conversation,
     else:
         _link(conn, cid, inserted)
     repair_pointers(conn, cid)
+    if created and conversation.context_from is not None:  # only a message imported with it
+        # Set now: the replies in the file do not count it in their usage.
+        conn.execute("UPDATE conversations SET context_from = ?1, context_from_set = ?3 "
+                     "WHERE id = ?2 AND EXISTS (SELECT 1 FROM messages WHERE id = ?1 AND "
+                     "conversation_id = ?2)",
+                     (conversation.context_from, cid, to_text(utc_now())))
     return ImportOutcome(created, added, present, tuple(taken), tuple(orphaned))
 
 

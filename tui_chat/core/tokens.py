@@ -1,0 +1,92 @@
+"""Token estimates without a tokenizer: characters per token, by script.
+
+tui-chat talks to models whose tokenizers it does not have (DeepSeek, Qwen, SUTRA…), so it
+counts characters by script and divides by how many characters of that script a token holds.
+The defaults below are deliberately on the generous side (more tokens, not fewer: a request
+estimated too small is the one that fails), and they are not English-calibrated for every
+script: Devanagari or Chinese text costs several times more tokens per character than English
+with most tokenizers. Where a provider reports its own counts, `calibration.Calibration`
+learns the real ratio per script and per model; `estimate_tokens` is the uncalibrated figure.
+
+What a text is made of (`script_counts`): letters of each script (with their combining marks),
+digits, ASCII punctuation, runs of whitespace other than a single space (a space before a word
+is part of the word's token), and everything else (emoji, symbols, other scripts).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+# Characters per token. Letters of a script first (these are what calibration refines), then
+# the classes every script shares.
+CHARS_PER_TOKEN: Mapping[str, float] = {
+    "latin": 4.0,
+    "cyrillic": 2.5,
+    "greek": 2.0,
+    "arabic": 2.5,       # Arabic and Hebrew
+    "indic": 1.5,        # Devanagari, Bengali, Gurmukhi, Gujarati, Oriya, Tamil, Telugu,
+                         # Kannada, Malayalam, Sinhala
+    "southeast": 1.0,    # Thai, Lao, Myanmar, Khmer
+    "cjk": 1.0,          # Han, kana, Hangul, full-width forms
+    "digit": 2.0,
+    "punct": 1.5,
+    "space": 1.0,        # a run of whitespace: a newline, a tab, indentation
+    "other": 1.0,        # emoji, symbols, scripts not listed
+}
+SCRIPTS = ("latin", "cyrillic", "greek", "arabic", "indic", "southeast", "cjk", "other")
+"""The classes calibration learns (letters of a script); the rest keep their defaults."""
+
+_CLASSES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("latin", re.compile(r"[A-Za-z\u00C0-\u024F\u1E00-\u1EFF]+")),
+    ("digit", re.compile(r"[0-9]+")),
+    ("punct", re.compile(r"[!-/:-@\[-`{-~]+")),
+)
+_NON_ASCII: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("cyrillic", re.compile(r"[\u0400-\u052F]+")),
+    ("greek", re.compile(r"[\u0370-\u03FF\u1F00-\u1FFF]+")),
+    ("arabic", re.compile(r"[\u0590-\u06FF\u0750-\u077F\u08A0-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]+")),
+    ("indic", re.compile(r"[\u0900-\u0DFF]+")),
+    ("southeast", re.compile(r"[\u0E00-\u0EFF\u1000-\u109F\u1780-\u17FF]+")),
+    ("cjk", re.compile(r"[\u2E80-\u9FFF\uAC00-\uD7AF\uF900-\uFAFF\uFF00-\uFFEF"
+                       r"\U00020000-\U0003FFFF]+")),
+)
+_SPACE_RUN = re.compile(r"[\t\n\r\f\v]+ *| {2,}")
+
+
+def script_counts(text: str) -> dict[str, int]:
+    """How many characters of each class `text` holds (whitespace: how many runs)."""
+    counts: dict[str, int] = {}
+    covered = 0
+    for name, pattern in _CLASSES if text.isascii() else (*_CLASSES, *_NON_ASCII):
+        found = len(text) - len(pattern.sub("", text))
+        if found:
+            counts[name] = found
+            covered += found
+    runs = _SPACE_RUN.findall(text)
+    if runs:
+        counts["space"] = len(runs)
+        covered += sum(map(len, runs))
+    single_spaces = text.count(" ") - sum(run.count(" ") for run in runs)
+    other = len(text) - covered - single_spaces
+    if other > 0:
+        counts["other"] = other
+    return counts
+
+
+def tokens_from_counts(counts: Mapping[str, int],
+                       factors: Mapping[str, float] | None = None) -> float:
+    """The tokens `counts` make at the default ratios, each script's share multiplied by
+    its factor in `factors` (1 when absent)."""
+    total = 0.0
+    for name, count in counts.items():
+        share = count / CHARS_PER_TOKEN[name]
+        total += share * (factors.get(name, 1.0) if factors else 1.0)
+    return total
+
+
+def estimate_tokens(text: str) -> int:
+    """About how many tokens `text` makes, uncalibrated (0 for an empty text)."""
+    if not text:
+        return 0
+    return max(1, round(tokens_from_counts(script_counts(text))))
