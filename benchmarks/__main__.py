@@ -1,4 +1,8 @@
-"""Run every benchmark: `python -m benchmarks [NAME ...]` (names: client, store, ui, ...)."""
+"""Run every benchmark: `python -m benchmarks [NAME ...]` (names: client, store, ui, ...).
+
+`python -m benchmarks peers [OPTIONS]` runs the comparison with elia and oterm instead
+(benchmarks/peers: it installs them, needs tmux and takes far longer; never run by default).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,10 @@ from benchmarks.common import RESULTS, Figure, report
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["peers"]:
+        from benchmarks.peers.runner import main as peers
+
+        return peers(argv[1:])
     here = Path(__file__).parent
     names = [m.name.removeprefix("bench_") for m in pkgutil.iter_modules([str(here)])
              if m.name.startswith("bench_")]

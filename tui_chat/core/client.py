@@ -19,12 +19,12 @@ from collections.abc import (
 from typing import Any
 
 import httpx
-from pydantic import ValidationError
 
 from tui_chat import __version__
 from tui_chat.core import network_errors, secrets
 from tui_chat.core.chunks import (
     ChatCompletionChunk,
+    NotAChunk,
     message_from_json,
     model_info_from,
     parse_chunk,
@@ -51,7 +51,7 @@ from tui_chat.core.events import (
     ToolCallDelta,
     UsageReported,
 )
-from tui_chat.core.models import ChatMessage, ModelInfo, Parameters
+from tui_chat.core.models import ChatMessage, ModelInfo, Parameters, Usage
 from tui_chat.core.provider_errors import (
     classify_status,
     describe,
@@ -319,7 +319,7 @@ class ProviderClient:
     def _chunk_events(self, item: SSEEvent, splitter: ReasoningSplitter) -> list[StreamEvent]:
         try:
             chunk = parse_chunk(item.data)
-        except ValidationError:
+        except NotAChunk:
             raise ProtocolError(
                 f"{self._name} sent an event that is not a valid chunk "
                 f"({preview(item.data)}); what arrived before it is kept. Try again."
@@ -351,7 +351,8 @@ class ProviderClient:
                 events.append(FinishReason(finish))
         usage = chunk.get("usage")
         if usage is not None:
-            events.append(UsageReported(usage))
+            counts = {key: value for key, value in usage.items() if value is not None}
+            events.append(UsageReported(Usage.model_validate(counts)))
         return events
 
     def _stream_error(self, chunk: ChatCompletionChunk) -> ProviderError:
