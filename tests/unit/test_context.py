@@ -145,3 +145,10 @@ def test_figures_read_as_the_status_line_shows_them() -> None:
     assert context_text(ContextUse(38_000, 400.2, 131_072)) == "38k / 131k ctx"
     assert context_text(ContextUse(0, 950, None)) == "950 ctx"
     assert set(CHARS_PER_TOKEN) >= {"latin", "indic", "cjk"}
+
+
+def test_costs_read_with_their_unit_and_two_significant_digits() -> None:
+    from tui_chat.core.costs import cost_text
+
+    assert [cost_text(v) for v in (0, 0.000024, 0.0012, 0.042, 1.349, 1e-9)] == [
+        "0 USD", "0.000024 USD", "0.0012 USD", "0.0420 USD", "1.35 USD", "<0.00000001 USD"]

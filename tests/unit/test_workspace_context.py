@@ -15,7 +15,7 @@ from tests.fakeprovider import PRICED_MODELS, FakeProvider, counted_prompt, fake
 from tui_chat.core.config import Settings
 from tui_chat.core.context import ContextOverflowError
 from tui_chat.core.model_facts import ModelSettings
-from tui_chat.core.models import Message, Parameters, Role, Usage
+from tui_chat.core.models import Conversation, Message, Parameters, Role, Usage
 from tui_chat.core.session import ReplyFinished, SessionEvent
 from tui_chat.core.store import Store
 from tui_chat.core.store_schema import SCHEMA_VERSION
@@ -147,6 +147,9 @@ async def test_a_request_that_cannot_fit_is_not_sent_and_nothing_is_saved(
 async def test_each_reply_is_priced_and_the_store_adds_them_up(
         store: Store, chutes_server: FakeProvider) -> None:
     workspace = await priced_workspace(store, chutes_server, "fake/small")
+    assert workspace.conversation_cost() == (None, 0)  # nothing sent yet
+    empty = store.create_conversation(Conversation(title="nothing spent"))
+    assert store.conversation_cost(empty.id) == (None, 0)
     first = finished(await drain(workspace.send("what does it cost")))
     assert first.usage is not None and first.usage.cost_usd is not None
     expected = (first.usage.prompt_tokens * 0.5 + first.usage.completion_tokens * 2) / 1e6
@@ -175,8 +178,6 @@ async def test_config_prices_a_model_its_provider_lists_without_prices(
 
 
 def test_usage_by_day_groups_replies_per_local_day_and_model(store: Store) -> None:
-    from tui_chat.core.models import Conversation
-
     now = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
     conversation = store.create_conversation(Conversation(title="t"))
     for days_ago, model, cost in ((0, "a", 0.5), (0, "a", 0.25), (0, "b", None), (1, "a", 1.0),

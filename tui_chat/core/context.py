@@ -200,7 +200,7 @@ def short_tokens(count: int) -> str:
 
 
 def context_text(use: ContextUse) -> str:
-    """"38k / 131k ctx", or "38k ctx" when the window is not known."""
+    """The figure as the status line shows it: "38k / 131k ctx" ("38k ctx": no window)."""
     if use.window:
         return f"{short_tokens(use.tokens)} / {short_tokens(use.window)} ctx"
     return f"{short_tokens(use.tokens)} ctx"

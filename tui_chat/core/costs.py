@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from tui_chat.core.models import ModelInfo, Usage
 
 PER = 1_000_000
@@ -16,9 +18,15 @@ def reply_cost(usage: Usage, info: ModelInfo) -> float | None:
 
 
 def cost_text(usd: float) -> str:
-    """"0.0012 USD", "1.35 USD"; a cost too small for four decimals is "<0.0001 USD"."""
+    """"1.35 USD", "0.0420 USD", and a small cost with two significant digits: "0.0012 USD",
+    "0.000024 USD" (at most eight decimals: "<0.00000001 USD" below)."""
     if usd == 0:
         return "0 USD"
-    if usd < 0.0001:
-        return "<0.0001 USD"
-    return f"{usd:.4f} USD" if usd < 1 else f"{usd:.2f} USD"
+    if usd >= 1:
+        return f"{usd:.2f} USD"
+    if usd >= 0.01:
+        return f"{usd:.4f} USD"
+    decimals = 1 - math.floor(math.log10(usd))
+    if decimals > 8:
+        return "<0.00000001 USD"
+    return f"{usd:.{decimals}f} USD"

@@ -57,8 +57,9 @@ def _spent(row: sqlite3.Row) -> Spent:
                  unpriced=int(row["replies"]) - int(row["priced"]))
 
 
-_SUMS = (f"count(*) AS replies, sum({_PROMPT}) AS prompt, sum({_COMPLETION}) AS completion, "
-         f"sum({_COST}) AS cost, count({_COST}) AS priced")
+_SUMS = (f"count(*) AS replies, coalesce(sum({_PROMPT}), 0) AS prompt, "
+         f"coalesce(sum({_COMPLETION}), 0) AS completion, sum({_COST}) AS cost, "
+         f"count({_COST}) AS priced")
 
 
 class UsageQueries:

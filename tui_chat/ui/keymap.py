@@ -32,6 +32,7 @@ BINDING_CLASSES = (
     "tui_chat.ui.screens.help:HelpScreen",
     "tui_chat.ui.screens.confirm:ConfirmScreen",
     "tui_chat.ui.screens.confirm:TextPromptScreen",
+    "tui_chat.ui.screens.context_offer:ContextOverflowScreen",
 )
 """Every class that declares bindings with ids, imported only when a map needs checking."""
 

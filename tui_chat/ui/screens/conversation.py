@@ -33,6 +33,7 @@ from tui_chat.core.text import one_line, sanitize
 from tui_chat.core.workspace import SettingsChange, Workspace
 from tui_chat.ui.advice import sentence
 from tui_chat.ui.messages import ConversationChanged
+from tui_chat.ui.screens.context_status import ContextStatus
 from tui_chat.ui.screens.reply_presenter import ReplyPresenter
 from tui_chat.ui.screens.sidebar_actions import SidebarActions
 from tui_chat.ui.widgets.conversation_list import ConversationList
@@ -116,6 +117,7 @@ class ConversationScreen(Screen[None]):
         self.clock: Callable[[], float] = workspace.clock
         self.editing: Message | None = None
         self.presenter = ReplyPresenter(self)
+        self.context_status = ContextStatus(self)
         self.sidebar_actions = SidebarActions(self)
         self._first_run_hint = ""
 
@@ -151,6 +153,7 @@ class ConversationScreen(Screen[None]):
         await self.message_list.load(messages)
         self.prompt.prompt_history = [m.content for m in messages if m.role is Role.USER][-100:]
         self.refresh_chrome()
+        self.context_status.changed()
         sidebar = self.sidebar
         if sidebar is not None:
             sidebar.refresh_active()
@@ -180,6 +183,7 @@ class ConversationScreen(Screen[None]):
         may have changed."""
         self._first_run_hint = no_key_hint or ""
         self.refresh_chrome()
+        self.context_status.refresh()
         self.notify(settings_sentence(change, streaming=self.streaming), title="Settings saved",
                     markup=False, timeout=10)
 
@@ -213,7 +217,9 @@ class ConversationScreen(Screen[None]):
             self.notify("A reply is still streaming: wait for it, or press Esc to stop it.",
                         markup=False, severity="warning")
             return
-        text = event.text
+        self.context_status.before_send(event.text, self._send_now)
+
+    def _send_now(self, text: str) -> None:
         self.prompt.remember(text)
         self.prompt.clear()
         if self.editing is not None:
@@ -336,8 +342,10 @@ class ConversationScreen(Screen[None]):
     def action_choose_model(self) -> None:
         self.choose_model()
 
-    def choose_model(self, *, then_regenerate: bool = False) -> None:
-        """Open the model picker; the choice applies from the next message on."""
+    def choose_model(self, *, then_regenerate: bool = False,
+                     then: Callable[[], None] | None = None) -> None:
+        """Open the model picker; the choice applies from the next message on (`then`: what
+        to do once one is chosen)."""
         from tui_chat.ui.screens.model_picker import ModelChoice, ModelPickerScreen
 
         workspace = self.workspace
@@ -356,8 +364,11 @@ class ConversationScreen(Screen[None]):
                 self.notify(error.message, severity="error", markup=False)
                 return
             self.refresh_chrome()
+            self.context_status.changed()
             if then_regenerate:
                 self.run_exchange(Exchange("regenerate"))
+            if then is not None:
+                then()
 
         self.app.push_screen(picker, chosen)
 

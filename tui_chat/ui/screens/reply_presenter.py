@@ -21,6 +21,7 @@ from tui_chat.core.session import (
 )
 from tui_chat.core.store import ConversationGoneError
 from tui_chat.core.text import sanitize
+from tui_chat.core.tokens import estimate_tokens
 from tui_chat.ui.advice import sentence
 
 if TYPE_CHECKING:
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 
 STATS_INTERVAL = 1.0
 """Seconds between two updates of the live tokens-per-second figure."""
+CUT_NOTE = "the reply stopped at the max-tokens limit: raise Max tokens in Settings (F3)"
 
 
 class ReplyPresenter:
@@ -42,6 +44,8 @@ class ReplyPresenter:
         self._started = 0.0
         self._first_token: float | None = None
         self._deltas = 0
+        self._tokens = 0
+        self._uncounted: list[str] = []
         self._last_stats = 0.0
 
     def begin(self, sent_text: str) -> None:
@@ -53,11 +57,11 @@ class ReplyPresenter:
         if isinstance(event, ContentDelta):
             if self.reply is not None:
                 self.reply.add_content(event.text)
-            self._count_delta()
+            self._count_delta(event.text)
         elif isinstance(event, ReasoningDelta):
             if self.reply is not None:
                 self.reply.add_reasoning(event.text)
-            self._count_delta(thinking=True)
+            self._count_delta(event.text, thinking=True)
         elif isinstance(event, UserMessageSaved):
             await self.host.message_list.add_message(event.message)
             self.host.refresh_chrome()
@@ -92,14 +96,16 @@ class ReplyPresenter:
         self.reply = await self.host.message_list.start_reply(message)
         self._started = self.host.clock()
         self._first_token = None
-        self._deltas = 0
+        self._deltas = self._tokens = 0
+        self._uncounted = []
         self.host.refresh_chrome()
         self.host.status.update_info(state="waiting for the first token…", time_to_first_token=None,
                                 tokens_per_second=None, usage=None, note="")
 
-    def _count_delta(self, thinking: bool = False) -> None:
+    def _count_delta(self, text: str, thinking: bool = False) -> None:
         self.received = True
         self._deltas += 1
+        self._uncounted.append(text)
         now = self.host.clock()
         if self._first_token is None:
             self._first_token = now
@@ -109,17 +115,25 @@ class ReplyPresenter:
         elif now - self._last_stats >= STATS_INTERVAL:
             self._last_stats = now
             elapsed = now - self._first_token
+            # Tokens estimated from the text, counted once each (a chunk is no measure).
+            self._tokens += estimate_tokens("".join(self._uncounted))
+            self._uncounted.clear()
             self.host.status.update_info(state="thinking…" if thinking else "streaming…",
-                                    tokens_per_second=self._deltas / elapsed if elapsed else None)
+                                         tokens_per_second=self._tokens / elapsed if elapsed
+                                         else None, speed_estimated=True)
 
     async def _reply_ended(self, message: Message, error: str | None = None, *,
                            notify: bool = True) -> None:
         await self.host.message_list.finish_reply(message)
         self.reply = None
+        cut = message.finish_reason == "length"
         self.host.status.update_info(
             state="ready" if error is None else f"{message.status.value}",
             time_to_first_token=message.time_to_first_token,
-            tokens_per_second=message.tokens_per_second, usage=message.usage, note="")
+            tokens_per_second=message.tokens_per_second, usage=message.usage,
+            speed_estimated=message.usage is None or not message.usage.completion_tokens,
+            note=CUT_NOTE if cut and error is None else "")
+        self.host.context_status.reply_ended(message)
         if error is not None:
             if notify:
                 self.host.notify(sanitize(error), title="Reply failed", severity="error",

@@ -95,6 +95,7 @@ class MessageList(VerticalScroll, can_focus=True):
         self._link_key = ""
         self._link_step = 0
         self.reply: ReplyView | None = None
+        self._out_of_context: set[str] = set()
 
     # --- content -------------------------------------------------------------------------
 
@@ -121,7 +122,19 @@ class MessageList(VerticalScroll, can_focus=True):
         return "monokai" if self.app.current_theme.dark else "friendly"
 
     def _view(self, message: Message) -> MessageView:
-        return MessageView(message, code_theme=self.code_theme)
+        view = MessageView(message, code_theme=self.code_theme)
+        view.set_out_of_context(message.id in self._out_of_context)
+        return view
+
+    def set_context_from(self, message_id: str | None) -> None:
+        """Mark the messages before `message_id` (when it is shown) as out of the context."""
+        ids = [m.id for m in self.messages]
+        out = set(ids[:ids.index(message_id)]) if message_id in ids else set()
+        if out == self._out_of_context:
+            return
+        self._out_of_context = out
+        for view in self._views():
+            view.set_out_of_context(view.message.id in out)
 
     def _views(self) -> list[MessageView]:
         return [child for child in self.children if isinstance(child, MessageView)]
