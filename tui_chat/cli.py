@@ -51,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--show-reasoning", action="store_true",
                      help="write the model's reasoning to stderr")
     ask.add_argument("--no-save", action="store_true", help="do not save the exchange")
+    ask.add_argument("-a", "--attach", action="append", default=[], metavar="FILE",
+                     help="attach a text file (sent as a fenced block) or an image (PNG, "
+                     "JPEG, WebP, GIF; for models that read images); repeatable")
     _add_conversation_options(ask, "ask_")
 
     models = commands.add_parser("models", help="list the models of one or every provider",

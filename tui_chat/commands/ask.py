@@ -13,10 +13,12 @@ import contextlib
 import signal
 import sys
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import TextIO
 
 from tui_chat.commands.advice import sentence
 from tui_chat.commands.context import Context
+from tui_chat.core.attachments import read_attachment
 from tui_chat.core.errors import ExitCode, TuiChatError, UsageError
 from tui_chat.core.events import ContentDelta, FinishReason, ReasoningDelta, RetryScheduled
 from tui_chat.core.models import Parameters
@@ -93,7 +95,9 @@ async def _ask(args: argparse.Namespace, context: Context) -> int:
             parameters = _parameters(args, workspace.session.conversation.parameters)
             if args.system is not None:
                 workspace.session.set_system_prompt(args.system)
-            return await print_stream(workspace.send(prompt, parameters), args.show_reasoning)
+            files = [read_attachment(Path(name), name) for name in args.attach]
+            return await print_stream(workspace.send(prompt, parameters, files),
+                                      args.show_reasoning)
         finally:
             await workspace.aclose()
 
@@ -129,8 +133,10 @@ def _store_for(args: argparse.Namespace, context: Context) -> Iterator[Store]:
         if _continues(args):
             with context.open_store() as store:
                 conversation = _resolve(store, args)
-                scratch.import_conversation(store.get_conversation(conversation),
-                                            store.get_messages(conversation))
+                messages = store.get_messages(conversation)
+                scratch.import_conversation(store.get_conversation(conversation), messages,
+                                            store.attachments_of(m.id for m in messages
+                                                                 if m.attachments))
         yield scratch
 
 

@@ -22,6 +22,7 @@ import httpx
 
 from tui_chat import __version__
 from tui_chat.core import network_errors, secrets
+from tui_chat.core.attachments import wire_content
 from tui_chat.core.chunks import (
     ChatCompletionChunk,
     NotAChunk,
@@ -156,7 +157,9 @@ class ProviderClient:
     ) -> dict[str, Any]:
         payload: dict[str, Any] = {
             "model": model,
-            "messages": [{"role": m.role.value, "content": m.content} for m in messages],
+            "messages": [{"role": m.role.value, "content": m.content if not m.attachments
+                          else wire_content(m.text, m.attachments, takes_images=False)}
+                         for m in messages],
             "stream": True,
         }
         if parameters is not None:

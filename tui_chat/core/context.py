@@ -111,13 +111,16 @@ class ContextMeter:
         return found
 
     def message_tokens(self, model: str | None, message: Message) -> float:
-        return self.calibration.estimate_counts(model, self.counts(message)) + MESSAGE_OVERHEAD
+        attached = sum(a.tokens for a in message.attachments)
+        return (self.calibration.estimate_counts(model, self.counts(message)) + attached
+                + MESSAGE_OVERHEAD)
 
     def measure(self, sent: Sequence[Message], *, model: str | None, system_prompt: str | None,
-                draft: str, window: int | None, counted_since: datetime | None = None
-                ) -> ContextUse:
-        """The size of a request of `sent` (`in_context`'s messages) and `draft`; the usage of
-        a reply older than `counted_since` (when the context last changed) is not used."""
+                draft: str, window: int | None, counted_since: datetime | None = None,
+                draft_extra: int = 0) -> ContextUse:
+        """The size of a request of `sent` (`in_context`'s messages) and `draft` (with
+        `draft_extra` tokens of attachments); the usage of a reply older than `counted_since`
+        (when the context last changed) is not used."""
         estimate = self.calibration.estimate
         anchor = _anchor(sent, model, counted_since)
         counted, estimated = 0, 0.0
@@ -135,8 +138,8 @@ class ContextMeter:
                 estimated += self.message_tokens(model, reply)
             rest = sent[anchor + 1:]
         estimated += sum(self.message_tokens(model, message) for message in rest)
-        if draft:
-            estimated += estimate(model, draft) + MESSAGE_OVERHEAD
+        if draft or draft_extra:
+            estimated += estimate(model, draft) + draft_extra + MESSAGE_OVERHEAD
         return ContextUse(counted, estimated, window)
 
     def plan(self, sent: Sequence[Message], use: ContextUse, max_tokens: int | None, *,

@@ -30,8 +30,8 @@ class ContextTracker:
 
     def measure(self, path: Sequence[Message], *, provider: str, model: str | None,
                 system_prompt: str | None, context_from: str | None,
-                context_from_set: datetime | None = None, draft: str = ""
-                ) -> tuple[list[Message], ContextUse]:
+                context_from_set: datetime | None = None, draft: str = "",
+                draft_extra: int = 0) -> tuple[list[Message], ContextUse]:
         """The messages of `path` that would be sent with `draft`, and their size."""
         sent = in_context(path, context_from)
         cut = context_from_set if any(m.id == context_from for m in path) else None
@@ -39,15 +39,17 @@ class ContextTracker:
             draft = ""  # a retry: the prompt is saved already, and it is sent once
         window = self.facts(provider, model).context_length if model else None
         use = self.meter.measure(sent, model=model, system_prompt=system_prompt, draft=draft,
-                                 window=window, counted_since=cut)
+                                 window=window, counted_since=cut, draft_extra=draft_extra)
         return sent, use
 
     def plan(self, path: Sequence[Message], *, provider: str, model: str | None,
              system_prompt: str | None, context_from: str | None, max_tokens: int | None,
-             context_from_set: datetime | None = None, draft: str = "") -> ContextPlan:
+             context_from_set: datetime | None = None, draft: str = "",
+             draft_extra: int = 0) -> ContextPlan:
         sent, use = self.measure(path, provider=provider, model=model,
                                  system_prompt=system_prompt, context_from=context_from,
-                                 context_from_set=context_from_set, draft=draft)
+                                 context_from_set=context_from_set, draft=draft,
+                                 draft_extra=draft_extra)
         return self.meter.plan(sent, use, max_tokens, model=model)
 
     def cost_of(self, reply: Message) -> float | None:

@@ -13,6 +13,7 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -76,11 +77,49 @@ class Parameters(BaseModel):
         return self.model_dump(exclude_none=True)
 
 
+class AttachmentInfo(BaseModel):
+    """A file attached to a message, as the message remembers it (its content is stored
+    apart: `Attachment`)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    name: str
+    """The file's name as the user gave it (a path, as written)."""
+    kind: Literal["text", "image"]
+    mime: str
+    size: int = Field(ge=0)
+    """Bytes."""
+    language: str = ""
+    """A text file's language, from its extension ("" when unknown)."""
+    tokens: int = Field(default=0, ge=0)
+    """About how many tokens it adds to the context."""
+
+
+class Attachment(AttachmentInfo):
+    """An attachment with its content: `text` for a text file, `data` for an image."""
+
+    text: str | None = None
+    data: bytes | None = None
+
+    def info(self) -> AttachmentInfo:
+        return AttachmentInfo.model_validate(self.model_dump(exclude={"text", "data"}))
+
+
 class ChatMessage(BaseModel):
-    """One message as sent to the provider."""
+    """One message as sent to the provider: its text and its attachments' content, or, once
+    put in the request's shape (`attachments.wire_content`), the content as it goes (a string,
+    or a list of content parts)."""
 
     role: Role
-    content: str
+    content: str | list[dict[str, Any]]
+    attachments: list[Attachment] = Field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        """The message's text (the text parts, for content parts)."""
+        if isinstance(self.content, str):
+            return self.content
+        return "".join(str(part.get("text", "")) for part in self.content)
 
 
 class Message(BaseModel):
@@ -105,6 +144,8 @@ class Message(BaseModel):
     partial_in_context: bool = False
     """An interrupted reply that is sent as context all the same: the user stopped it on
     purpose, or chose to continue from it. A reply cut off by a failure is not."""
+    attachments: list[AttachmentInfo] = Field(default_factory=list)
+    """Files attached to a user message (their content: `Store.attachments_of`)."""
 
     @property
     def failed(self) -> bool:

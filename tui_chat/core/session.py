@@ -38,10 +38,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tui_chat.core.attachments import wire_content
 from tui_chat.core.context import in_context
 from tui_chat.core.errors import StoreError, TuiChatError, UsageError, unexpected_error_sentence
 from tui_chat.core.events import StreamEvent
@@ -49,6 +50,7 @@ from tui_chat.core.models import (  # ActivePathChanged: a session event, kept b
     ActivePathChanged as ActivePathChanged,
 )
 from tui_chat.core.models import (
+    Attachment,
     ChatMessage,
     Conversation,
     Message,
@@ -132,6 +134,8 @@ class ChatSession:
         self.cost_of: Callable[[Message], float | None] | None = None
         """What a finished reply cost (USD), from its usage and its model's prices; the
         workspace sets it."""
+        self.takes_images = False
+        """Whether the model of the next requests reads images (the workspace sets it)."""
         self.max_tokens_limit: int | None = None
         """The next requests send at most this `max_tokens` (so that prompt and reply fit the
         window); the conversation's own parameters stay as they are. The workspace sets it."""
@@ -169,9 +173,20 @@ class ChatSession:
         if self.conversation.system_prompt:
             sent.append(ChatMessage(role=Role.SYSTEM, content=self.conversation.system_prompt))
         path = self.store.path_to(until) if until is not None else self.messages()
-        sent.extend(ChatMessage(role=message.role, content=message.content)
-                    for message in in_context(path, self.conversation.context_from))
+        kept = in_context(path, self.conversation.context_from)
+        files = self.store.attachments_of(m.id for m in kept if m.attachments)
+        sent.extend(ChatMessage(role=message.role, content=message.content,
+                                attachments=files.get(message.id, []))
+                    for message in kept)
         return sent
+
+    def request(self, until: str) -> list[ChatMessage]:
+        """`history(until)` as the request sends it: attachments inside the messages, images
+        as content parts when the model reads them (`takes_images`), else a line saying so."""
+        return [m if not m.attachments else ChatMessage(
+                    role=m.role, content=wire_content(m.text, m.attachments,
+                                                      takes_images=self.takes_images))
+                for m in self.history(until)]
 
     # -- the conversation's own settings -------------------------------------------------
 
@@ -205,36 +220,40 @@ class ChatSession:
     # -- exchanges -----------------------------------------------------------------------
 
     async def send(self, prompt: str, *, client: ProviderClient, model: str,
-                   parameters: Parameters | None = None, continue_partial: bool = False
+                   parameters: Parameters | None = None, continue_partial: bool = False,
+                   attachments: Sequence[Attachment] = ()
                    ) -> AsyncGenerator[SessionEvent, None]:
-        """Save `prompt` at the end of the active path, then stream and save the reply.
+        """Save `prompt` (with `attachments`) at the end of the active path, then stream and
+        save the reply.
 
         After a failed reply to the same prompt this is a retry: the prompt is not saved
         again. `continue_partial`: the reply the path ends with was cut off by a failure, and
         the user continues from it anyway: it becomes context."""
-        user, events, new = self._prompt_for(prompt, continue_partial)
+        user, events, new = self._prompt_for(prompt, continue_partial, attachments)
         for event in events:
             yield event
         # aclosing: if our consumer stops early, the inner generator saves the partial reply
         # now, not whenever the garbage collector finalizes it.
         async with contextlib.aclosing(self._reply(
-                client, model, parameters, user.id, new_prompt=user if new else None)
-                ) as replies:
+                client, model, parameters, user.id, new_prompt=user if new else None,
+                files=attachments)) as replies:
             async for event in replies:
                 yield event
 
-    def prepare_prompt(self, prompt: str, *, continue_partial: bool = False
+    def prepare_prompt(self, prompt: str, *, continue_partial: bool = False,
+                       attachments: Sequence[Attachment] = ()
                        ) -> tuple[Message, list[SessionEvent]]:
         """The user message a new reply answers (saved, or reused for a retry), and the events
         that say so."""
-        message, events, new = self._prompt_for(prompt, continue_partial)
+        message, events, new = self._prompt_for(prompt, continue_partial, attachments)
         if new:
-            self.store.add_message(message)
+            self.store.add_message(message, attachments=attachments)
             self.conversation.updated = message.created
             events.append(UserMessageSaved(message))
         return message, events
 
-    def _prompt_for(self, prompt: str, continue_partial: bool
+    def _prompt_for(self, prompt: str, continue_partial: bool,
+                    attachments: Sequence[Attachment] = ()
                     ) -> tuple[Message, list[SessionEvent], bool]:
         """(the user message to answer, the events before it, whether it is new: not saved
         yet). A retry reuses the prompt of the failed reply."""
@@ -248,7 +267,9 @@ class ChatSession:
         tail = self.store.get_messages(self.conversation.id, limit=2)
         leaf = tail[-1] if tail else None
         unanswered = self._unanswered(tail)
-        if unanswered is not None and unanswered.content.strip() == prompt.strip():
+        files = [(a.name, a.size) for a in attachments]
+        if (unanswered is not None and unanswered.content.strip() == prompt.strip()
+                and [(a.name, a.size) for a in unanswered.attachments] == files):
             assert leaf is not None
             if leaf.id == unanswered.id:
                 return unanswered, [], False
@@ -258,7 +279,8 @@ class ChatSession:
                 and leaf.status == MessageStatus.INTERRUPTED and leaf.content):
             leaf.partial_in_context = True
             self.store.update_message(leaf)
-        message = Message(conversation_id=self.conversation.id, role=Role.USER, content=prompt)
+        message = Message(conversation_id=self.conversation.id, role=Role.USER, content=prompt,
+                          attachments=[a.info() for a in attachments])
         return message, [], True
 
     @staticmethod
@@ -363,20 +385,20 @@ class ChatSession:
     # -- internals -----------------------------------------------------------------------
 
     async def _reply(self, client: ProviderClient, model: str, parameters: Parameters | None,
-                     prompt_id: str, *, activate: bool = True, new_prompt: Message | None = None
-                     ) -> AsyncGenerator[SessionEvent, None]:
+                     prompt_id: str, *, activate: bool = True, new_prompt: Message | None = None,
+                     files: Sequence[Attachment] = ()) -> AsyncGenerator[SessionEvent, None]:
         """Stream a reply to `prompt_id`; `new_prompt`: that prompt, saved together with the
-        reply's first row."""
+        reply's first row (with `files`, its attachments)."""
         if parameters is not None and parameters != self.conversation.parameters:
             self.set_parameters(parameters)
         reply = Message(conversation_id=self.conversation.id, parent_id=prompt_id,
                         role=Role.ASSISTANT, provider=client.provider.name, model=model,
                         status=MessageStatus.STREAMING)
         if new_prompt is not None:
-            self.store.add_exchange(new_prompt, reply)
+            self.store.add_exchange(new_prompt, reply, files)
         else:
             self.store.add_message(reply, activate=activate)
-        history = self.history(prompt_id)
+        history = self.request(prompt_id)
         self.conversation.provider, self.conversation.model = reply.provider, model
         self.conversation.updated = utc_now()
         fold = ReplyFold(reply, self._clock)

@@ -27,7 +27,10 @@ Schema history (`PRAGMA user_version`):
 - 5: `conversations.context_from`, the first message of the active path sent as context (the
   oldest turns the user chose to leave out come before it; NULL: none is left out), and
   `context_from_set`, when it last changed. What a reply cost is part of its `usage` JSON
-  (`cost_usd`), which needs no column.
+  (`cost_usd`), which needs no column. Attachments: `messages.attachments`, the list of a
+  message's files (name, kind, type, size, language, tokens: JSON, NULL when none), read with
+  the message; their content in the table `attachments` (text, or an image's bytes), one row
+  each, read only for a request or an export (store_attachments).
 
 `seq` (an integer primary key) is the insertion order: children are ordered by it; `id` is the
 stable public id. Timestamps are ISO 8601 text in UTC with microseconds, so they sort as text and
@@ -52,6 +55,7 @@ from tui_chat.core.models import (
     Usage,
 )
 from tui_chat.core.secrets import scrub
+from tui_chat.core.store_attachments import infos_from
 
 SCHEMA_VERSION = 5
 
@@ -185,6 +189,14 @@ CREATE INDEX messages_links ON messages(id, parent_id, active_child_id);
 MIGRATE_V4_TO_V5 = """
 ALTER TABLE conversations ADD COLUMN context_from TEXT;
 ALTER TABLE conversations ADD COLUMN context_from_set TEXT;
+ALTER TABLE messages ADD COLUMN attachments TEXT;
+CREATE TABLE attachments (
+    message_id TEXT NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    text TEXT,
+    data BLOB,
+    PRIMARY KEY (message_id, position)
+);
 """
 
 # MIGRATIONS[n] takes a database at version n to version n + 1.
@@ -263,7 +275,8 @@ TREE_COLUMNS = "parent_id, partial_in_context"
 CONVERSATION_SELECT = f"{CONVERSATION_COLUMNS}, {FORK_COLUMNS}"
 CONVERSATION_READ = f"{CONVERSATION_SELECT}, context_from, context_from_set"
 """What `conversation_from` reads (schema 5's column is set on its own: `set_context_from`)."""
-MESSAGE_SELECT = f"{MESSAGE_COLUMNS}, {TREE_COLUMNS}"
+MESSAGE_SELECT = f"{MESSAGE_COLUMNS}, {TREE_COLUMNS}, attachments"
+"""What `message_from` reads (the attachments' list is written by store_attachments.save)."""
 
 
 def conversation_row(c: Conversation) -> tuple[object, ...]:
@@ -319,5 +332,6 @@ def message_from(row: sqlite3.Row) -> Message:
         time_to_first_token=row["time_to_first_token"],
         tokens_per_second=row["tokens_per_second"], created=from_text(row["created"]),
         parent_id=row["parent_id"], partial_in_context=bool(row["partial_in_context"]),
+        attachments=infos_from(row["attachments"]),
     )
 

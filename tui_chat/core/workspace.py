@@ -27,16 +27,24 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tui_chat.core.attachments import check_images, check_total
 from tui_chat.core.config import Settings
 from tui_chat.core.context import ContextOverflowError, ContextPlan
 from tui_chat.core.context_tracker import ContextTracker
 from tui_chat.core.errors import Hint, TuiChatError, UsageError
 from tui_chat.core.model_facts import merged
-from tui_chat.core.models import Message, ModelInfo, Parameters, Role
+from tui_chat.core.models import (
+    Attachment,
+    AttachmentInfo,
+    Message,
+    ModelInfo,
+    Parameters,
+    Role,
+)
 from tui_chat.core.providers import Provider
 from tui_chat.core.session import ChatSession, ReplyFinished, SessionEvent
 
@@ -355,9 +363,10 @@ class Workspace:
         return self._facts(self.provider_name, self.model) if self.model else None
 
     def context_plan(self, draft: str = "", *, path: list[Message] | None = None,
-                     parameters: Parameters | None = None) -> ContextPlan:
-        """What a request of the active path (or `path`) and `draft` would hold, against the
-        current model's window (see `context`)."""
+                     parameters: Parameters | None = None,
+                     attachments: Sequence[AttachmentInfo] = ()) -> ContextPlan:
+        """What a request of the active path (or `path`) and `draft` (with `attachments`)
+        would hold, against the current model's window (see `context`)."""
         session = self.session
         conversation = session.conversation
         sent = (parameters or conversation.parameters).max_tokens
@@ -365,7 +374,8 @@ class Workspace:
             session.messages() if path is None else path, provider=self.provider_name,
             model=self.model, system_prompt=conversation.system_prompt,
             context_from=conversation.context_from,
-            context_from_set=conversation.context_from_set, max_tokens=sent, draft=draft)
+            context_from_set=conversation.context_from_set, max_tokens=sent, draft=draft,
+            draft_extra=sum(a.tokens for a in attachments))
 
     def leave_out_before(self, message_id: str | None) -> None:
         """From the next request on, send the active path from `message_id` on (None: all);
@@ -381,10 +391,20 @@ class Workspace:
 
     def _fit(self, plan: ContextPlan) -> None:
         """Refuse a request that would not fit; lower `max_tokens` for one that would not
-        leave it room."""
+        leave it room; say whether the model reads images."""
         if plan.state == "over":
             raise ContextOverflowError(plan, self.require_model(), self.provider_name)
         self.session.max_tokens_limit = plan.max_tokens if plan.clamped else None
+        facts = self.facts()
+        self.session.takes_images = facts is not None and facts.takes_images
+
+    def check_attachments(self, attachments: Sequence[AttachmentInfo]) -> None:
+        """Refuse, with one sentence, attachments the current model cannot take: images for a
+        model that does not read them, more than a message may carry."""
+        check_total(attachments)
+        facts = self.facts()
+        check_images(attachments, self.require_model(), facts is not None and facts.takes_images,
+                     self.provider_name)
 
     def _prompt_path(self) -> list[Message]:
         """The active path up to the prompt a regenerated reply answers."""
@@ -395,14 +415,17 @@ class Workspace:
 
     # --- exchanges ------------------------------------------------------------------------
 
-    def send(self, prompt: str, parameters: Parameters | None = None
-             ) -> AsyncGenerator[SessionEvent, None]:
-        """Save `prompt`, stream and save the reply of the current model (ContextOverflowError,
-        before anything is saved, when it would not fit the model's window)."""
+    def send(self, prompt: str, parameters: Parameters | None = None,
+             attachments: Sequence[Attachment] = ()) -> AsyncGenerator[SessionEvent, None]:
+        """Save `prompt` (with `attachments`), stream and save the reply of the current model.
+        Before anything is saved: ContextOverflowError when it would not fit the model's
+        window, AttachmentError for attachments the model cannot take."""
         client, model = self.client(), self.require_model()
-        self._fit(self.context_plan(prompt, parameters=parameters))
+        self.check_attachments(attachments)
+        self._fit(self.context_plan(prompt, parameters=parameters, attachments=attachments))
         return self._leased(client, self.session.send(prompt, client=client, model=model,
-                                                      parameters=parameters))
+                                                      parameters=parameters,
+                                                      attachments=attachments))
 
     def regenerate(self) -> AsyncGenerator[SessionEvent, None]:
         client, model = self.client(), self.require_model()
@@ -433,8 +456,9 @@ class Workspace:
         if reply.parent_id is None:
             return
         with contextlib.suppress(TuiChatError):  # calibration is a nicety: never a failure
-            sent = self.session.history(reply.parent_id)
-            self.context.learn(reply, [message.content for message in sent])
+            sent = self.session.request(reply.parent_id)
+            if all(isinstance(message.content, str) for message in sent):  # no image in it
+                self.context.learn(reply, [message.text for message in sent])
 
     async def aclose(self) -> None:
         await self._clients.aclose()
