@@ -210,3 +210,28 @@ def mentioned_paths(prompt: str, cwd: Path) -> list[tuple[str, Path]]:
         if is_file and written not in [w for w, _ in found]:
             found.append((written, path))
     return found
+
+
+def complete_path(written: str, cwd: Path, limit: int = 5000) -> str | None:
+    """`written` completed as far as the files in its folder agree (a folder gets its "/"),
+    else None: what Tab does in a shell. Hidden files only when asked for with a ".";
+    `~` is the home folder."""
+    folder_part, _, stem = written.rpartition("/")
+    shown = folder_part + "/" if "/" in written else ""
+    folder = Path(folder_part or ".").expanduser() if "/" in written else Path(".")
+    if not folder.is_absolute():
+        folder = cwd / folder
+    try:
+        names = sorted(entry.name + ("/" if entry.is_dir() else "")
+                       for _, entry in zip(range(limit), folder.iterdir(), strict=False))
+    except OSError:
+        return None
+    matches = [name for name in names if name.startswith(stem)
+               and (stem.startswith(".") or not name.startswith("."))]
+    if not matches:
+        return None
+    common = matches[0]
+    for name in matches[1:]:
+        while not name.startswith(common):
+            common = common[:-1]
+    return shown + common if len(common) > len(stem) or len(matches) == 1 else None

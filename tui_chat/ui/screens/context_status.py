@@ -10,13 +10,13 @@ the window on the prompt goes, and the status line warns.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from tui_chat.core.context import ContextPlan, context_text
 from tui_chat.core.costs import cost_text
 from tui_chat.core.errors import TuiChatError
-from tui_chat.core.models import Message, Role
+from tui_chat.core.models import AttachmentInfo, Message, Role
 
 if TYPE_CHECKING:
     from tui_chat.ui.screens.conversation import ConversationScreen
@@ -50,12 +50,13 @@ class ContextStatus:
                 return messages[:ids.index(editing.id)]
         return messages
 
-    def plan(self, draft: str = "") -> ContextPlan | None:
+    def plan(self, draft: str = "", attachments: Sequence[AttachmentInfo] = ()
+             ) -> ContextPlan | None:
         workspace = self.host.workspace
         if workspace.model is None:
             return None
         try:
-            return workspace.context_plan(draft, path=self._path())
+            return workspace.context_plan(draft, path=self._path(), attachments=attachments)
         except TuiChatError:  # the store went away: the figure is not worth a failure
             return None
 
@@ -88,9 +89,11 @@ class ContextStatus:
                                      usage=None, speed_estimated=False, note="")
         self.refresh()
 
-    def before_send(self, text: str, send: Callable[[str], None]) -> None:
-        """Send `text` now if it fits the window; else offer what can be done about it."""
-        plan = self.plan(text)
+    def before_send(self, text: str, send: Callable[[str], None],
+                    attachments: Sequence[AttachmentInfo] = ()) -> None:
+        """Send `text` (with `attachments`) now if it fits the window; else offer what can be
+        done about it."""
+        plan = self.plan(text, attachments)
         if plan is None or plan.state != "over":
             send(text)
             return
@@ -109,7 +112,7 @@ class ContextStatus:
                 self.refresh()
                 send(text)
             elif choice == "model":
-                self.host.choose_model(then=lambda: self.before_send(text, send))
+                self.host.choose_model(then=lambda: self.before_send(text, send, attachments))
 
         self.host.app.push_screen(screen, chosen)
 

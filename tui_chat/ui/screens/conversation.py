@@ -24,7 +24,7 @@ from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
 
 from tui_chat.core.errors import TuiChatError, unexpected_error_sentence
-from tui_chat.core.models import Message, Role
+from tui_chat.core.models import Attachment, Message, Role
 from tui_chat.core.session import (
     SessionEvent,
 )
@@ -33,9 +33,11 @@ from tui_chat.core.text import one_line, sanitize
 from tui_chat.core.workspace import SettingsChange, Workspace
 from tui_chat.ui.advice import sentence
 from tui_chat.ui.messages import ConversationChanged
+from tui_chat.ui.screens.attach_flow import AttachFlow
 from tui_chat.ui.screens.context_status import ContextStatus
 from tui_chat.ui.screens.reply_presenter import ReplyPresenter
 from tui_chat.ui.screens.sidebar_actions import SidebarActions
+from tui_chat.ui.widgets.attachment_list import AttachmentList
 from tui_chat.ui.widgets.conversation_list import ConversationList
 from tui_chat.ui.widgets.message_list import MessageList
 from tui_chat.ui.widgets.message_view import provider_label
@@ -89,6 +91,7 @@ class Exchange:
     kind: str  # "send" | "regenerate" | "edit"
     text: str = ""
     message_id: str | None = None
+    attachments: tuple[Attachment, ...] = ()
 
 
 class ConversationScreen(Screen[None]):
@@ -109,6 +112,8 @@ class ConversationScreen(Screen[None]):
                 tooltip="Select a message to copy, edit or regenerate"),
         Binding("ctrl+b", "toggle_sidebar", "Chats", id="conversation.sidebar",
                 tooltip="Show or hide saved conversations (search with /)"),
+        Binding("ctrl+t", "attach", "Attach", id="conversation.attach",
+                tooltip="Attach a file to the next message (or write @path in it)"),
     ]
 
     def __init__(self, workspace: Workspace) -> None:
@@ -118,6 +123,7 @@ class ConversationScreen(Screen[None]):
         self.editing: Message | None = None
         self.presenter = ReplyPresenter(self)
         self.context_status = ContextStatus(self)
+        self.attach_flow = AttachFlow(self)
         self.sidebar_actions = SidebarActions(self)
         self._first_run_hint = ""
 
@@ -128,6 +134,7 @@ class ConversationScreen(Screen[None]):
         with Horizontal(id="body"), Vertical(id="main"):
             yield Static("", id="empty", markup=False)
             yield MessageList(id="messages")
+            yield AttachmentList(id="attachments")
             yield PromptInput(id="prompt", placeholder="Message (Enter sends, Ctrl+J new line)")
             yield StatusBar(id="status")
         yield Footer()
@@ -217,7 +224,10 @@ class ConversationScreen(Screen[None]):
             self.notify("A reply is still streaming: wait for it, or press Esc to stop it.",
                         markup=False, severity="warning")
             return
-        self.context_status.before_send(event.text, self._send_now)
+        attachments = [] if self.editing is not None else self.attach_flow.collect(event.text)
+        if attachments is None:
+            return  # said why; the prompt and the list stay as they are
+        self.context_status.before_send(event.text, self._send_now, attachments)
 
     def _send_now(self, text: str) -> None:
         self.prompt.remember(text)
@@ -226,7 +236,8 @@ class ConversationScreen(Screen[None]):
             message, self.editing = self.editing, None
             self.start(Exchange("edit", text, message.id))
         else:
-            self.start(Exchange("send", text))
+            self.attach_flow.sent()
+            self.start(Exchange("send", text, attachments=tuple(self.attach_flow.in_flight)))
 
     def start(self, exchange: Exchange) -> None:
         self.run_exchange(exchange)
@@ -282,7 +293,7 @@ class ConversationScreen(Screen[None]):
             return workspace.regenerate()
         if exchange.kind == "edit" and exchange.message_id is not None:
             return workspace.edit_and_resend(exchange.message_id, exchange.text)
-        return workspace.send(exchange.text)
+        return workspace.send(exchange.text, attachments=exchange.attachments)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "llm" and event.state is WorkerState.ERROR:
@@ -374,6 +385,13 @@ class ConversationScreen(Screen[None]):
 
     def action_focus_messages(self) -> None:
         self.message_list.focus()
+
+    def action_attach(self) -> None:
+        self.attach_flow.open_picker()
+
+    @on(AttachmentList.LeaveRequested)
+    def _attachments_left(self) -> None:
+        self.prompt.focus()
 
     @on(MessageList.EditRequested)
     def _edit(self, event: MessageList.EditRequested) -> None:

@@ -25,6 +25,7 @@ from textual.widgets import Static
 from tui_chat.core.models import Message, MessageStatus, Role
 from tui_chat.core.providers import BUILTIN_PROVIDERS
 from tui_chat.core.text import sanitize
+from tui_chat.ui.widgets.attachment_list import folded_attachments
 
 if TYPE_CHECKING:  # Markdown parsing and drawing are imported on first use, not at start-up
     from rich.markdown import Markdown as RichMarkdown
@@ -90,6 +91,7 @@ def render_message(message: Message, *, code_theme: str = "monokai",
     body: list[RenderableType] = []
     if message.role is not Role.ASSISTANT:
         body.append(Text(content))
+        body.extend(folded_attachments(message.attachments))
     elif content.strip():
         body.append(markdown_renderable(content, code_theme))
     return Group(*above, *body, *below)

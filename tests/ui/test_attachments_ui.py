@@ -1,0 +1,183 @@
+"""Attachments in the app, through to the request body the loopback server receives: the
+picker (Ctrl+T, Tab completes), `@path` in the prompt, the list above the prompt (size,
+estimated tokens, each removable), attachments folded in the conversation, and an image
+refused before the request for a text-only model, with a sentence naming it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from tests.fakeprovider import PRICED_MODELS, FakeProvider
+from tests.ui.conftest import (
+    AppFactory,
+    conversation,
+    record_notifications,
+    rendered_text,
+    wait_idle,
+    wait_until,
+)
+from tui_chat.ui.screens.attach_picker import AttachScreen, PathInput
+from tui_chat.ui.widgets.attachment_list import AttachmentList
+from tui_chat.ui.widgets.message_view import MessageView
+
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(24)
+
+
+@pytest.fixture
+def files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A folder to attach from, as the current folder."""
+    folder = tmp_path / "work"
+    (folder / "src").mkdir(parents=True)
+    (folder / "src" / "main.py").write_text("print('hi')\n")
+    (folder / "notes.txt").write_text("remember the milk\n")
+    (folder / "photo.png").write_bytes(PNG)
+    monkeypatch.chdir(folder)
+    return folder
+
+
+def attachments(app: Any) -> AttachmentList:
+    return conversation(app).query_one("#attachments", AttachmentList)
+
+
+def user_content(server: FakeProvider) -> Any:
+    messages = server.requests[-1].body["messages"]
+    return [m for m in messages if m["role"] == "user"][-1]["content"]
+
+
+async def chat_requests(server: FakeProvider) -> int:
+    return sum(1 for r in server.requests if r.path.endswith("/chat/completions"))
+
+
+async def pick(pilot: Pilot[Any], path: str) -> None:
+    """Ctrl+T, type `path`, Enter: the file is listed."""
+    await pilot.press("ctrl+t")
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, AttachScreen))
+    pilot.app.screen.query_one(PathInput).value = path
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: not isinstance(pilot.app.screen, AttachScreen))
+
+
+async def listed_models(app: Any, server: FakeProvider) -> None:
+    server.models_list = PRICED_MODELS
+    await app.workspace.catalog.refresh(app.workspace.provider)
+
+
+async def test_a_picked_file_is_listed_then_goes_as_a_fenced_block_and_shows_folded(
+        make_app: AppFactory, chutes_server: FakeProvider, files: Path) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        assert not attachments(app).display
+        await pick(pilot, "src/main.py")
+        listed = attachments(app)
+        await wait_until(pilot, lambda: listed.display and listed.option_count == 1)
+        shown = rendered_text(listed)
+        assert "src/main.py" in shown and "12 B" in shown
+        assert f"~{listed.attachments[0].tokens:,} tokens" in shown
+        assert conversation(app).prompt.has_focus
+        conversation(app).prompt.load_text("What does this do?")
+        await pilot.press("enter")
+        await wait_idle(pilot)
+        assert user_content(chutes_server) == (
+            "What does this do?\n\nsrc/main.py\n```python\nprint('hi')\n```")
+        assert listed.attachments == [] and not listed.display
+        view = conversation(app).query(MessageView).first()
+        text = rendered_text(view)
+        assert "▶ 📎 src/main.py · 12 B" in text and "print('hi')" not in text
+
+
+async def test_at_path_in_the_prompt_attaches_the_file(
+        make_app: AppFactory, chutes_server: FakeProvider, files: Path) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        conversation(app).prompt.load_text("Summarise @notes.txt please, not @nothing.md")
+        await pilot.press("enter")
+        await wait_idle(pilot)
+        content = user_content(chutes_server)
+        assert content.startswith("Summarise @notes.txt please, not @nothing.md\n\n")
+        assert content.endswith("notes.txt\n```text\nremember the milk\n```")
+        sent = conversation(app).message_list.messages[0]
+        assert [a.name for a in sent.attachments] == ["notes.txt"]
+
+
+async def test_an_image_to_a_text_only_model_is_refused_before_the_request(
+        make_app: AppFactory, chutes_server: FakeProvider, files: Path) -> None:
+    app = make_app(model="fake/small")
+    await listed_models(app, chutes_server)
+    notes = record_notifications(app)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pick(pilot, "photo.png")
+        await wait_until(pilot, lambda: attachments(app).option_count == 1)
+        before = await chat_requests(chutes_server)
+        conversation(app).prompt.load_text("What is in it?")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any(s == "error" for s, _ in notes))
+        await pilot.pause()
+        message = next(m for s, m in notes if s == "error")
+        assert message.startswith("fake/small does not read images, so photo.png")
+        assert await chat_requests(chutes_server) == before
+        assert conversation(app).prompt.text == "What is in it?"
+        assert [a.name for a in attachments(app).attachments] == ["photo.png"]
+        assert not conversation(app).message_list.messages
+
+
+async def test_an_image_goes_as_a_content_part_to_a_model_that_reads_images(
+        make_app: AppFactory, chutes_server: FakeProvider, files: Path) -> None:
+    app = make_app(model="fake/large")
+    await listed_models(app, chutes_server)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pick(pilot, "photo.png")
+        await wait_until(pilot, lambda: attachments(app).option_count == 1)
+        assert "image" in rendered_text(attachments(app))
+        conversation(app).prompt.load_text("What is in it?")
+        await pilot.press("enter")
+        await wait_idle(pilot)
+        text_part, image_part = user_content(chutes_server)
+        assert text_part == {"type": "text", "text": "What is in it?"}
+        assert image_part["type"] == "image_url"
+        assert image_part["image_url"]["url"].startswith("data:image/png;base64,iVBORw0KGgo")
+
+
+async def test_each_listed_attachment_can_be_removed_before_sending(
+        make_app: AppFactory, chutes_server: FakeProvider, files: Path) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pick(pilot, "notes.txt")
+        await pick(pilot, "src/main.py")
+        listed = attachments(app)
+        await wait_until(pilot, lambda: listed.option_count == 2)
+        listed.focus()
+        listed.highlighted = 0
+        await pilot.press("delete")
+        await wait_until(pilot, lambda: listed.option_count == 1)
+        assert [a.name for a in listed.attachments] == ["src/main.py"]
+        await pilot.press("delete")
+        await wait_until(pilot, lambda: not listed.display)
+        assert conversation(app).prompt.has_focus
+        conversation(app).prompt.load_text("nothing attached")
+        await pilot.press("enter")
+        await wait_idle(pilot)
+        assert user_content(chutes_server) == "nothing attached"
+
+
+async def test_tab_in_the_picker_completes_the_path_and_a_missing_file_is_said(
+        make_app: AppFactory, files: Path) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.press("ctrl+t")
+        await wait_until(pilot, lambda: isinstance(app.screen, AttachScreen))
+        path = app.screen.query_one(PathInput)
+        await pilot.press("s", "r", "tab")
+        await wait_until(pilot, lambda: path.value == "src/")
+        await pilot.press("m", "tab")
+        await wait_until(pilot, lambda: path.value == "src/main.py")
+        path.value = "gone.txt"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "There is no file" in rendered_text(app.screen))
+        assert isinstance(app.screen, AttachScreen)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, AttachScreen))
+        assert attachments(app).attachments == []
