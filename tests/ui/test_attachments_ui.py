@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from tests.fakeprovider import PRICED_MODELS, FakeProvider
+from tests.fakeprovider import PRICED_MODELS, FakeProvider, Reply
 from tests.ui.conftest import (
     AppFactory,
     conversation,
@@ -181,3 +181,29 @@ async def test_tab_in_the_picker_completes_the_path_and_a_missing_file_is_said(
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, AttachScreen))
         assert attachments(app).attachments == []
+
+
+async def test_attachments_come_back_when_nothing_arrives_and_only_with_their_own_message(
+        make_app: AppFactory, chutes_server: FakeProvider, files: Path) -> None:
+    app = make_app()
+    notes = record_notifications(app)
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = conversation(app)
+        await pick(pilot, "notes.txt")
+        listed = attachments(app)
+        chutes_server.script(Reply.error(400, {"detail": "Bad request."}))
+        screen.prompt.load_text("first")
+        await pilot.press("enter")
+        await wait_idle(pilot)
+        await wait_until(pilot, lambda: screen.prompt.text == "first")
+        assert [a.name for a in listed.attachments] == ["notes.txt"]
+        screen.prompt.load_text("second")
+        await pilot.press("enter")  # sent with notes.txt, replied
+        await wait_idle(pilot)
+        assert listed.attachments == []
+        errors = sum(1 for s, _ in notes if s == "error")
+        chutes_server.script(Reply.error(400, {"detail": "Bad request."}))
+        await pilot.press("ctrl+r")  # a regenerate that fails: no attachment of its own
+        await wait_until(pilot, lambda: sum(1 for s, _ in notes if s == "error") > errors)
+        await wait_idle(pilot)
+        assert listed.attachments == [] and not listed.display

@@ -21,7 +21,8 @@ class AttachFlow:
     def __init__(self, host: ConversationScreen) -> None:
         self.host = host
         self.in_flight: list[Attachment] = []
-        """The attachments of the message being sent (back in the list if nothing arrives)."""
+        """The attachments of the exchange in progress (back in the list if nothing arrives;
+        none for a regenerate or an edit)."""
 
     @property
     def cwd(self) -> Path:
@@ -68,8 +69,9 @@ class AttachFlow:
             return None
         return attachments
 
-    def sent(self) -> None:
-        self.in_flight = self.listed.take()
+    def take(self) -> list[Attachment]:
+        """The listed attachments, now going with a message (the list is empty after)."""
+        return self.listed.take()
 
     def put_back(self) -> None:
         """Nothing arrived: the message's attachments are listed again."""

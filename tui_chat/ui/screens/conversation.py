@@ -236,8 +236,7 @@ class ConversationScreen(Screen[None]):
             message, self.editing = self.editing, None
             self.start(Exchange("edit", text, message.id))
         else:
-            self.attach_flow.sent()
-            self.start(Exchange("send", text, attachments=tuple(self.attach_flow.in_flight)))
+            self.start(Exchange("send", text, attachments=tuple(self.attach_flow.take())))
 
     def start(self, exchange: Exchange) -> None:
         self.run_exchange(exchange)
@@ -260,6 +259,7 @@ class ConversationScreen(Screen[None]):
             await self.show_messages([])  # the one shown was deleted: a new one starts
         presenter = self.presenter
         presenter.begin(exchange.text)
+        self.attach_flow.in_flight = list(exchange.attachments)
         try:
             # aclosing: stopped between two events (drawing one), the session still saves the
             # reply as interrupted before `stopped()` reads it, not whenever it is collected.
