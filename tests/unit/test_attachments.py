@@ -18,6 +18,7 @@ from tui_chat.core.attachments import (
     MAX_TEXT_BYTES,
     AttachmentError,
     attachment_from,
+    complete_path,
     fenced,
     language_for,
     mentioned_paths,
@@ -91,6 +92,27 @@ def test_at_paths_in_a_prompt_name_existing_files(tmp_path: Path) -> None:
     prompt = "look at @a.py and @docs/b.md, not @missing.txt or me@a.py; again @a.py."
     assert mentioned_paths(prompt, tmp_path) == [("a.py", tmp_path / "a.py"),
                                                  ("docs/b.md", tmp_path / "docs" / "b.md")]
+
+
+def test_tab_completes_a_path_as_far_as_the_files_agree(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path / "src" / "main.py", "x")
+    write(tmp_path / "src" / "make.py", "x")
+    write(tmp_path / ".hidden", "x")
+    write(tmp_path / "notes.txt", "x")
+    assert complete_path("sr", tmp_path) == "src/"
+    assert complete_path("src/m", tmp_path) == "src/ma"
+    assert complete_path("src/mai", tmp_path) == "src/main.py"
+    assert complete_path("src/x", tmp_path) is None
+    assert complete_path("", tmp_path) is None  # notes.txt and src/ agree on nothing
+    assert complete_path(".h", tmp_path) == ".hidden"
+    assert complete_path(f"{tmp_path}/no", tmp_path) == f"{tmp_path}/notes.txt"
+    root = [p for p in Path("/").iterdir() if not p.name.startswith(".")]
+    alone = next(p for p in root if sum(o.name.startswith(p.name) for o in root) == 1)
+    assert complete_path(str(alone), tmp_path) == str(alone) + ("/" if alone.is_dir() else "")
+    monkeypatch.setenv("HOME", str(tmp_path / "src"))
+    assert complete_path("~", tmp_path) == "~/"
+    assert complete_path("~/mai", tmp_path) == "~/main.py"
 
 
 # --- the store -----------------------------------------------------------------------------

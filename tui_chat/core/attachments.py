@@ -216,9 +216,11 @@ def complete_path(written: str, cwd: Path, limit: int = 5000) -> str | None:
     """`written` completed as far as the files in its folder agree (a folder gets its "/"),
     else None: what Tab does in a shell. Hidden files only when asked for with a ".";
     `~` is the home folder."""
-    folder_part, _, stem = written.rpartition("/")
-    shown = folder_part + "/" if "/" in written else ""
-    folder = Path(folder_part or ".").expanduser() if "/" in written else Path(".")
+    if written == "~":
+        return "~/"
+    folder_part, slash, stem = written.rpartition("/")
+    shown = folder_part + slash
+    folder = Path(shown).expanduser() if slash else Path(".")  # "/x": the root's "x"
     if not folder.is_absolute():
         folder = cwd / folder
     try:
