@@ -149,8 +149,8 @@ async def test_each_listed_attachment_can_be_removed_before_sending(
         await pick(pilot, "src/main.py")
         listed = attachments(app)
         await wait_until(pilot, lambda: listed.option_count == 2)
-        listed.focus()
-        listed.highlighted = 0
+        await pilot.press("shift+tab")  # from the prompt to the list, the first highlighted
+        await wait_until(pilot, lambda: listed.has_focus)
         await pilot.press("delete")
         await wait_until(pilot, lambda: listed.option_count == 1)
         assert [a.name for a in listed.attachments] == ["src/main.py"]
@@ -207,3 +207,19 @@ async def test_attachments_come_back_when_nothing_arrives_and_only_with_their_ow
         await wait_until(pilot, lambda: sum(1 for s, _ in notes if s == "error") > errors)
         await wait_idle(pilot)
         assert listed.attachments == [] and not listed.display
+
+
+async def test_the_context_on_the_status_line_counts_the_listed_attachments(
+        make_app: AppFactory, chutes_server: FakeProvider, files: Path) -> None:
+    app = make_app(model="fake/small")
+    await listed_models(app, chutes_server)
+    (files / "big.txt").write_text("many words in this file " * 360)
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = conversation(app)
+        assert screen.status.info.context == ""
+        await pick(pilot, "big.txt")
+        await wait_until(pilot, lambda: screen.status.info.context.endswith("%)"))
+        assert " / 2.0k ctx" in screen.status.info.context and screen.status.info.context_warning
+        attachments(app).focus()
+        await pilot.press("delete")
+        await wait_until(pilot, lambda: screen.status.info.context == "")

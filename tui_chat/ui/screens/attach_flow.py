@@ -34,6 +34,16 @@ class AttachFlow:
 
         return self.host.query_one("#attachments", AttachmentList)
 
+    @property
+    def pending(self) -> list[Attachment]:
+        """The attachments listed for the next message (none before the screen is built)."""
+        from textual.css.query import NoMatches
+
+        try:
+            return list(self.listed.attachments)
+        except NoMatches:
+            return []
+
     def open_picker(self) -> None:
         from tui_chat.ui.screens.attach_picker import AttachScreen
 

@@ -61,11 +61,13 @@ class ContextStatus:
             return None
 
     def refresh(self) -> None:
-        """The status line's context and cost from the conversation as it stands; the
-        messages before the context's start marked as left out."""
+        """The status line's context and cost from the conversation as it stands, with the
+        attachments listed for the next message; the messages before the context's start
+        marked as left out."""
         workspace = self.host.workspace
         self.host.message_list.set_context_from(workspace.session.conversation.context_from)
-        plan = self.plan() if self.host.message_list.messages else None
+        listed = self.host.attach_flow.pending
+        plan = self.plan(attachments=listed) if self.host.message_list.messages or listed else None
         context, warning = "", False
         if plan is not None:
             context, warning = context_text(plan.use), plan.state != "fits"

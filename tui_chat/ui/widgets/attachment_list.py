@@ -84,6 +84,10 @@ class AttachmentList(OptionList):
         self.set_class(not self.attachments, "-empty")
         self.post_message(self.Changed())
 
+    def on_focus(self) -> None:
+        if self.highlighted is None and self.attachments:  # Del works at once
+            self.highlighted = 0
+
     def action_remove(self) -> None:
         index = self.highlighted
         if index is None or not 0 <= index < len(self.attachments):
