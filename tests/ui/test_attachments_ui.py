@@ -21,6 +21,7 @@ from tests.ui.conftest import (
     wait_until,
 )
 from tui_chat.ui.screens.attach_picker import AttachScreen, PathInput
+from tui_chat.ui.screens.help import collect_key_help
 from tui_chat.ui.widgets.attachment_list import AttachmentList
 from tui_chat.ui.widgets.message_view import MessageView
 
@@ -223,3 +224,35 @@ async def test_the_context_on_the_status_line_counts_the_listed_attachments(
         attachments(app).focus()
         await pilot.press("delete")
         await wait_until(pilot, lambda: screen.status.info.context == "")
+
+
+async def test_tab_after_at_in_the_prompt_completes_the_path(
+        make_app: AppFactory, chutes_server: FakeProvider, files: Path) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        prompt = conversation(app).prompt
+        prompt.load_text("Look at @s")
+        prompt.move_cursor(prompt.document.end)
+        await pilot.press("tab")
+        await wait_until(pilot, lambda: prompt.text == "Look at @src/")
+        await pilot.press("m", "tab")
+        await wait_until(pilot, lambda: prompt.text == "Look at @src/main.py")
+        await pilot.press("tab")  # nothing more to complete: the focus stays
+        await pilot.pause()
+        assert prompt.has_focus and prompt.text == "Look at @src/main.py"
+        await pilot.press("enter")
+        await wait_idle(pilot)
+        assert user_content(chutes_server).endswith("src/main.py\n```python\nprint('hi')\n```")
+        prompt.load_text("no mention")
+        await pilot.press("tab")  # Tab elsewhere moves the focus on, as before
+        await wait_until(pilot, lambda: not prompt.has_focus)
+
+
+async def test_the_help_lists_the_attach_keys(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        rows = {row.description: row.keys for row in collect_key_help(app, conversation(app))}
+        assert rows["Attach"] == "Ctrl+T"
+        assert rows["Remove"].startswith("Del")
+        assert rows["Complete the path after @ (an @path attaches the file)"] == "Tab"

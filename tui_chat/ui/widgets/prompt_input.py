@@ -3,13 +3,22 @@
 TextArea inserts a newline on plain Enter and swallows the key, so a binding on `enter` would
 never fire: `_on_key` handles Enter and Ctrl+J itself (see TEXTUAL_NOTES.md). Shift+Enter
 also inserts a newline in terminals that report it (kitty keyboard protocol).
+Tab after `@path` completes the path (as far as the files agree; the current folder's);
+anywhere else Tab moves the focus on.
 """
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from textual import events
 from textual.message import Message as TextualMessage
 from textual.widgets import TextArea
+
+from tui_chat.core.attachments import complete_path
+
+_MENTION_BEFORE_CURSOR = re.compile(r"(?:^|(?<=\s))@(\S*)$")
 
 
 class PromptInput(TextArea):
@@ -66,8 +75,27 @@ class PromptInput(TextArea):
             event.prevent_default()
             self.recall(1)
             return
+        if event.key == "tab" and self._complete_mention():
+            event.stop()
+            event.prevent_default()
+            return
         self._recall_index = None
         await super()._on_key(event)
+
+    def _complete_mention(self) -> bool:
+        """Complete the `@path` just before the cursor; False when there is none there (Tab
+        then moves the focus). With nothing to add, the bell: the focus stays."""
+        row, column = self.cursor_location
+        mention = _MENTION_BEFORE_CURSOR.search(self.document.get_line(row)[:column])
+        if mention is None or self.selection.start != self.selection.end:
+            return False
+        written = mention.group(1)
+        completed = complete_path(written, Path.cwd())
+        if completed is None or completed == written:
+            self.app.bell()
+        else:
+            self.insert(completed[len(written):])
+        return True
 
     def _can_recall(self) -> bool:
         if not self.prompt_history:
