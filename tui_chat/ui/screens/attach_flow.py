@@ -74,8 +74,8 @@ class AttachFlow:
         attachments = list(self.listed.attachments)
         try:
             self.host.workspace.check_attachments(attachments)
-        except TuiChatError as error:
-            self._say(error.message)
+        except TuiChatError as error:  # listed, but not for this model: the message waits
+            self._say(error.message, title="Not sent")
             return None
         return attachments
 
@@ -89,6 +89,5 @@ class AttachFlow:
             self.listed.put_back(self.in_flight)
             self.in_flight = []
 
-    def _say(self, sentence: str) -> None:
-        self.host.notify(sentence, title="Not attached", severity="error", markup=False,
-                         timeout=10)
+    def _say(self, sentence: str, title: str = "Not attached") -> None:
+        self.host.notify(sentence, title=title, severity="error", markup=False, timeout=10)
