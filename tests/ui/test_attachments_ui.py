@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import DirectoryTree
 
 from tests.fakeprovider import PRICED_MODELS, FakeProvider, Reply
 from tests.ui.conftest import (
@@ -175,6 +176,9 @@ async def test_tab_in_the_picker_completes_the_path_and_a_missing_file_is_said(
         await wait_until(pilot, lambda: path.value == "src/")
         await pilot.press("m", "tab")
         await wait_until(pilot, lambda: path.value == "src/main.py")
+        await pilot.press("tab")  # nothing more to complete: on to the tree
+        await wait_until(pilot, lambda: app.screen.query_one(DirectoryTree).has_focus)
+        path.focus()
         path.value = "gone.txt"
         await pilot.press("enter")
         await wait_until(pilot, lambda: "There is no file" in rendered_text(app.screen))
@@ -256,3 +260,20 @@ async def test_the_help_lists_the_attach_keys(make_app: AppFactory) -> None:
         assert rows["Attach"] == "Ctrl+T"
         assert rows["Remove"].startswith("Del")
         assert rows["Complete the path after @ (an @path attaches the file)"] == "Tab"
+
+
+async def test_a_file_chosen_in_the_picker_tree_is_listed(
+        make_app: AppFactory, files: Path) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.press("ctrl+t")
+        await wait_until(pilot, lambda: isinstance(app.screen, AttachScreen))
+        tree = app.screen.query_one(DirectoryTree)
+        await wait_until(pilot, lambda: len(tree.root.children) == 3)  # src/, notes.txt, photo
+        await pilot.press("tab")
+        await wait_until(pilot, lambda: tree.has_focus)
+        notes = next(n for n in tree.root.children if str(n.label) == "notes.txt")
+        tree.move_cursor(notes)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: not isinstance(app.screen, AttachScreen))
+        assert [a.name for a in attachments(app).attachments] == ["notes.txt"]

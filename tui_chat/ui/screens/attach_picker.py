@@ -17,7 +17,8 @@ from tui_chat.core.attachments import complete_path
 
 
 class PathInput(Input):
-    """An input whose Tab completes the path typed so far."""
+    """An input whose Tab completes the path typed so far (or, with nothing to complete,
+    moves on to the tree)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("tab", "complete", "Complete", id="attach.complete", show=False,
@@ -29,10 +30,13 @@ class PathInput(Input):
         self.cwd = cwd
 
     def action_complete(self) -> None:
-        completed = complete_path(self.value, self.cwd)
-        if completed is not None:
-            self.value = completed
-            self.cursor_position = len(completed)
+        """Complete the path; with nothing to add, Tab goes on to the tree, as Tab does."""
+        completed = complete_path(self.value, self.cwd) if self.value else None
+        if completed is None or completed == self.value:
+            self.screen.focus_next()
+            return
+        self.value = completed
+        self.cursor_position = len(completed)
 
 
 class AttachScreen(ModalScreen[str | None]):
