@@ -75,7 +75,7 @@ async def test_a_picked_file_is_listed_then_goes_as_a_fenced_block_and_shows_fol
         assert not attachments(app).display
         await pick(pilot, "src/main.py")
         listed = attachments(app)
-        await wait_until(pilot, lambda: listed.display and listed.option_count == 1)
+        await wait_until(pilot, lambda: "src/main.py" in rendered_text(listed))  # laid out
         shown = rendered_text(listed)
         assert "src/main.py" in shown and "12 B" in shown
         assert f"~{listed.attachments[0].tokens:,} tokens" in shown
@@ -87,8 +87,8 @@ async def test_a_picked_file_is_listed_then_goes_as_a_fenced_block_and_shows_fol
             "What does this do?\n\nsrc/main.py\n```python\nprint('hi')\n```")
         assert listed.attachments == [] and not listed.display
         view = conversation(app).query(MessageView).first()
-        text = rendered_text(view)
-        assert "▶ 📎 src/main.py · 12 B" in text and "print('hi')" not in text
+        await wait_until(pilot, lambda: "▶ 📎 src/main.py · 12 B" in rendered_text(view))
+        assert "print('hi')" not in rendered_text(view)
 
 
 async def test_at_path_in_the_prompt_attaches_the_file(
@@ -132,8 +132,8 @@ async def test_an_image_goes_as_a_content_part_to_a_model_that_reads_images(
     await listed_models(app, chutes_server)
     async with app.run_test(size=(120, 30)) as pilot:
         await pick(pilot, "photo.png")
-        await wait_until(pilot, lambda: attachments(app).option_count == 1)
-        assert "image" in rendered_text(attachments(app))
+        await wait_until(pilot, lambda: "photo.png · 32 B · image" in rendered_text(
+            attachments(app)))
         conversation(app).prompt.load_text("What is in it?")
         await pilot.press("enter")
         await wait_idle(pilot)
