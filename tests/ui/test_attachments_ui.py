@@ -239,14 +239,18 @@ async def test_tab_after_at_in_the_prompt_completes_the_path(
         prompt.move_cursor(prompt.document.end)
         await pilot.press("tab")
         await wait_until(pilot, lambda: prompt.text == "Look at @src/")
+        assert attachments(app).attachments == []  # a folder is not attached
         await pilot.press("m", "tab")
         await wait_until(pilot, lambda: prompt.text == "Look at @src/main.py")
+        listed = attachments(app)  # a whole file name: listed before sending, with its size
+        await wait_until(pilot, lambda: "src/main.py · 12 B" in rendered_text(listed))
         await pilot.press("tab")  # nothing more to complete: the focus stays
         await pilot.pause()
         assert prompt.has_focus and prompt.text == "Look at @src/main.py"
         await pilot.press("enter")
         await wait_idle(pilot)
-        assert user_content(chutes_server).endswith("src/main.py\n```python\nprint('hi')\n```")
+        assert user_content(chutes_server) == (  # once, though listed and written
+            "Look at @src/main.py\n\nsrc/main.py\n```python\nprint('hi')\n```")
         prompt.load_text("no mention")
         await pilot.press("tab")  # Tab elsewhere moves the focus on, as before
         await wait_until(pilot, lambda: not prompt.has_focus)

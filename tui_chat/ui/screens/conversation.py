@@ -389,6 +389,10 @@ class ConversationScreen(Screen[None]):
     def action_attach(self) -> None:
         self.attach_flow.open_picker()
 
+    @on(PromptInput.AttachRequested)
+    def _attach_mentioned(self, event: PromptInput.AttachRequested) -> None:
+        self.attach_flow.attach(event.path)
+
     @on(AttachmentList.Changed)
     def _attachments_changed(self) -> None:
         self.context_status.refresh()  # the context counts what is listed for the next message

@@ -3,8 +3,8 @@
 TextArea inserts a newline on plain Enter and swallows the key, so a binding on `enter` would
 never fire: `_on_key` handles Enter and Ctrl+J itself (see TEXTUAL_NOTES.md). Shift+Enter
 also inserts a newline in terminals that report it (kitty keyboard protocol).
-Tab after `@path` completes the path (as far as the files agree; the current folder's);
-anywhere else Tab moves the focus on.
+Tab after `@path` completes the path (as far as the files agree; the current folder's), and
+asks for a file it completes to be attached; anywhere else Tab moves the focus on.
 """
 
 from __future__ import annotations
@@ -34,6 +34,13 @@ class PromptInput(TextArea):
     }
     PromptInput:focus { border: tall $primary; }
     """
+
+    class AttachRequested(TextualMessage):
+        """Tab completed `@path` to a file: it may be listed for the next message."""
+
+        def __init__(self, path: str) -> None:
+            super().__init__()
+            self.path = path
 
     class Submitted(TextualMessage):
         """The user pressed Enter with some text in the prompt."""
@@ -95,6 +102,8 @@ class PromptInput(TextArea):
             self.app.bell()
         else:
             self.insert(completed[len(written):])
+            if not completed.endswith("/"):  # a whole file name: listed now, with its size
+                self.post_message(self.AttachRequested(completed))
         return True
 
     def _can_recall(self) -> bool:
