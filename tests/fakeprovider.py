@@ -12,6 +12,7 @@ import argparse
 import collections
 import contextlib
 import json
+import math
 import select
 import socket
 import ssl
@@ -54,6 +55,27 @@ def chunk(
     }
 
 
+def fake_tokens(text: str) -> int:
+    """The fake provider's tokenizer: four ASCII characters make a token, any other character
+    one token by itself (as Indic scripts cost with most tokenizers)."""
+    ascii_chars = sum(1 for char in text if char.isascii())
+    return math.ceil(ascii_chars / 4) + len(text) - ascii_chars
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, list):  # content parts: the text parts
+        return "".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return str(content or "")
+
+
+def counted_prompt(request: dict[str, Any]) -> int:
+    """The prompt tokens of a request as the fake counts them: 4 per message, 3 per request,
+    and `fake_tokens` of each message's text."""
+    messages = request.get("messages") or []
+    return 3 + sum(4 + fake_tokens(_content_text(m.get("content"))) for m in messages
+                   if isinstance(m, dict))
+
+
 def usage_chunk(prompt: int = 12, completion: int = 34, model: str = "m") -> dict[str, Any]:
     """Chutes ends every stream with a usage chunk whose choices is []."""
     return {
@@ -80,14 +102,16 @@ def stream_of(
     finish_reason: str | None = "stop",
     usage: bool = True,
     done: bool = True,
+    tokens: tuple[int, int] = (12, 34),
 ) -> list[bytes]:
-    """The SSE frames of a complete reply made of `pieces`."""
+    """The SSE frames of a complete reply made of `pieces`; `usage` (Chutes only, as Chutes
+    always sends it) reports `tokens`: (prompt, completion)."""
     frames = [sse(chunk("", role="assistant", model=model, flavour=flavour))]
     frames += [sse(chunk(piece, model=model, flavour=flavour)) for piece in pieces]
     if finish_reason is not None:
         frames.append(sse(chunk(model=model, finish_reason=finish_reason, flavour=flavour)))
     if usage and flavour == "chutes":
-        frames.append(sse(usage_chunk(model=model)))
+        frames.append(sse(usage_chunk(*tokens, model=model)))
     if done:
         frames.append(DONE)
     return frames
@@ -129,14 +153,24 @@ class Recorded:
     body: Any
 
 
-def echo_reply(request: dict[str, Any], flavour: str) -> Reply:
+def echo_reply(request: dict[str, Any], flavour: str, *, counted: bool = False) -> Reply:
+    """"Hello! You said: …" in words; `counted`: its usage is what the fake counts for this
+    request (`counted_prompt`, `fake_tokens` of the reply), reported on a Chutes stream and on
+    any stream that asked for it (`stream_options.include_usage`)."""
     messages = request.get("messages") or [{}]
-    last = str(messages[-1].get("content", ""))
+    last = _content_text(messages[-1].get("content", ""))
     model = str(request.get("model", "m"))
     text = f"Hello! You said: {last}"
     pieces = [word + " " for word in text.split(" ")]
     pieces[-1] = pieces[-1].rstrip()
-    return Reply(stream_of(pieces, model=model, flavour=flavour), delay=0.01)
+    if not counted:
+        return Reply(stream_of(pieces, model=model, flavour=flavour), delay=0.01)
+    frames = stream_of(pieces, model=model, flavour=flavour, usage=False)
+    asked = bool((request.get("stream_options") or {}).get("include_usage"))
+    if flavour == "chutes" or asked:
+        frames.insert(-1, sse(usage_chunk(counted_prompt(request), fake_tokens(text),
+                                          model=model)))
+    return Reply(frames)
 
 
 def scenario_for(model: str, request: dict[str, Any], flavour: str) -> Reply:
@@ -184,6 +218,22 @@ MODELS_LIST = {
 }
 
 
+PRICED_MODELS = {
+    "object": "list",
+    "data": [
+        {"id": "fake/small", "object": "model", "context_length": 2048,
+         "max_model_len": 2048, "pricing": {"prompt": "0.5", "completion": "2"},
+         "input_modalities": ["text"]},
+        {"id": "fake/large", "object": "model", "context_length": 131072,
+         "price": {"input": {"tao": 0.001, "usd": 0.25}, "output": {"tao": 0.004, "usd": 1.0}},
+         "input_modalities": ["text", "image"]},
+        {"id": "fake/unpriced", "object": "model", "context_length": "32768"},
+    ],
+}
+"""Models with windows, prices (in both of Chutes' spellings) and input modalities, for
+`FakeProvider.models_list`."""
+
+
 class _QuietServer(ThreadingHTTPServer):
     tls: ssl.SSLContext | None = None
 
@@ -209,6 +259,15 @@ class FakeProvider:
         self.flavour = flavour
         self.prefix = prefix
         self.requests: list[Recorded] = []
+        self.models_list: dict[str, Any] = MODELS_LIST
+        """What GET /models answers (Chutes flavour)."""
+        self.count_usage = False
+        """Echo replies report the usage the fake counts for their request (`echo_reply`)."""
+        self.reject_stream_options = False
+        """A request with `stream_options` gets a 400, as from a server that does not know it."""
+        self.windows: dict[str, int] = {}
+        """Model -> its window: a request whose prompt (as the fake counts it) and
+        `max_tokens` do not fit, or whose `max_tokens` is the window itself, gets a 400."""
         self._queue: collections.deque[Reply] = collections.deque()
         self._lock = threading.Lock()
         self.open_connections = 0
@@ -234,10 +293,30 @@ class FakeProvider:
             self._queue.clear()
 
     def next_reply(self, request: dict[str, Any]) -> Reply:
+        refused = self._refusal(request)
+        if refused is not None:
+            return refused
         with self._lock:
             if self._queue:
                 return self._queue.popleft()
+        if self.count_usage and not str(request.get("model", "")).startswith(
+                ("fault/", "slow/", "bench/")):
+            return echo_reply(request, self.flavour, counted=True)
         return scenario_for(str(request.get("model", "")), request, self.flavour)
+
+    def _refusal(self, request: dict[str, Any]) -> Reply | None:
+        if self.reject_stream_options and "stream_options" in request:
+            return Reply.error(400, {"detail": "Unknown parameter: stream_options"})
+        window = self.windows.get(str(request.get("model", "")))
+        max_tokens = request.get("max_tokens")
+        if window is not None and isinstance(max_tokens, int):
+            prompt = counted_prompt(request)
+            if max_tokens >= window or prompt + max_tokens > window:
+                return Reply.error(400, {"detail": (
+                    f"This model's maximum context length is {window} tokens. However, you "
+                    f"requested {prompt + max_tokens} tokens ({prompt} in the messages, "
+                    f"{max_tokens} in the completion).")})
+        return None
 
     def wait_for_idle(self, timeout: float = 5.0) -> bool:
         """True once no response is being written (used to assert nothing leaked)."""
@@ -278,7 +357,8 @@ class FakeProvider:
             def do_GET(self) -> None:
                 self._record(None)
                 if self.path == f"{server.prefix}/models" and server.flavour == "chutes":
-                    self._send_body(200, "application/json", json.dumps(MODELS_LIST).encode())
+                    self._send_body(200, "application/json",
+                                    json.dumps(server.models_list).encode())
                 else:
                     self._send_body(404, "application/json",
                                     json.dumps({"detail": "Not Found"}).encode())

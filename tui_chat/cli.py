@@ -61,6 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("-e", "--editor", action="store_true",
                      help="write the prompt in $VISUAL or $EDITOR first (PROMPT, if given, is "
                      "the text it starts with); what is saved there is sent")
+    ask.add_argument("-a", "--attach", action="append", default=[], metavar="FILE",
+                     help="attach a text file (sent as a fenced block) or an image (PNG, "
+                     "JPEG, WebP, GIF; for models that read images); repeatable")
     _add_conversation_options(ask, "ask_")
 
     models = commands.add_parser("models", help="list the models of one or every provider",

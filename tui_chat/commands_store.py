@@ -1,4 +1,4 @@
-"""The store's commands: history, show, search, export, import, rm, rename.
+"""The store's commands: history, show, search, export, import, rm, rename, usage.
 
 Text that came from models, providers or imported files is sanitized before it reaches a
 terminal. Markdown (`show`, `export --format markdown`) is always sanitized, since it is meant
@@ -11,26 +11,30 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from tui_chat.core.context import short_tokens
+from tui_chat.core.costs import cost_text
 from tui_chat.core.errors import ExitCode, UsageError
 from tui_chat.core.export_files import write_export
 from tui_chat.core.models import SearchHit
 from tui_chat.core.store import Store
+from tui_chat.core.store_usage import Spent
 from tui_chat.core.text import cleaner_for, one_line
 
 PROG = "tui-chat"
 SHORT_ID = 8
 BOLD, RESET = "\x1b[1m", "\x1b[0m"
-STORE_COMMANDS = ("history", "show", "search", "export", "import", "rm", "rename")
+STORE_COMMANDS = ("history", "show", "search", "export", "import", "rm", "rename", "usage")
 
 
 def add_store_commands(commands: Any) -> None:
     """Add the store's subcommands to an argparse subparsers object."""
     history = commands.add_parser("history", help="list saved conversations, newest first",
                                   description="List saved conversations, newest first: id, "
-                                  "last update, model, title.")
+                                  "last update, model, tokens and cost, title.")
     history.add_argument("-n", "--limit", type=int, default=20,
                          help="how many to list (default 20)")
     show = commands.add_parser("show", help="print one conversation",
@@ -70,6 +74,11 @@ def add_store_commands(commands: Any) -> None:
     rename = commands.add_parser("rename", help="rename a conversation")
     rename.add_argument("id", help="conversation id, or a unique prefix of it")
     rename.add_argument("title", nargs="+", help="the new title")
+    usage = commands.add_parser("usage", help="tokens and cost per day and model",
+                                description="Tokens and cost of the replies of the last days, "
+                                "per day and per provider and model, newest first.")
+    usage.add_argument("--days", type=int, default=30,
+                       help="how many days back, today included (default 30)")
 
 
 def run_store_command(args: argparse.Namespace, store: Store, *, stdout: TextIO | None = None,
@@ -78,7 +87,7 @@ def run_store_command(args: argparse.Namespace, store: Store, *, stdout: TextIO 
     out, err = stdout or sys.stdout, stderr or sys.stderr
     handlers: dict[str, Callable[..., int]] = {
         "history": _history, "show": _show, "search": _search, "export": _export,
-        "import": _import, "rm": _rm, "rename": _rename,
+        "import": _import, "rm": _rm, "rename": _rename, "usage": _usage,
     }
     if store.notice:
         print(f"{PROG}: {store.notice}", file=err)
@@ -96,11 +105,61 @@ def _history(store: Store, args: argparse.Namespace, out: TextIO, err: TextIO,
         return int(ExitCode.OK)
     models = [one_line(_model(r.provider, r.model), 40) for r in rows]
     width = max(len(m) for m in models)
+    spent = store.spent_by_conversation([row.id for row in rows])
     for row, model in zip(rows, models, strict=True):
         when = row.updated.astimezone().strftime("%Y-%m-%d %H:%M")
-        print(f"{row.id[:SHORT_ID]}  {when}  {model:<{width}}  {one_line(row.title, 80)}",
-              file=out)
+        figures = spent.get(row.id)
+        tokens = f"{short_tokens(figures.tokens)} tok" if figures else "-"
+        cost = _cost(figures) if figures else "-"
+        print(f"{row.id[:SHORT_ID]}  {when}  {model:<{width}}  {tokens:>9}  {cost:>14}  "
+              f"{one_line(row.title, 80)}", file=out)
     return int(ExitCode.OK)
+
+
+def _cost(spent: Spent) -> str:
+    """A cost with its unit; "-" when no reply was priced, "+" when some were not."""
+    if spent.cost_usd is None:
+        return "-"
+    return cost_text(spent.cost_usd) + ("+" if spent.unpriced else "")
+
+
+def _usage(store: Store, args: argparse.Namespace, out: TextIO, err: TextIO,
+           _in: TextIO) -> int:
+    if args.days < 1:
+        raise UsageError("--days must be at least 1.")
+    rows = store.usage_by_day(args.days, datetime.now(UTC))
+    since = "today" if args.days == 1 else f"the last {args.days} days"
+    if not rows:
+        print(f"{PROG}: no reply with token usage in {since}.", file=err)
+        return int(ExitCode.OK)
+    table = [("day", "provider/model", "replies", "input", "output", "cost")]
+    for row in rows:
+        table.append((row.day, one_line(_model(row.provider, row.model), 50),
+                      str(row.spent.replies), f"{row.spent.prompt_tokens:,}",
+                      f"{row.spent.completion_tokens:,}", _cost(row.spent)))
+    total = _total([row.spent for row in rows])
+    table.append(("total", "", str(total.replies), f"{total.prompt_tokens:,}",
+                  f"{total.completion_tokens:,}", _cost(total)))
+    widths = [max(len(line[i]) for line in table) for i in range(6)]
+    for line in table:
+        left = f"{line[0]:<{widths[0]}}  {line[1]:<{widths[1]}}"
+        right = "  ".join(f"{cell:>{width}}" for cell, width in zip(line[2:], widths[2:],
+                                                                     strict=True))
+        print(f"{left}  {right}".rstrip(), file=out)
+    if total.unpriced:
+        print(f"{total.unpriced} repl{'y' if total.unpriced == 1 else 'ies'} had no known price "
+              "(\"+\" marks a cost without them); set input_price and output_price under "
+              "[models.\"provider:model-id\"] in config.toml to price a model.", file=out)
+    return int(ExitCode.OK)
+
+
+def _total(rows: list[Spent]) -> Spent:
+    costs = [row.cost_usd for row in rows if row.cost_usd is not None]
+    return Spent(replies=sum(r.replies for r in rows),
+                 prompt_tokens=sum(r.prompt_tokens for r in rows),
+                 completion_tokens=sum(r.completion_tokens for r in rows),
+                 cost_usd=sum(costs) if costs else None,
+                 unpriced=sum(r.unpriced for r in rows))
 
 
 def _model(provider: str | None, model: str | None) -> str:

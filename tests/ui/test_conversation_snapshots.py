@@ -83,6 +83,7 @@ def comparing(chutes: FakeProvider, sutra: FakeProvider) -> Callable[[Pilot[Any]
 
     async def run(pilot: Pilot[Any]) -> None:
         from tui_chat.ui.widgets.compare_view import CompareView
+        from tui_chat.ui.widgets.reply_view import ReplyView
 
         screen = conversation(pilot.app)
         screen.prompt.cursor_blink = False
@@ -91,7 +92,11 @@ def comparing(chutes: FakeProvider, sutra: FakeProvider) -> Callable[[Pilot[Any]
         screen.prompt.load_text(COMPARE_PROMPT)
         screen.prompt.submit()
         await wait_until(pilot, lambda: bool(screen.query(CompareView)))
-        await wait_until(pilot, lambda: not screen.streaming)
+        view = screen.query_one(CompareView)
+        # Ended, and each column's live reply swapped for its finished view (the live one is
+        # taller, rounded up to its row block: a shot taken between the two drew its rows).
+        await wait_until(pilot, lambda: not screen.streaming and not view.query(ReplyView)
+                         and all(column.message is not None for column in view.columns))
         await pilot.pause()
 
     return run

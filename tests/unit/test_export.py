@@ -98,11 +98,12 @@ def test_json_document_is_the_documented_format(source: Store) -> None:
     first = document["conversations"][0]
     assert set(first) == {"id", "title", "created", "updated", "provider", "model",
                           "system_prompt", "parameters", "pinned", "archived", "messages",
-                          "forked_from", "forked_from_message", "active_root_id"}
+                          "forked_from", "forked_from_message", "active_root_id",
+                          "context_from"}
     assert set(first["messages"][0]) == {
         "id", "role", "content", "reasoning", "provider", "model", "status", "error",
         "finish_reason", "usage", "time_to_first_token", "tokens_per_second", "created",
-        "parent_id", "partial_in_context", "active_child_id"}
+        "parent_id", "partial_in_context", "active_child_id", "attachments"}
     assert first["parameters"]["stop"] == ["END", "\n\n"]
     assert "temperature" in first["parameters"]
     assert "temperature" not in document["conversations"][1]["parameters"]

@@ -23,6 +23,8 @@ def advice(error: TuiChatError) -> str:
         return f"Pass -m MODEL, or set default_model under {section} in config.toml."
     if error.hint is Hint.TIMEOUT:
         return "Try again, or raise the timeout with --timeout."
+    if error.hint is Hint.CONTEXT:
+        return "Start a new conversation, or pass -m with a model that has a larger window."
     return ""
 
 

@@ -49,7 +49,7 @@ def build_services(context: Context | None = None, *, provider: str | None = Non
     try:
         return AppServices.create(settings, store, config_path=context.config_path,
                                   env=context.env, config_notice=notice, provider=provider,
-                                  model=model)
+                                  model=model, list_models_at_start=True)
     except BaseException:
         store.close()
         raise

@@ -14,10 +14,12 @@ import contextlib
 import signal
 import sys
 from collections.abc import AsyncIterator, Iterator, Mapping
+from pathlib import Path
 from typing import TextIO
 
 from tui_chat.commands.advice import sentence
 from tui_chat.commands.context import Context
+from tui_chat.core.attachments import read_attachment
 from tui_chat.core.config import Settings
 from tui_chat.core.errors import ExitCode, TuiChatError, UsageError
 from tui_chat.core.events import ContentDelta, FinishReason, ReasoningDelta, RetryScheduled
@@ -117,6 +119,10 @@ async def _ask(args: argparse.Namespace, context: Context) -> int:
             parameters = _parameters(args, workspace.session.conversation.parameters)
             if args.system is not None:
                 workspace.session.set_system_prompt(args.system)
+            if len(models) > 1 and args.attach:
+                raise UsageError("Attachments go to one model at a time: leave out -a, or "
+                                 "compare without them.")
+            files = [read_attachment(Path(name), name) for name in args.attach]
             if prompt is None:  # -e: after the checks above, so no writing is wasted on them
                 prompt = prompt_from_editor(args.prompt, context.env)
             if len(models) > 1:
@@ -124,7 +130,8 @@ async def _ask(args: argparse.Namespace, context: Context) -> int:
 
                 return await print_compare(workspace.compare(prompt, parameters), models,
                                            args.show_reasoning)
-            return await print_stream(workspace.send(prompt, parameters), args.show_reasoning)
+            return await print_stream(workspace.send(prompt, parameters, files),
+                                      args.show_reasoning)
         finally:
             await workspace.aclose()
 
@@ -182,8 +189,10 @@ def _store_for(args: argparse.Namespace, context: Context) -> Iterator[Store]:
         if _continues(args):
             with context.open_store() as store:
                 conversation = _resolve(store, args)
-                scratch.import_conversation(store.get_conversation(conversation),
-                                            store.get_messages(conversation))
+                messages = store.get_messages(conversation)
+                scratch.import_conversation(store.get_conversation(conversation), messages,
+                                            store.attachments_of(m.id for m in messages
+                                                                 if m.attachments))
         yield scratch
 
 

@@ -12,6 +12,7 @@ U+FFFD, the replacement character.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import msgspec
@@ -130,17 +131,65 @@ def message_from_json(data: object) -> str | None:
 
 
 def model_info_from(provider: str, entry: object) -> ModelInfo | None:
+    """A /models entry as a ModelInfo; every field but `id` is optional and may be spelled
+    several ways (numbers may be strings). Prices are USD per million tokens, as Chutes lists
+    them: `pricing: {prompt, completion}`, or `price: {input: {usd}, output: {usd}}`."""
     if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
         return None
     context = entry.get("context_length") or entry.get("max_model_len")
-    try:
-        context_length = int(context) if context is not None else None
-    except (TypeError, ValueError):
-        context_length = None
+    context_length = _count(context)
+    pricing = entry.get("pricing") or entry.get("price")
+    input_price, output_price = prices_from(pricing)
     return ModelInfo(
-        id=entry["id"], provider=provider,
-        context_length=context_length, price=price_text(entry.get("pricing") or entry.get("price")),
+        id=entry["id"], provider=provider, context_length=context_length,
+        price=price_text(pricing), input_price=input_price, output_price=output_price,
+        input_modalities=_modalities(entry),
     )
+
+
+def _count(value: object) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    try:
+        number = int(value)
+    except (ValueError, OverflowError):
+        return None
+    return number if number > 0 else None
+
+
+def _usd(value: object) -> float | None:
+    """A price: a number, a numeric string, or {"usd": …}; None for anything else."""
+    if isinstance(value, dict):
+        value = value.get("usd")
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) and number >= 0 else None
+
+
+def prices_from(pricing: object) -> tuple[float | None, float | None]:
+    """(input, output) USD per million tokens from a pricing object, where it has both."""
+    if not isinstance(pricing, dict):
+        return None, None
+    for prompt_key, completion_key in (("prompt", "completion"), ("input", "output")):
+        if prompt_key in pricing and completion_key in pricing:
+            prompt, completion = _usd(pricing[prompt_key]), _usd(pricing[completion_key])
+            if prompt is not None and completion is not None:
+                return prompt, completion
+    return None, None
+
+
+def _modalities(entry: dict[str, Any]) -> tuple[str, ...] | None:
+    found = entry.get("input_modalities")
+    architecture = entry.get("architecture")
+    if found is None and isinstance(architecture, dict):
+        found = architecture.get("input_modalities")  # OpenRouter's spelling
+    if not isinstance(found, list):
+        return None
+    return tuple(str(item).lower() for item in found if isinstance(item, str))
 
 
 def price_text(pricing: object) -> str | None:
@@ -148,6 +197,9 @@ def price_text(pricing: object) -> str | None:
         prompt, completion = pricing.get("prompt"), pricing.get("completion")
         if prompt is not None and completion is not None:
             return f"in {prompt} / out {completion}"
+        prompt, completion = prices_from(pricing)
+        if prompt is not None and completion is not None:
+            return f"in {prompt:g} / out {completion:g}"
     if isinstance(pricing, str | int | float):
         return str(pricing)
     return None

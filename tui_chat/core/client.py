@@ -22,6 +22,7 @@ import httpx
 
 from tui_chat import __version__
 from tui_chat.core import network_errors, secrets
+from tui_chat.core.attachments import wire_content
 from tui_chat.core.chunks import (
     ChatCompletionChunk,
     NotAChunk,
@@ -73,6 +74,17 @@ TRICKLE_BYTES = 4096
 """A read shorter than this means tokens trickle in (see `ProviderClient.coalesce`)."""
 NETWORK_WAIT = 0.001
 """A read that took longer than this (seconds) waited for the network, not for a buffer."""
+_NO_STREAM_OPTIONS: set[tuple[str, str]] = set()
+"""(provider, base URL) pairs that refused `stream_options` (a 400 or 422 that a request
+without it did not get) in this process: not asked again until it restarts."""
+_REJECTED_PARAMETERS = (400, 422)
+
+
+def asks_for_usage(provider: Provider) -> bool:
+    """Whether a request to `provider` asks for usage (`stream_options.include_usage`): its
+    quirk flag says it takes it, and it has not refused it in this process."""
+    return (provider.spec.supports_stream_options
+            and (provider.name, provider.base_url) not in _NO_STREAM_OPTIONS)
 
 
 class ProviderClient:
@@ -145,12 +157,14 @@ class ProviderClient:
     ) -> dict[str, Any]:
         payload: dict[str, Any] = {
             "model": model,
-            "messages": [{"role": m.role.value, "content": m.content} for m in messages],
+            "messages": [{"role": m.role.value, "content": m.content if not m.attachments
+                          else wire_content(m.text, m.attachments, takes_images=False)}
+                         for m in messages],
             "stream": True,
         }
         if parameters is not None:
             payload.update(parameters.to_request())
-        if self.provider.spec.supports_stream_options:
+        if asks_for_usage(self.provider):
             payload["stream_options"] = {"include_usage": True}
         return payload
 
@@ -166,10 +180,18 @@ class ProviderClient:
         """
         payload = self.build_payload(model, messages, parameters)
         attempt = 0
+        without_options = False
         while True:
             outcome = await self._try_open(payload, model)
             if isinstance(outcome, httpx.Response):
+                if without_options:  # it was stream_options that it refused: remember
+                    _NO_STREAM_OPTIONS.add((self.provider.name, self.provider.base_url))
                 break
+            if "stream_options" in payload and outcome.status in _REJECTED_PARAMETERS:
+                # Asked for usage where it is not taken: once more at once, without it.
+                payload = {k: v for k, v in payload.items() if k != "stream_options"}
+                without_options = True
+                continue
             if not outcome.retryable or attempt >= self.max_retries:
                 raise outcome
             attempt += 1

@@ -17,7 +17,15 @@ from collections.abc import Mapping, MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from tui_chat.core import secrets
 from tui_chat.core.errors import (
@@ -33,6 +41,7 @@ from tui_chat.core.errors import (
 from tui_chat.core.files import move_aside as move_aside
 from tui_chat.core.files import real_path
 from tui_chat.core.files import write_private_file as write_private_file
+from tui_chat.core.model_facts import ModelSettings, key_problem
 from tui_chat.core.models import Parameters
 from tui_chat.core.providers import BUILTIN_PROVIDERS, Provider, ProviderSpec, url_problem
 
@@ -134,6 +143,24 @@ class Settings(BaseModel):
     providers: dict[str, ProviderConfig] = Field(default_factory=dict)
     keys: dict[str, str | list[str]] = Field(default_factory=dict)
     """`[keys]`: binding id -> one key, or several (the README lists the ids)."""
+    models: dict[str, ModelSettings] = Field(default_factory=dict)
+    """`[models."provider:model-id"]`: a model's window, prices and whether it reads images,
+    over what its provider lists (see `tui_chat.core.model_facts`)."""
+
+    @field_validator("models")
+    @classmethod
+    def _check_model_keys(cls, value: dict[str, ModelSettings], info: ValidationInfo
+                          ) -> dict[str, ModelSettings]:
+        providers = list(dict.fromkeys([*BUILTIN_PROVIDERS, *info.data.get("providers", {})]))
+        for key in value:
+            problem = key_problem(key, providers)
+            if problem is not None:
+                raise ValueError(problem)
+        return value
+
+    def model_settings(self, provider: str, model: str) -> ModelSettings | None:
+        """The user's own settings for `model` of `provider`, if any."""
+        return self.models.get(f"{provider}:{model}")
 
     def provider_names(self) -> list[str]:
         return list(dict.fromkeys([*BUILTIN_PROVIDERS, *self.providers]))

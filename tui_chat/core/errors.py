@@ -32,6 +32,8 @@ class Hint(StrEnum):
     """No model is chosen, or the provider does not know it."""
     TIMEOUT = "timeout"
     """The stream stalled for longer than the read timeout."""
+    CONTEXT = "context"
+    """The request would not fit the model's window."""
 
 
 class TuiChatError(Exception):

@@ -12,16 +12,20 @@ The JSON format, version 2 (conversations as trees)::
           "provider": "chutes" | null, "model": "…" | null, "system_prompt": "…" | null,
           "parameters": {"temperature": 0.7, …}, "pinned": false, "archived": false,
           "forked_from": "…" | null, "forked_from_message": "…" | null,
-          "active_root_id": "…" | null,
+          "active_root_id": "…" | null, "context_from": "…" | null,
           "messages": [
             {
               "id": "…", "parent_id": "…" | null, "role": "system" | "user" | "assistant",
               "content": "…", "reasoning": "…", "provider": "…" | null, "model": "…" | null,
               "status": "complete" | "streaming" | "interrupted" | "error",
               "error": "…" | null, "finish_reason": "…" | null,
-              "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0} | null,
+              "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0,
+                        "cost_usd": 0.0012 | null} | null,
               "time_to_first_token": 0.5 | null, "tokens_per_second": 42.0 | null,
-              "created": "…", "partial_in_context": false, "active_child_id": "…" | null
+              "created": "…", "partial_in_context": false, "active_child_id": "…" | null,
+              "attachments": [{"name": "src/main.py", "kind": "text" | "image",
+                               "mime": "text/plain", "size": 123, "language": "python",
+                               "tokens": 40, "text": "…" | null, "data": "base64…" | null}]
             }
           ]
         }
@@ -37,7 +41,12 @@ the active path, what is shown and sent as context. A file written by hand may l
 out (or null): the newest child, or root, is then the active one. `partial_in_context` marks
 an interrupted reply that is sent as context all the same; `forked_from` and
 `forked_from_message` say which conversation, and which message of it, a fork was copied
-from.
+from. `context_from` is the first message of the active path sent as context (the ones before
+it were left out to fit the model's window; null: none was), and `usage.cost_usd` what a reply
+cost in USD at its model's prices when it finished (null: no price was known); both were added
+to version 2 later, and a file without them still imports. So were `attachments`, the files
+attached to a message: a text file's `text`, or an image's bytes in base64 (`data`; PNG, JPEG,
+WebP or GIF).
 
 Version 1 (before trees) has none of these seven keys; its messages are one path, in order.
 Both import.
@@ -64,14 +73,19 @@ other branch follows it, each from where it leaves a branch already written.
 
 from __future__ import annotations
 
+import base64
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from datetime import datetime
 from pathlib import Path
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from tui_chat.core.attachments import image_mime, size_text
 from tui_chat.core.errors import StoreError, UsageError
 from tui_chat.core.import_check import (
     FROM_AN_EXPORT,
@@ -87,6 +101,7 @@ from tui_chat.core.import_check import (
     problem_sentence,
 )
 from tui_chat.core.models import (
+    Attachment,
     Conversation,
     ConversationTree,
     Message,
@@ -114,6 +129,7 @@ class ExportedUsage(_Exported):
     prompt_tokens: ExportCount = 0
     completion_tokens: ExportCount = 0
     total_tokens: ExportCount = 0
+    cost_usd: ExportSeconds | None = Field(default=None, ge=0)
 
 
 class ExportedParameters(Parameters):
@@ -159,7 +175,40 @@ class ExportFile(_Exported):
     conversations: list[ExportedConversation]
 
 
+class ExportedAttachment(_Exported):
+    name: ExportText
+    kind: Literal["text", "image"]
+    mime: ExportText
+    size: ExportCount = Field(ge=0)
+    language: ExportText = ""
+    tokens: ExportCount = Field(default=0, ge=0)
+    text: ExportText | None = None
+    data: ExportText | None = None
+    """An image's bytes in base64."""
+
+    @model_validator(mode="after")
+    def _has_its_content(self) -> ExportedAttachment:
+        if self.kind == "text" and self.text is None:
+            raise ValueError("a text attachment needs its \"text\"")
+        if self.kind == "image":
+            try:
+                raw = base64.b64decode(self.data or "", validate=True)
+            except ValueError:
+                raise ValueError("an image attachment's \"data\" must be base64") from None
+            if image_mime(raw) is None:
+                raise ValueError("an image attachment's \"data\" must be a PNG, JPEG, WebP "
+                                 "or GIF image")
+        return self
+
+    def attachment(self) -> Attachment:
+        data = base64.b64decode(self.data) if self.kind == "image" and self.data else None
+        return Attachment(name=self.name, kind=self.kind, mime=self.mime, size=self.size,
+                          language=self.language, tokens=self.tokens,
+                          text=self.text if self.kind == "text" else None, data=data)
+
+
 class ExportedMessageV2(ExportedMessage):
+    attachments: list[ExportedAttachment] = Field(default_factory=list)
     parent_id: ExportId | None = None
     partial_in_context: ExportFlag = False
     active_child_id: ExportId | None = None
@@ -171,6 +220,7 @@ class ExportedConversationV2(ExportedConversation):
     forked_from_message: ExportId | None = None
     active_root_id: ExportId | None = None
     """None for a conversation with messages: its newest root."""
+    context_from: ExportId | None = None
     messages: list[ExportedMessageV2] = Field(default_factory=list)  # type: ignore[assignment]
 
 
@@ -185,6 +235,8 @@ class Imported:
     conversation: Conversation
     messages: list[Message]
     choices: ActiveChoices | None
+    contents: dict[str, list[Attachment]] = dataclass_field(default_factory=dict)
+    """Message id -> its attachments, with their content."""
 
 
 @dataclass(frozen=True)
@@ -222,19 +274,34 @@ def _count(number: int, noun: str) -> str:
 
 # -- JSON -------------------------------------------------------------------------------
 
-def conversation_to_dict(tree: ConversationTree) -> dict[str, object]:
-    """One conversation of a version-2 document: every branch and the active choices."""
+def conversation_to_dict(tree: ConversationTree,
+                         contents: Mapping[str, list[Attachment]] | None = None
+                         ) -> dict[str, object]:
+    """One conversation of a version-2 document: every branch and the active choices, and
+    the attachments in `contents` (message id -> attachments) with their content."""
     conversation = tree.conversation
-    data: dict[str, object] = conversation.model_dump(mode="json")
+    data: dict[str, object] = conversation.model_dump(mode="json", exclude={"context_from_set"})
     data["parameters"] = conversation.parameters.model_dump(mode="json", exclude_none=True)
     data["active_root_id"] = tree.active_root
-    data["messages"] = [_message_to_dict(m, tree.active_child.get(m.id))
+    data["messages"] = [_message_to_dict(m, tree.active_child.get(m.id),
+                                         (contents or {}).get(m.id))
                         for m in tree.messages]
     return data
 
 
-def _message_to_dict(message: Message, active_child: str | None) -> dict[str, object]:
+def _attachment_to_dict(attachment: Attachment) -> dict[str, object]:
+    data: dict[str, object] = attachment.info().model_dump(mode="json")
+    data["text"] = attachment.text
+    data["data"] = (base64.b64encode(attachment.data).decode("ascii")
+                    if attachment.data is not None else None)
+    return data
+
+
+def _message_to_dict(message: Message, active_child: str | None,
+                     files: list[Attachment] | None) -> dict[str, object]:
     data: dict[str, object] = message.model_dump(mode="json", exclude={"conversation_id"})
+    if files is not None:
+        data["attachments"] = [_attachment_to_dict(a) for a in files]
     for field in _FLOAT_FIELDS:  # standard JSON has no NaN or Infinity
         value = data[field]
         if isinstance(value, float) and not math.isfinite(value):
@@ -249,9 +316,15 @@ def export_json(store: Store, conversation_ids: list[str]) -> str:
         "format": EXPORT_FORMAT,
         "version": EXPORT_VERSION,
         "exported": utc_now().isoformat(timespec="microseconds"),
-        "conversations": [conversation_to_dict(store.get_tree(cid)) for cid in conversation_ids],
+        "conversations": [_with_contents(store, store.get_tree(cid))
+                          for cid in conversation_ids],
     }
     return json.dumps(document, ensure_ascii=False, allow_nan=False, indent=2) + "\n"
+
+
+def _with_contents(store: Store, tree: ConversationTree) -> dict[str, object]:
+    return conversation_to_dict(tree, store.attachments_of(m.id for m in tree.messages
+                                                           if m.attachments))
 
 
 def parse_export(text: str, source: str) -> list[Imported]:
@@ -297,7 +370,10 @@ def _to_models(exported: ExportedConversation) -> Imported:
         return Imported(conversation, messages, None)
     children = {m.id: m.active_child_id for m in exported.messages
                 if isinstance(m, ExportedMessageV2) and m.active_child_id is not None}
-    return Imported(conversation, messages, ActiveChoices(exported.active_root_id, children))
+    contents = {m.id: [a.attachment() for a in m.attachments] for m in exported.messages
+                if isinstance(m, ExportedMessageV2) and m.attachments}
+    return Imported(conversation, messages, ActiveChoices(exported.active_root_id, children),
+                    contents)
 
 
 def import_file(store: Store, path: Path) -> ImportResult:
@@ -313,7 +389,7 @@ def import_file(store: Store, path: Path) -> ImportResult:
             else:
                 outcome = store.import_tree(ConversationTree(
                     item.conversation, item.messages, item.choices.root,
-                    dict(item.choices.children)))
+                    dict(item.choices.children)), item.contents)
         except StoreError as error:
             raise StoreError(f"{error.message.rstrip('.')}; {added + present} of {len(items)} "
                              f"conversations were imported before it, and importing {path} "
@@ -423,6 +499,9 @@ def _message_markdown(message: Message, level: str = "##") -> list[str]:
         lines += ["<details>", "<summary>Reasoning</summary>", "", message.reasoning.strip(),
                   "", "</details>", ""]
     lines.append(message.content or "*(no text)*")
+    for attachment in message.attachments:
+        lines += ["", f"*Attached: {_one_line(attachment.name)} ({size_text(attachment.size)}, "
+                      f"{attachment.kind})*"]
     if message.status != MessageStatus.COMPLETE:
         note = f" {_one_line(message.error)}" if message.error else ""
         lines += ["", f"*[{message.status.value}]{note}*"]

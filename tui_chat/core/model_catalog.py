@@ -18,9 +18,9 @@ import platformdirs
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from tui_chat.core import paths
-from tui_chat.core.client import ProviderClient
 from tui_chat.core.config import Settings, write_private_file
 from tui_chat.core.errors import TuiChatError
+from tui_chat.core.model_facts import merged
 from tui_chat.core.models import ModelInfo
 from tui_chat.core.providers import Provider
 from tui_chat.core.text import one_line
@@ -89,6 +89,19 @@ class ModelCatalog:
         self._memory[provider.name] = entry
         return entry
 
+    def facts(self, provider: Provider, model: str) -> ModelInfo:
+        """What is known about `model` now, without any request: the provider's list (memory,
+        disk cache), with the user's `[models."provider:model"]` settings over it."""
+        listed = next((info for info in self.cached(provider).models if info.id == model), None)
+        return merged(listed, provider.name, model,
+                      self.settings.model_settings(provider.name, model))
+
+    def knows_facts(self, provider: Provider) -> bool:
+        """Whether the provider's list has been read (live or from the disk cache) or it has
+        none to read: asking again would tell nothing new."""
+        return (not provider.spec.has_models_endpoint
+                or self.cached(provider).source in ("live", "cache"))
+
     def is_fresh(self, provider: Provider, max_age: float = FRESH_SECONDS) -> bool:
         """True when this catalog listed the provider's models live within `max_age` seconds
         (or the provider has no /models to ask)."""
@@ -136,6 +149,8 @@ class ModelCatalog:
                               has_key=provider.api_key is not None)
 
     async def _fetch_from_provider(self, provider: Provider) -> list[ModelInfo]:
+        from tui_chat.core.client import ProviderClient  # the HTTP stack: not at start-up
+
         key = provider.api_key.get_secret_value() if provider.api_key else None
         timeouts = self.settings.timeouts.model_copy(
             update={"first_byte": min(self.settings.timeouts.first_byte, _LIST_TIMEOUT)})

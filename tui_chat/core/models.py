@@ -8,12 +8,14 @@ as context and continued.
 
 from __future__ import annotations
 
+import math
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 def new_id() -> str:
@@ -39,13 +41,24 @@ class MessageStatus(StrEnum):
 
 
 class Usage(BaseModel):
-    """Token counts as the provider reported them."""
+    """Token counts as the provider reported them, and what they cost."""
 
     model_config = ConfigDict(extra="ignore")
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     total_tokens: int = 0
+    cost_usd: float | None = None
+    """What the reply cost in USD, from the model's prices when it finished (None: no price
+    was known). Written by tui-chat, not read from the provider."""
+
+    @field_validator("cost_usd", mode="before")
+    @classmethod
+    def _no_odd_cost(cls, value: object) -> object:
+        # Never a reason to refuse a chunk or a stored row: an unusable figure is no figure.
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return None
+        return float(value) if math.isfinite(value) and value >= 0 else None
 
 
 class Parameters(BaseModel):
@@ -64,11 +77,49 @@ class Parameters(BaseModel):
         return self.model_dump(exclude_none=True)
 
 
+class AttachmentInfo(BaseModel):
+    """A file attached to a message, as the message remembers it (its content is stored
+    apart: `Attachment`)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    name: str
+    """The file's name as the user gave it (a path, as written)."""
+    kind: Literal["text", "image"]
+    mime: str
+    size: int = Field(ge=0)
+    """Bytes."""
+    language: str = ""
+    """A text file's language, from its extension ("" when unknown)."""
+    tokens: int = Field(default=0, ge=0)
+    """About how many tokens it adds to the context."""
+
+
+class Attachment(AttachmentInfo):
+    """An attachment with its content: `text` for a text file, `data` for an image."""
+
+    text: str | None = None
+    data: bytes | None = None
+
+    def info(self) -> AttachmentInfo:
+        return AttachmentInfo.model_validate(self.model_dump(exclude={"text", "data"}))
+
+
 class ChatMessage(BaseModel):
-    """One message as sent to the provider."""
+    """One message as sent to the provider: its text and its attachments' content, or, once
+    put in the request's shape (`attachments.wire_content`), the content as it goes (a string,
+    or a list of content parts)."""
 
     role: Role
-    content: str
+    content: str | list[dict[str, Any]]
+    attachments: list[Attachment] = Field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        """The message's text (the text parts, for content parts)."""
+        if isinstance(self.content, str):
+            return self.content
+        return "".join(str(part.get("text", "")) for part in self.content)
 
 
 class Message(BaseModel):
@@ -93,6 +144,8 @@ class Message(BaseModel):
     partial_in_context: bool = False
     """An interrupted reply that is sent as context all the same: the user stopped it on
     purpose, or chose to continue from it. A reply cut off by a failure is not."""
+    attachments: list[AttachmentInfo] = Field(default_factory=list)
+    """Files attached to a user message (their content: `Store.attachments_of`)."""
 
     @property
     def failed(self) -> bool:
@@ -122,6 +175,12 @@ class Conversation(BaseModel):
     """The conversation this one was branched from, if any (it may have been deleted since)."""
     forked_from_message: str | None = None
     """The message of `forked_from` that the copied path ended at."""
+    context_from: str | None = None
+    """The first message of the active path sent as context; the ones before it stay in the
+    conversation, left out (None: the whole path is sent; one not on the path: likewise)."""
+    context_from_set: datetime | None = None
+    """When `context_from` was last changed: a reply older than that was asked for with
+    another context, so its usage does not count this one's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,12 +231,29 @@ class ConversationTree:
 
 
 class ModelInfo(BaseModel):
-    """A model a provider offers. Only `id` is guaranteed; providers vary in the rest."""
+    """A model a provider offers. Only `id` is guaranteed; providers vary in the rest (and
+    `[models."provider:model"]` in config.toml can set them: see `model_facts`)."""
 
     id: str
     provider: str
     context_length: int | None = None
+    """The model's window: prompt and reply together, in tokens."""
     price: str | None = None
+    """The price as text to show, as the provider gave it."""
+    input_price: float | None = None
+    """USD per million prompt tokens."""
+    output_price: float | None = None
+    """USD per million completion tokens."""
+    input_modalities: tuple[str, ...] | None = None
+    """What the model reads ("text", "image", …); None when the provider does not say."""
+
+    @property
+    def takes_images(self) -> bool:
+        return self.input_modalities is not None and "image" in self.input_modalities
+
+    @property
+    def priced(self) -> bool:
+        return self.input_price is not None and self.output_price is not None
 
 
 class ConversationSummary(BaseModel):

@@ -55,7 +55,9 @@ SUTRA = ProviderSpec(
     base_url_env="SUTRA_BASE_URL",
     models=("sutra-v2", "sutra-r0"),
     default_model="sutra-v2",
-    supports_stream_options=False,
+    # Its documentation does not say whether it reports usage: asked for, since a refusal
+    # (400 or 422) is retried at once without it and remembered (tui_chat.core.client).
+    supports_stream_options=True,
     has_models_endpoint=False,
 )
 

@@ -13,6 +13,7 @@ from tui_chat.core.events import (
 )
 from tui_chat.core.models import Message, MessageStatus
 from tui_chat.core.text import GrowingText
+from tui_chat.core.tokens import estimate_tokens
 
 Clock = Callable[[], float]
 
@@ -78,7 +79,10 @@ class ReplyFold:
         if self._first_token is None:
             return
         usage = self.message.usage
-        tokens = usage.completion_tokens if usage and usage.completion_tokens else self._deltas
+        # The provider's count when it gave one; else an estimate from the text (chunks are
+        # no measure: one may hold a word or a paragraph).
+        tokens = (usage.completion_tokens if usage and usage.completion_tokens
+                  else estimate_tokens(self._content.text) + estimate_tokens(self._reasoning.text))
         elapsed = self._clock() - self._first_token
         if elapsed > 0 and tokens > 0:
             self.message.tokens_per_second = tokens / elapsed

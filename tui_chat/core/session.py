@@ -38,16 +38,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncGenerator, Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tui_chat.core.attachments import wire_content
+from tui_chat.core.context import in_context
 from tui_chat.core.errors import StoreError, TuiChatError, UsageError, unexpected_error_sentence
 from tui_chat.core.events import StreamEvent
 from tui_chat.core.models import (  # ActivePathChanged: a session event, kept beside the records
     ActivePathChanged as ActivePathChanged,
 )
 from tui_chat.core.models import (
+    Attachment,
     ChatMessage,
     Conversation,
     Message,
@@ -128,6 +131,14 @@ class ChatSession:
         """The last reply that was stopped (cancelled, closed), as it ended."""
         self.stop_error: StoreError | None = None
         """Why `stopped_reply` is not in the store (its `error` says so too), else None."""
+        self.cost_of: Callable[[Message], float | None] | None = None
+        """What a finished reply cost (USD), from its usage and its model's prices; the
+        workspace sets it."""
+        self.takes_images = False
+        """Whether the model of the next requests reads images (the workspace sets it)."""
+        self.max_tokens_limit: int | None = None
+        """The next requests send at most this `max_tokens` (so that prompt and reply fit the
+        window); the conversation's own parameters stay as they are. The workspace sets it."""
 
     @classmethod
     def start(cls, store: Store, *, system_prompt: str | None = None,
@@ -163,21 +174,27 @@ class ChatSession:
 
     def history(self, until: str | None = None) -> list[ChatMessage]:
         """What is sent to the model: the system prompt, then the active path (with `until`:
-        the path from the root to that message, the prompt being answered), leaving out
-        replies still streaming, empty ones and failed ones, and a prompt repeated right after
-        itself (stores of before trees hold the retries of a failed send that way)."""
+        the path from the root to that message, the prompt being answered) from the
+        conversation's `context_from` on, leaving out replies still streaming, empty ones and
+        failed ones, and a prompt repeated right after itself (see `context.in_context`)."""
         sent: list[ChatMessage] = []
         if self.conversation.system_prompt:
             sent.append(ChatMessage(role=Role.SYSTEM, content=self.conversation.system_prompt))
         path = self.store.path_to(until) if until is not None else self.messages()
-        for message in path:
-            if message.status == MessageStatus.STREAMING or not message.content or message.failed:
-                continue
-            if (message.role == Role.USER and sent and sent[-1].role == Role.USER
-                    and sent[-1].content == message.content):
-                continue
-            sent.append(ChatMessage(role=message.role, content=message.content))
+        kept = in_context(path, self.conversation.context_from)
+        files = self.store.attachments_of(m.id for m in kept if m.attachments)
+        sent.extend(ChatMessage(role=message.role, content=message.content,
+                                attachments=files.get(message.id, []))
+                    for message in kept)
         return sent
+
+    def request(self, until: str) -> list[ChatMessage]:
+        """`history(until)` as the request sends it: attachments inside the messages, images
+        as content parts when the model reads them (`takes_images`), else a line saying so."""
+        return [m if not m.attachments else ChatMessage(
+                    role=m.role, content=wire_content(m.text, m.attachments,
+                                                      takes_images=self.takes_images))
+                for m in self.history(until)]
 
     # -- the conversation's own settings -------------------------------------------------
 
@@ -191,6 +208,14 @@ class ChatSession:
         if self._saved:
             self.store.set_parameters(self.conversation.id, parameters)
 
+    def set_context_from(self, message_id: str | None) -> None:
+        """Send the active path from `message_id` on (None: all of it): the messages before it
+        stay in the conversation, out of the context."""
+        self.conversation.context_from = message_id
+        self.conversation.context_from_set = utc_now()
+        if self._saved:
+            self.store.set_context_from(self.conversation.id, message_id)
+
     def apply_persona(self, persona: Persona) -> None:
         """The persona's system prompt, and its parameters over the conversation's own (its
         provider and model are for the caller to choose)."""
@@ -203,36 +228,40 @@ class ChatSession:
     # -- exchanges -----------------------------------------------------------------------
 
     async def send(self, prompt: str, *, client: ProviderClient, model: str,
-                   parameters: Parameters | None = None, continue_partial: bool = False
+                   parameters: Parameters | None = None, continue_partial: bool = False,
+                   attachments: Sequence[Attachment] = ()
                    ) -> AsyncGenerator[SessionEvent, None]:
-        """Save `prompt` at the end of the active path, then stream and save the reply.
+        """Save `prompt` (with `attachments`) at the end of the active path, then stream and
+        save the reply.
 
         After a failed reply to the same prompt this is a retry: the prompt is not saved
         again. `continue_partial`: the reply the path ends with was cut off by a failure, and
         the user continues from it anyway: it becomes context."""
-        user, events, new = self._prompt_for(prompt, continue_partial)
+        user, events, new = self._prompt_for(prompt, continue_partial, attachments)
         for event in events:
             yield event
         # aclosing: if our consumer stops early, the inner generator saves the partial reply
         # now, not whenever the garbage collector finalizes it.
         async with contextlib.aclosing(self._reply(
-                client, model, parameters, user.id, new_prompt=user if new else None)
-                ) as replies:
+                client, model, parameters, user.id, new_prompt=user if new else None,
+                files=attachments)) as replies:
             async for event in replies:
                 yield event
 
-    def prepare_prompt(self, prompt: str, *, continue_partial: bool = False
+    def prepare_prompt(self, prompt: str, *, continue_partial: bool = False,
+                       attachments: Sequence[Attachment] = ()
                        ) -> tuple[Message, list[SessionEvent]]:
         """The user message a new reply answers (saved, or reused for a retry), and the events
         that say so."""
-        message, events, new = self._prompt_for(prompt, continue_partial)
+        message, events, new = self._prompt_for(prompt, continue_partial, attachments)
         if new:
-            self.store.add_message(message)
+            self.store.add_message(message, attachments=attachments)
             self.conversation.updated = message.created
             events.append(UserMessageSaved(message))
         return message, events
 
-    def _prompt_for(self, prompt: str, continue_partial: bool
+    def _prompt_for(self, prompt: str, continue_partial: bool,
+                    attachments: Sequence[Attachment] = ()
                     ) -> tuple[Message, list[SessionEvent], bool]:
         """(the user message to answer, the events before it, whether it is new: not saved
         yet). A retry reuses the prompt of the failed reply."""
@@ -246,7 +275,9 @@ class ChatSession:
         tail = self.store.get_messages(self.conversation.id, limit=2)
         leaf = tail[-1] if tail else None
         unanswered = self._unanswered(tail)
-        if unanswered is not None and unanswered.content.strip() == prompt.strip():
+        files = [(a.name, a.size) for a in attachments]
+        if (unanswered is not None and unanswered.content.strip() == prompt.strip()
+                and [(a.name, a.size) for a in unanswered.attachments] == files):
             assert leaf is not None
             if leaf.id == unanswered.id:
                 return unanswered, [], False
@@ -256,7 +287,8 @@ class ChatSession:
                 and leaf.status == MessageStatus.INTERRUPTED and leaf.content):
             leaf.partial_in_context = True
             self.store.update_message(leaf)
-        message = Message(conversation_id=self.conversation.id, role=Role.USER, content=prompt)
+        message = Message(conversation_id=self.conversation.id, role=Role.USER, content=prompt,
+                          attachments=[a.info() for a in attachments])
         return message, [], True
 
     @staticmethod
@@ -361,20 +393,20 @@ class ChatSession:
     # -- internals -----------------------------------------------------------------------
 
     async def _reply(self, client: ProviderClient, model: str, parameters: Parameters | None,
-                     prompt_id: str, *, activate: bool = True, new_prompt: Message | None = None
-                     ) -> AsyncGenerator[SessionEvent, None]:
+                     prompt_id: str, *, activate: bool = True, new_prompt: Message | None = None,
+                     files: Sequence[Attachment] = ()) -> AsyncGenerator[SessionEvent, None]:
         """Stream a reply to `prompt_id`; `new_prompt`: that prompt, saved together with the
-        reply's first row."""
+        reply's first row (with `files`, its attachments)."""
         if parameters is not None and parameters != self.conversation.parameters:
             self.set_parameters(parameters)
         reply = Message(conversation_id=self.conversation.id, parent_id=prompt_id,
                         role=Role.ASSISTANT, provider=client.provider.name, model=model,
                         status=MessageStatus.STREAMING)
         if new_prompt is not None:
-            self.store.add_exchange(new_prompt, reply)
+            self.store.add_exchange(new_prompt, reply, files)
         else:
             self.store.add_message(reply, activate=activate)
-        history = self.history(prompt_id)
+        history = self.request(prompt_id)
         self.conversation.provider, self.conversation.model = reply.provider, model
         self.conversation.updated = utc_now()
         fold = ReplyFold(reply, self._clock)
@@ -384,7 +416,7 @@ class ChatSession:
             yield ReplyStarted(reply.model_copy())
             # aclosing: the response is closed now, not when the garbage collector gets to it.
             async with contextlib.aclosing(client.stream_chat(
-                    model, history, parameters or self.conversation.parameters)) as stream:
+                    model, history, self._sent_parameters(parameters))) as stream:
                 async for event in stream:
                     fold.apply(event)
                     if fold.since_flush() >= self.flush_interval:
@@ -404,8 +436,21 @@ class ChatSession:
                 fold.stop(CANCELLED_NOTE if stopped else unexpected_error_sentence(error),
                           MessageStatus.INTERRUPTED if stopped else MessageStatus.ERROR))
             raise
-        message, unsaved = self._final_flush(fold.finish())
+        message, unsaved = self._final_flush(self._priced(fold.finish()))
         yield ReplyFinished(message) if unsaved is None else ReplyFailed(message, unsaved)
+
+    def _sent_parameters(self, parameters: Parameters | None) -> Parameters:
+        sent = parameters or self.conversation.parameters
+        limit = self.max_tokens_limit
+        if limit is not None and sent.max_tokens is not None and sent.max_tokens > limit:
+            sent = sent.model_copy(update={"max_tokens": limit})
+        return sent
+
+    def _priced(self, fold: ReplyFold) -> ReplyFold:
+        usage = fold.message.usage
+        if self.cost_of is not None and usage is not None and usage.cost_usd is None:
+            usage.cost_usd = self.cost_of(fold.message)
+        return fold
 
     def _final_flush(self, fold: ReplyFold) -> tuple[Message, StoreError | None]:
         """Save the reply as it ends. When the store cannot take it (disk full, read-only), the

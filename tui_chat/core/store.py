@@ -39,13 +39,14 @@ import sqlite3
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
-from tui_chat.core import paths, store_import, store_search, store_tree
+from tui_chat.core import paths, store_attachments, store_import, store_search, store_tree
 from tui_chat.core.errors import StoreError
 from tui_chat.core.files import make_private_dir, os_error_advice, os_error_reason
 from tui_chat.core.models import (
+    Attachment,
     Conversation,
     ConversationSummary,
     ConversationTree,
@@ -55,12 +56,14 @@ from tui_chat.core.models import (
     SearchHit,
     utc_now,
 )
+from tui_chat.core.store_attachments import AttachmentQueries
 from tui_chat.core.store_branches import Branches
 from tui_chat.core.store_branches import NotFoundError as NotFoundError  # part of the API
 from tui_chat.core.store_file import Unusable, connect, translate_errors
 from tui_chat.core.store_import import ActiveChoices, ImportOutcome
 from tui_chat.core.store_schema import (
     CONVERSATION_COLUMNS,
+    CONVERSATION_READ,
     CONVERSATION_SELECT,
     MESSAGE_COLUMNS,
     MESSAGE_SELECT,
@@ -73,6 +76,7 @@ from tui_chat.core.store_schema import (
     summary_from,
     to_text,
 )
+from tui_chat.core.store_usage import UsageQueries
 from tui_chat.core.text import one_line, without_lone_surrogates
 
 LEASE_SECONDS = 3600.0
@@ -90,7 +94,7 @@ class ConversationGoneError(NotFoundError):
         self.conversation_id = conversation_id
 
 
-class Store(Branches):
+class Store(Branches, UsageQueries, AttachmentQueries):
     """A connection to the store file. Open with `Store.open(path)`; close with `close()`."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
@@ -179,7 +183,7 @@ class Store(Branches):
     def get_conversation(self, conversation_id: str) -> Conversation:
         """The conversation with exactly this id; NotFoundError otherwise."""
         with self._read() as conn:
-            row = conn.execute(f"SELECT {CONVERSATION_SELECT} FROM conversations WHERE id = ?",
+            row = conn.execute(f"SELECT {CONVERSATION_READ} FROM conversations WHERE id = ?",
                                (conversation_id,)).fetchone()
         if row is None:
             raise NotFoundError(f"No conversation with id {conversation_id}; "
@@ -225,7 +229,7 @@ class Store(Branches):
     def latest_conversation(self) -> Conversation | None:
         """The most recently updated conversation, or None in an empty store."""
         with self._read() as conn:
-            row = conn.execute(f"SELECT {CONVERSATION_SELECT} FROM conversations "
+            row = conn.execute(f"SELECT {CONVERSATION_READ} FROM conversations "
                                "ORDER BY updated DESC LIMIT 1").fetchone()
         return conversation_from(row) if row else None
 
@@ -264,6 +268,16 @@ class Store(Branches):
         self._set_setting(conversation_id, "parameters",
                           parameters.model_dump_json(exclude_none=True))
 
+    def set_context_from(self, conversation_id: str, message_id: str | None) -> None:
+        """The first message of the active path sent as context (None: all of it), changed
+        now."""
+        with self._write() as conn:
+            cursor = conn.execute("UPDATE conversations SET context_from = ?, "
+                                  "context_from_set = ? WHERE id = ?",
+                                  (message_id, to_text(utc_now()), conversation_id))
+        if cursor.rowcount == 0:
+            raise ConversationGoneError(conversation_id)
+
     def _set_setting(self, conversation_id: str, column: str, value: object) -> None:
         # One column: a title renamed meanwhile by another tui-chat is not written back.
         with self._write() as conn:
@@ -283,22 +297,33 @@ class Store(Branches):
     # -- messages ------------------------------------------------------------------------
 
     def add_message(self, message: Message, *, activate: bool = True,
-                    as_root: bool = False) -> Message:
+                    as_root: bool = False, attachments: Sequence[Attachment] = ()) -> Message:
         """Add `message` under `message.parent_id`; when that is None, at the end of the active
         path (`as_root`: as a new root, the sibling of the first message). Fills in
         `message.parent_id`. With `activate` the message becomes part of the active path (a
         parent's first child always does). Marks the conversation updated (and, for an
-        assistant message, remembers its provider and model as the ones last used)."""
+        assistant message, remembers its provider and model as the ones last used).
+        `attachments`: the files attached to it, with their content (`message.attachments`
+        becomes their list)."""
         with self._write() as conn:
             self._add(conn, message, activate=activate, as_root=as_root)
+            self._attach(conn, message, attachments)
         return message
 
-    def add_exchange(self, prompt: Message, reply: Message) -> None:
+    def _attach(self, conn: sqlite3.Connection, message: Message,
+                attachments: Sequence[Attachment]) -> None:
+        if attachments:
+            store_attachments.save(conn, message.id, attachments)
+            message.attachments = [a.info() for a in attachments]
+
+    def add_exchange(self, prompt: Message, reply: Message,
+                     attachments: Sequence[Attachment] = ()) -> None:
         """`prompt` at the end of the active path and `reply` under it, in one transaction: a
         message another tui-chat appends meanwhile comes after both, not between them (which
         would make the reply a branch of its own)."""
         with self._write() as conn:
             self._add(conn, prompt, activate=True, as_root=False)
+            self._attach(conn, prompt, attachments)
             reply.parent_id = prompt.id
             self._add(conn, reply, activate=True, as_root=False)
 
@@ -446,20 +471,24 @@ class Store(Branches):
             return True
         return bool(row["writer_host"] == self._host and not _pid_alive(int(pid)))
 
-    def import_conversation(self, conversation: Conversation,
-                            messages: list[Message]) -> ImportOutcome:
+    def import_conversation(self, conversation: Conversation, messages: list[Message],
+                            contents: Mapping[str, Sequence[Attachment]] | None = None
+                            ) -> ImportOutcome:
         """Import a conversation whose messages, in order, form one path (format version 1),
         in one transaction; importing twice adds nothing (see store_import)."""
         with self._write() as conn:
-            return store_import.import_messages(conn, conversation, messages, None)
+            return store_import.import_messages(conn, conversation, messages, None, contents)
 
-    def import_tree(self, tree: ConversationTree) -> ImportOutcome:
+    def import_tree(self, tree: ConversationTree,
+                    contents: Mapping[str, Sequence[Attachment]] | None = None
+                    ) -> ImportOutcome:
         """Import a conversation with its tree and active choices (format version 2), in one
-        transaction; a new conversation gets them exactly (see store_import)."""
+        transaction; a new conversation gets them exactly (see store_import). `contents`:
+        message id -> its attachments, with their content."""
         with self._write() as conn:
             return store_import.import_messages(
                 conn, tree.conversation, tree.messages,
-                ActiveChoices(tree.active_root, tree.active_child))
+                ActiveChoices(tree.active_root, tree.active_child), contents)
 
 
 def _pid_alive(pid: int) -> bool:

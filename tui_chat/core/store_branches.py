@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from tui_chat.core import store_import, store_tree
 from tui_chat.core.errors import ExitCode, StoreError
 from tui_chat.core.models import (
     ActivePathChanged,
+    Attachment,
     Conversation,
     ConversationTree,
     Message,
@@ -44,6 +45,8 @@ class Branches:
         def get_conversation(self, conversation_id: str) -> Conversation: ...
         def get_messages(self, conversation_id: str, *, limit: int | None = None,
                          before_id: str | None = None) -> list[Message]: ...
+        def attachments_of(self, message_ids: Iterable[str]
+                           ) -> dict[str, list[Attachment]]: ...
 
     def path_to(self, message_id: str) -> list[Message]:
         """The messages from the root down to `message_id` (included), on any branch."""
@@ -170,7 +173,10 @@ class Branches:
         # (a reply still streaming there is copied as interrupted).
         copies = [m.model_copy(update={"id": new_id(), "conversation_id": copy.id,
                                        "parent_id": None}) for m in path]
+        files = self.attachments_of(m.id for m in path if m.attachments)
+        contents = {new.id: files[old.id] for old, new in zip(path, copies, strict=True)
+                    if old.id in files}
         with self._write() as conn:
-            store_import.import_messages(conn, copy, copies, None)
+            store_import.import_messages(conn, copy, copies, None, contents)
         return copy
 

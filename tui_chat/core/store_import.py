@@ -19,8 +19,8 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from tui_chat.core import store_tree
-from tui_chat.core.models import Conversation, Message, MessageStatus
+from tui_chat.core import store_attachments, store_tree
+from tui_chat.core.models import Attachment, Conversation, Message, MessageStatus, utc_now
 from tui_chat.core.store_schema import (
     CONVERSATION_SELECT,
     MESSAGE_COLUMNS,
@@ -28,6 +28,7 @@ from tui_chat.core.store_schema import (
     conversation_row,
     fork_row,
     message_row,
+    to_text,
 )
 
 
@@ -53,8 +54,11 @@ class ActiveChoices:
 
 
 def import_messages(conn: sqlite3.Connection, conversation: Conversation,
-                    messages: Sequence[Message], choices: ActiveChoices | None) -> ImportOutcome:
-    """Import into an open write transaction; `choices` None: `messages` form one path."""
+                    messages: Sequence[Message], choices: ActiveChoices | None,
+                    contents: Mapping[str, Sequence[Attachment]] | None = None
+                    ) -> ImportOutcome:
+    """Import into an open write transaction; `choices` None: `messages` form one path.
+    `contents`: message id -> its attachments, with their content."""
     created = bool(conn.execute(
         f"INSERT OR IGNORE INTO conversations ({CONVERSATION_SELECT}) "
         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -74,6 +78,7 @@ def import_messages(conn: sqlite3.Connection, conversation: Conversation,
             orphaned.append(message.id)
             continue
         if _insert(conn, message, parent):
+            store_attachments.save(conn, message.id, (contents or {}).get(message.id, ()))
             added += 1
             inserted.append((message.id, parent))
             previous = message.id
@@ -88,6 +93,12 @@ def import_messages(conn: sqlite3.Connection, conversation: Conversation,
     else:
         _link(conn, cid, inserted)
     repair_pointers(conn, cid)
+    if created and conversation.context_from is not None:  # only a message imported with it
+        # Set now: the replies in the file do not count it in their usage.
+        conn.execute("UPDATE conversations SET context_from = ?1, context_from_set = ?3 "
+                     "WHERE id = ?2 AND EXISTS (SELECT 1 FROM messages WHERE id = ?1 AND "
+                     "conversation_id = ?2)",
+                     (conversation.context_from, cid, to_text(utc_now())))
     return ImportOutcome(created, added, present, tuple(taken), tuple(orphaned))
 
 

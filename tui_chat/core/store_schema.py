@@ -24,6 +24,13 @@ Schema history (`PRAGMA user_version`):
   stopped by the user (the one interruption that was sent as context) keeps being sent.
   `messages_links` holds the links of each message, so that a walk along the tree reads the
   index alone, not the rows.
+- 5: `conversations.context_from`, the first message of the active path sent as context (the
+  oldest turns the user chose to leave out come before it; NULL: none is left out), and
+  `context_from_set`, when it last changed. What a reply cost is part of its `usage` JSON
+  (`cost_usd`), which needs no column. Attachments: `messages.attachments`, the list of a
+  message's files (name, kind, type, size, language, tokens: JSON, NULL when none), read with
+  the message; their content in the table `attachments` (text, or an image's bytes), one row
+  each, read only for a request or an export (store_attachments).
 
 `seq` (an integer primary key) is the insertion order: children are ordered by it; `id` is the
 stable public id. Timestamps are ISO 8601 text in UTC with microseconds, so they sort as text and
@@ -48,8 +55,9 @@ from tui_chat.core.models import (
     Usage,
 )
 from tui_chat.core.secrets import scrub
+from tui_chat.core.store_attachments import infos_from
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 SCHEMA_V1 = """
 CREATE TABLE conversations (
@@ -178,9 +186,22 @@ CREATE INDEX messages_children ON messages(conversation_id, parent_id, seq);
 CREATE INDEX messages_links ON messages(id, parent_id, active_child_id);
 """
 
+MIGRATE_V4_TO_V5 = """
+ALTER TABLE conversations ADD COLUMN context_from TEXT;
+ALTER TABLE conversations ADD COLUMN context_from_set TEXT;
+ALTER TABLE messages ADD COLUMN attachments TEXT;
+CREATE TABLE attachments (
+    message_id TEXT NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    text TEXT,
+    data BLOB,
+    PRIMARY KEY (message_id, position)
+);
+"""
+
 # MIGRATIONS[n] takes a database at version n to version n + 1.
 MIGRATIONS: dict[int, str] = {0: SCHEMA_V1, 1: MIGRATE_V1_TO_V2, 2: MIGRATE_V2_TO_V3,
-                               3: MIGRATE_V3_TO_V4}
+                               3: MIGRATE_V3_TO_V4, 4: MIGRATE_V4_TO_V5}
 OUR_TABLES = frozenset({"conversations", "messages"})
 
 
@@ -252,7 +273,10 @@ MESSAGE_COLUMNS = ("id, conversation_id, role, content, reasoning, provider, mod
 FORK_COLUMNS = "forked_from, forked_from_message"
 TREE_COLUMNS = "parent_id, partial_in_context"
 CONVERSATION_SELECT = f"{CONVERSATION_COLUMNS}, {FORK_COLUMNS}"
-MESSAGE_SELECT = f"{MESSAGE_COLUMNS}, {TREE_COLUMNS}"
+CONVERSATION_READ = f"{CONVERSATION_SELECT}, context_from, context_from_set"
+"""What `conversation_from` reads (schema 5's column is set on its own: `set_context_from`)."""
+MESSAGE_SELECT = f"{MESSAGE_COLUMNS}, {TREE_COLUMNS}, attachments"
+"""What `message_from` reads (the attachments' list is written by store_attachments.save)."""
 
 
 def conversation_row(c: Conversation) -> tuple[object, ...]:
@@ -269,6 +293,9 @@ def conversation_from(row: sqlite3.Row) -> Conversation:
         parameters=Parameters.model_validate(json.loads(row["parameters"] or "{}")),
         pinned=bool(row["pinned"]), archived=bool(row["archived"]),
         forked_from=row["forked_from"], forked_from_message=row["forked_from_message"],
+        context_from=row["context_from"],
+        context_from_set=(from_text(row["context_from_set"]) if row["context_from_set"]
+                          else None),
     )
 
 
@@ -305,5 +332,6 @@ def message_from(row: sqlite3.Row) -> Message:
         time_to_first_token=row["time_to_first_token"],
         tokens_per_second=row["tokens_per_second"], created=from_text(row["created"]),
         parent_id=row["parent_id"], partial_in_context=bool(row["partial_in_context"]),
+        attachments=infos_from(row["attachments"]),
     )
 

@@ -1,95 +1,100 @@
-"""A rough count of the tokens a text will take, for any script, with no tokenizer.
+"""Token estimates without a tokenizer: characters per token, by script.
 
-Each provider's models have their own tokenizer (DeepSeek's, Qwen's, Llama's, SUTRA's), so no
-one count is right; this one aims at the middle of today's large-vocabulary tokenizers and is
-meant to be corrected by the provider's own reported counts (the caller scales it).
+tui-chat talks to models whose tokenizers it does not have (DeepSeek, Qwen, SUTRA…), so it
+counts characters by script and divides by how many characters of that script a token holds.
+The defaults below were fitted to DeepSeek's and Qwen's tokenizers on a sample per script
+(tests/fixtures/token_samples.json holds the samples and their counts; tests/unit/test_tokens.py
+keeps the estimate within 20 % of their middle for every script, 35 % for Latin-script text,
+code and digits); they are not English-calibrated: Devanagari or Chinese text costs two to
+four times the tokens per character of English, where a `len / 4` rule is off by 40-60 %.
+Where a provider reports its own counts, `calibration.Calibration` learns the real ratio per
+script and per model; `estimate_tokens` is the uncalibrated figure.
 
-Characters per token differ widely by script, so a `len(text) / 4` rule, calibrated on
-English, undercounts Hindi about twofold and Chinese about fourfold. Here the text is
-counted by classes instead:
-- Latin-script words (English, German, romanised Hindi…): one token per word up to
-  LATIN_CHARS_PER_TOKEN letters, one more per further LATIN_CHARS_PER_TOKEN; digits in pairs
-  (some tokenizers split them one by one, others by three); ASCII punctuation
-  PUNCTUATION_WEIGHT each; a single space rides on the next word, longer runs
-  of spaces and each line break (or run of blank lines) cost a token;
-- other scripts by the character, each with its own weight (SCRIPT_WEIGHTS): Indic scripts,
-  Chinese characters, kana, Hangul, Cyrillic and Greek, Arabic and Hebrew, Thai…;
-- anything else (emoji, symbols, rarer scripts) OTHER_WEIGHT a character.
-The weights were fitted to DeepSeek's and Qwen's tokenizers on a sample per script
-(tests/fixtures/token_samples.json holds the samples and those tokenizers' counts): within
-15 % of their middle for every script sampled but romanised Hindi (-25 %) and digit runs
-(-30 %), where `len / 4` is off by 40-60 % for Indic and CJK scripts.
+What a text is made of (`script_counts`): letters of each script (with their combining marks),
+digits, ASCII punctuation, runs of whitespace other than a single space (a space before a word
+is part of the word's token), and everything else (emoji, symbols, other scripts).
 """
 
 from __future__ import annotations
 
-import functools
 import re
+from collections.abc import Mapping
 
-LATIN_CHARS_PER_TOKEN = 6
-"""Letters of a Latin-script word per token."""
-PUNCTUATION_WEIGHT = 0.75
-"""Tokens per ASCII punctuation mark (in code, pairs such as `):` or `->` are often one)."""
+# Characters per token. Letters of a script first (these are what calibration refines), then
+# the classes every script shares.
+CHARS_PER_TOKEN: Mapping[str, float] = {
+    "latin": 4.0,
+    "cyrillic": 3.3,
+    "greek": 2.2,        # Greek, Armenian, Georgian
+    "arabic": 2.6,       # Arabic and Hebrew
+    "indic": 1.8,        # Devanagari, Bengali, Gurmukhi, Gujarati, Oriya, Tamil
+    "indic_south": 1.33,  # Telugu, Kannada, Malayalam, Sinhala
+    "southeast": 3.3,    # Thai, Lao, Myanmar, Khmer
+    "cjk": 2.0,          # Han, CJK punctuation, full-width forms
+    "kana": 1.43,
+    "hangul": 1.54,
+    "digit": 1.5,        # Qwen splits digits one by one, DeepSeek by three
+    "punct": 1.33,
+    "space": 1.0,        # a run of whitespace: a newline, a tab, indentation
+    "other": 0.5,        # emoji, symbols, scripts not listed: often several tokens each
+}
+SCRIPTS = ("latin", "cyrillic", "greek", "arabic", "indic", "indic_south", "southeast", "cjk",
+           "kana", "hangul", "other")
+"""The classes calibration learns (letters of a script); the rest keep their defaults."""
 
-_LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f\u1e00-\u1eff]+")
-_DIGITS = re.compile(r"[0-9]+")
-_PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]+")
-_SPACES = re.compile(r" {2,}|\t+")
-
-SCRIPT_WEIGHTS: tuple[tuple[str, str, float], ...] = (
-    # (name, character class, tokens per character)
-    ("devanagari to tamil", "\u0900-\u0bff", 0.55),
-    ("telugu to sinhala", "\u0c00-\u0dff", 0.75),
-    ("han", "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f", 0.5),
-    ("kana", "\u3040-\u30ff\u31f0-\u31ff", 0.7),
-    ("hangul", "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af", 0.65),
-    ("cjk punctuation", "\u3000-\u303f\uff00-\uffef", 1.0),
-    ("cyrillic", "\u0400-\u052f", 0.3),
-    ("greek, armenian, georgian", "\u0370-\u03ff\u0530-\u058f\u10a0-\u10ff", 0.45),
-    ("arabic, hebrew", "\u0590-\u05ff\u0600-\u06ff\u0750-\u077f\u08a0-\u08ff", 0.38),
-    ("southeast asian", "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff", 0.3),
+_CLASSES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("latin", re.compile(r"[A-Za-z\u00C0-\u024F\u1E00-\u1EFF]+")),
+    ("digit", re.compile(r"[0-9]+")),
+    ("punct", re.compile(r"[!-/:-@\[-`{-~]+")),
 )
-_SCRIPTS = tuple((re.compile(f"[{chars}]+"), weight) for _, chars, weight in SCRIPT_WEIGHTS)
-_COUNTED = re.compile("[" + "".join(chars for _, chars, _ in SCRIPT_WEIGHTS)
-                      + r"A-Za-z\u00c0-\u024f\u1e00-\u1eff0-9!-/:-@\[-`{-~\s]+")
-OTHER_WEIGHT = 2.0
-"""Tokens per character of anything not counted above (emoji take several bytes, each
-often a token of its own)."""
+_NON_ASCII: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("cyrillic", re.compile(r"[\u0400-\u052F]+")),
+    ("greek", re.compile(r"[\u0370-\u03FF\u1F00-\u1FFF\u0530-\u058F\u10A0-\u10FF]+")),
+    ("arabic", re.compile(r"[\u0590-\u06FF\u0750-\u077F\u08A0-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]+")),
+    ("indic", re.compile(r"[\u0900-\u0BFF]+")),
+    ("indic_south", re.compile(r"[\u0C00-\u0DFF]+")),
+    ("southeast", re.compile(r"[\u0E00-\u0EFF\u1000-\u109F\u1780-\u17FF]+")),
+    ("kana", re.compile(r"[\u3040-\u30FF\u31F0-\u31FF]+")),
+    ("hangul", re.compile(r"[\u1100-\u11FF\u3130-\u318F\uAC00-\uD7AF]+")),
+    ("cjk", re.compile(r"[\u2E80-\u303F\u3100-\u312F\u3190-\u31EF\u3200-\u9FFF"
+                       r"\uF900-\uFAFF\uFF00-\uFFEF\U00020000-\U0003FFFF]+")),
+)
+_SPACE_RUN = re.compile(r"[\t\n\r\f\v]+ *| {2,}")
 
 
-def estimate_tokens(text: str) -> int:
-    """About how many tokens `text` takes (0 for an empty text, at least 1 otherwise).
+def script_counts(text: str) -> dict[str, int]:
+    """How many characters of each class `text` holds (whitespace: how many runs)."""
+    counts: dict[str, int] = {}
+    covered = 0
+    for name, pattern in _CLASSES if text.isascii() else (*_CLASSES, *_NON_ASCII):
+        found = len(text) - len(pattern.sub("", text))
+        if found:
+            counts[name] = found
+            covered += found
+    runs = _SPACE_RUN.findall(text)
+    if runs:
+        counts["space"] = len(runs)
+        covered += sum(map(len, runs))
+    single_spaces = text.count(" ") - sum(run.count(" ") for run in runs)
+    other = len(text) - covered - single_spaces
+    if other > 0:
+        counts["other"] = other
+    return counts
 
-    Counted line by line, each line's count kept (LINES_KEPT of them): a long prompt being
-    typed into costs its changed line, not the whole text, per estimate."""
-    if not text:
-        return 0
-    total = sum(map(_line_tokens, text.split("\n")))
-    total += text.count("\n") - text.count("\n\n")  # a run of blank lines is one token
-    return max(1, round(total))
 
-
-LINES_KEPT = 8192
-"""Lines whose counts are kept for the next estimate."""
-
-
-@functools.lru_cache(maxsize=LINES_KEPT)
-def _line_tokens(line: str) -> float:
-    if not line:
-        return 0.0
+def tokens_from_counts(counts: Mapping[str, int],
+                       factors: Mapping[str, float] | None = None) -> float:
+    """The tokens `counts` make at the default ratios, each script's share multiplied by
+    its factor in `factors` (1 when absent)."""
     total = 0.0
-    for word in _LATIN_WORD.findall(line):
-        total += 1 + (len(word) - 1) // LATIN_CHARS_PER_TOKEN
-    total += sum(1 + (len(d) - 1) // 2 for d in _DIGITS.findall(line))
-    total += PUNCTUATION_WEIGHT * _count(_PUNCTUATION, line)
-    total += len(_SPACES.findall(line))
-    if not line.isascii():
-        for pattern, weight in _SCRIPTS:
-            total += weight * _count(pattern, line)
-        total += OTHER_WEIGHT * (len(line) - _count(_COUNTED, line))
+    for name, count in counts.items():
+        share = count / CHARS_PER_TOKEN[name]
+        total += share * (factors.get(name, 1.0) if factors else 1.0)
     return total
 
 
-def _count(pattern: re.Pattern[str], text: str) -> int:
-    """Characters of `text` in runs matched by `pattern`."""
-    return sum(map(len, pattern.findall(text)))
+def estimate_tokens(text: str) -> int:
+    """About how many tokens `text` makes, uncalibrated (0 for an empty text)."""
+    if not text:
+        return 0
+    return max(1, round(tokens_from_counts(script_counts(text))))

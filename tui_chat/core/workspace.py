@@ -36,12 +36,24 @@ from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tui_chat.core.attachments import check_images, check_total
 from tui_chat.core.client_pool import ClientPool
 from tui_chat.core.config import Settings
+from tui_chat.core.context import ContextOverflowError, ContextPlan
+from tui_chat.core.context_tracker import ContextTracker
 from tui_chat.core.errors import Hint, TuiChatError, UsageError
-from tui_chat.core.models import ActivePathChanged, Message, Parameters
+from tui_chat.core.model_facts import merged
+from tui_chat.core.models import (
+    ActivePathChanged,
+    Attachment,
+    AttachmentInfo,
+    Message,
+    ModelInfo,
+    Parameters,
+    Role,
+)
 from tui_chat.core.providers import Provider
-from tui_chat.core.session import ChatSession, SessionEvent
+from tui_chat.core.session import ChatSession, ReplyFinished, SessionEvent
 
 if TYPE_CHECKING:  # imported on first use: the app's start-up path has no HTTP stack
     from tui_chat.core.client import ProviderClient
@@ -117,11 +129,23 @@ class Workspace:
                                                        self.env)
         self.model: str | None = model or default_model_for(settings, self.provider)
         self._chosen_here = bool(provider or model)
+        self.context = ContextTracker(self._facts)
+        """Windows, token counts and prices (see context_tracker)."""
         self.session = self._new_session()
         self.compare_models: tuple[ModelRef, ...] = ()
         """Models chosen to compare on the next message (none: the current model alone)."""
 
     # --- what is in force -----------------------------------------------------------------
+
+    @property
+    def session(self) -> ChatSession:
+        """The conversation in progress (one at a time)."""
+        return self._session
+
+    @session.setter
+    def session(self, session: ChatSession) -> None:
+        session.cost_of = self.context.cost_of  # every reply is priced as it finishes
+        self._session = session
 
     @property
     def settings(self) -> Settings:
@@ -182,7 +206,9 @@ class Workspace:
         if conversation.provider and conversation.model:
             with contextlib.suppress(TuiChatError):
                 self.choose(conversation.provider, conversation.model, persist=False)
-        return self.session.messages()
+        messages = self.session.messages()
+        self.context.learn_path(messages, conversation.system_prompt, conversation.context_from)
+        return messages
 
     def open_latest(self) -> list[Message] | None:
         """The most recently updated conversation, or None (and nothing changes) when the
@@ -334,17 +360,89 @@ class Workspace:
         self.session.set_system_prompt(self.settings.system_prompt)
         self.session.set_parameters(self.settings.parameters)
 
+    # --- context and cost -----------------------------------------------------------------
+
+    def _facts(self, provider: str, model: str) -> ModelInfo:
+        """What is known now about `model` of `provider` (the catalog's lists, config.toml's
+        `[models]`), without any request."""
+        try:
+            resolved = self.settings.resolve_provider(provider, self.env)
+        except TuiChatError:  # a provider since removed: only config.toml can say
+            return merged(None, provider, model, self.settings.model_settings(provider, model))
+        return self.catalog.facts(resolved, model)
+
+    def facts(self) -> ModelInfo | None:
+        """What is known about the current model (None: no model is chosen)."""
+        return self._facts(self.provider_name, self.model) if self.model else None
+
+    def context_plan(self, draft: str = "", *, path: list[Message] | None = None,
+                     parameters: Parameters | None = None,
+                     attachments: Sequence[AttachmentInfo] = ()) -> ContextPlan:
+        """What a request of the active path (or `path`) and `draft` (with `attachments`)
+        would hold, against the current model's window (see `context`)."""
+        session = self.session
+        conversation = session.conversation
+        sent = (parameters or conversation.parameters).max_tokens
+        return self.context.plan(
+            session.messages() if path is None else path, provider=self.provider_name,
+            model=self.model, system_prompt=conversation.system_prompt,
+            context_from=conversation.context_from,
+            context_from_set=conversation.context_from_set, max_tokens=sent, draft=draft,
+            draft_extra=sum(a.tokens for a in attachments))
+
+    def leave_out_before(self, message_id: str | None) -> None:
+        """From the next request on, send the active path from `message_id` on (None: all);
+        the messages before it stay, out of the context."""
+        self.session.set_context_from(message_id)
+
+    def conversation_cost(self) -> tuple[float | None, int]:
+        """(USD spent on the conversation on screen, every branch; the replies with usage
+        but no price): None when nothing priced is known."""
+        if not self.session.is_saved:
+            return None, 0
+        return self.store.conversation_cost(self.session.conversation.id)
+
+    def _fit(self, plan: ContextPlan) -> None:
+        """Refuse a request that would not fit; lower `max_tokens` for one that would not
+        leave it room; say whether the model reads images."""
+        if plan.state == "over":
+            raise ContextOverflowError(plan, self.require_model(), self.provider_name)
+        self.session.max_tokens_limit = plan.max_tokens if plan.clamped else None
+        facts = self.facts()
+        self.session.takes_images = facts is not None and facts.takes_images
+
+    def check_attachments(self, attachments: Sequence[AttachmentInfo]) -> None:
+        """Refuse, with one sentence, attachments the current model cannot take: images for a
+        model that does not read them, more than a message may carry."""
+        check_total(attachments)
+        facts = self.facts()
+        check_images(attachments, self.require_model(), facts is not None and facts.takes_images,
+                     self.provider_name)
+
+    def _prompt_path(self) -> list[Message]:
+        """The active path up to the prompt a regenerated reply answers."""
+        path = self.session.messages()
+        while path and path[-1].role is not Role.USER:
+            path.pop()
+        return path
+
     # --- exchanges ------------------------------------------------------------------------
 
-    def send(self, prompt: str, parameters: Parameters | None = None, *,
+    def send(self, prompt: str, parameters: Parameters | None = None,
+             attachments: Sequence[Attachment] = (), *,
              continue_partial: bool = False) -> AsyncGenerator[SessionEvent, None]:
-        """Save `prompt`, stream and save the reply of the current model. `continue_partial`:
+        """Save `prompt` (with `attachments`), stream and save the reply of the current model.
+        Before anything is saved: ContextOverflowError when it would not fit the model's
+        window, AttachmentError for attachments the model cannot take. `continue_partial`:
         the reply cut off by a failure that the path ends with is sent as context (the user
         chose to continue from it)."""
         client, model = self.client(), self.require_model()
+        self.check_attachments(attachments)
+        self._fit(self.context_plan(prompt, parameters=parameters, attachments=attachments))
         return self._leased(client, self.session.send(prompt, client=client, model=model,
                                                       parameters=parameters,
-                                                      continue_partial=continue_partial))
+                                                      continue_partial=continue_partial,
+                                                      attachments=attachments))
 
     def compare(self, prompt: str, parameters: Parameters | None = None
                 ) -> AsyncGenerator[CompareEvent, None]:
@@ -375,12 +473,15 @@ class Workspace:
 
     def regenerate(self) -> AsyncGenerator[SessionEvent, None]:
         client, model = self.client(), self.require_model()
+        self._fit(self.context_plan(path=self._prompt_path()))
         return self._leased(client, self.session.regenerate(client=client, model=model))
 
     def edit_and_resend(self, message_id: str, text: str) -> AsyncGenerator[SessionEvent, None]:
         if not text.strip():
             raise UsageError("The message is empty: type some text to send.")
         client, model = self.client(), self.require_model()
+        parent = self.store.get_message(message_id).parent_id
+        self._fit(self.context_plan(text, path=self.store.path_to(parent) if parent else []))
         return self._leased(client, self.session.edit_and_resend(message_id, text,
                                                                  client=client, model=model))
 
@@ -388,9 +489,11 @@ class Workspace:
                       events: AsyncGenerator[SessionEvent, None]
                       ) -> AsyncGenerator[SessionEvent, None]:
         """`events`, with `client` kept open until they end (settings saved meanwhile retire
-        it instead of closing it)."""
+        it instead of closing it); each reply that finishes teaches calibration."""
         async with self._clients.lease(client), contextlib.aclosing(events) as stream:
             async for event in stream:
+                if isinstance(event, ReplyFinished) and event.message.usage is not None:
+                    self._learn(event.message)
                 yield event
 
     async def _leased_all(self, clients: Sequence[ProviderClient],
@@ -402,6 +505,14 @@ class Workspace:
             async with contextlib.aclosing(events) as stream:
                 async for event in stream:
                     yield event
+
+    def _learn(self, reply: Message) -> None:
+        if reply.parent_id is None:
+            return
+        with contextlib.suppress(TuiChatError):  # calibration is a nicety: never a failure
+            sent = self.session.request(reply.parent_id)
+            if all(isinstance(message.content, str) for message in sent):  # no image in it
+                self.context.learn(reply, [message.text for message in sent])
 
     async def aclose(self) -> None:
         await self._clients.aclose()

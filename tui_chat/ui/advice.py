@@ -22,6 +22,8 @@ def advice(error: TuiChatError) -> str:
                 else "Press F2 to pick one.")
     if error.hint is Hint.TIMEOUT:
         return "Try again, or raise the read timeout in Settings (F3)."
+    if error.hint is Hint.CONTEXT:
+        return "Press F2 to pick a model with a larger window, or Ctrl+N for a new conversation."
     return ""
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import signal
 from collections.abc import Sequence
 from pathlib import Path
@@ -112,6 +113,19 @@ class TuiChatApp(App[int]):
             screen.show_first_run(hint)
         self.call_after_refresh(self.run_worker, warm_up, thread=True, group="warm-up",
                                 exit_on_error=False)
+        if self.services.list_models_at_start:
+            self.call_after_refresh(self.run_worker, self._list_models(screen), group="models",
+                                    exit_on_error=False)
+
+    async def _list_models(self, screen: ConversationScreen) -> None:
+        """List the current provider's models once, when they never were: their windows and
+        prices are what the status line shows (a failure only leaves them unknown)."""
+        workspace = self.workspace
+        if workspace.catalog.knows_facts(workspace.provider):
+            return
+        await asyncio.to_thread(importlib.import_module, "tui_chat.core.client")  # not here
+        await workspace.catalog.refresh(workspace.provider)
+        screen.context_status.refresh()
 
     def apply_keys(self, settings: Settings) -> None:
         """Put the user's `[keys]` in force; each problem is one notification."""

@@ -33,6 +33,10 @@ BINDING_CLASSES = (
     "tui_chat.ui.screens.help:HelpScreen",
     "tui_chat.ui.screens.confirm:ConfirmScreen",
     "tui_chat.ui.screens.confirm:TextPromptScreen",
+    "tui_chat.ui.screens.context_offer:ContextOverflowScreen",
+    "tui_chat.ui.widgets.attachment_list:AttachmentList",
+    "tui_chat.ui.screens.attach_picker:AttachScreen",
+    "tui_chat.ui.screens.attach_picker:PathInput",
 )
 """Every class that declares bindings with ids, imported only when a map needs checking."""
 

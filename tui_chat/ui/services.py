@@ -26,16 +26,20 @@ class AppServices:
     config_path: Path
     config_notice: str | None = None
     """Why config.toml could not be used (the app then runs on the defaults), else None."""
+    list_models_at_start: bool = False
+    """When the current provider's models have never been listed (no cache), list them once
+    after start-up, for their windows and prices (tui-chat does; tests choose)."""
 
     @classmethod
     def create(cls, settings: Settings, store: Store, *, config_path: Path,
                env: Mapping[str, str] | None = None, config_notice: str | None = None,
                provider: str | None = None, model: str | None = None,
-               clock: Callable[[], float] = time.monotonic) -> AppServices:
+               clock: Callable[[], float] = time.monotonic,
+               list_models_at_start: bool = False) -> AppServices:
         """Raises UnknownProviderError for an unknown -p."""
         workspace = Workspace(settings, store, env=env, provider=provider, model=model,
                               clock=clock, read_coalesce=READ_COALESCE)
-        return cls(workspace, config_path, config_notice)
+        return cls(workspace, config_path, config_notice, list_models_at_start)
 
     @property
     def settings(self) -> Settings:

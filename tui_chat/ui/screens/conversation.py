@@ -25,7 +25,7 @@ from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from tui_chat.core.errors import TuiChatError, unexpected_error_sentence
-from tui_chat.core.models import Message, Role
+from tui_chat.core.models import Attachment, Message, Role
 from tui_chat.core.session import (
     SessionEvent,
 )
@@ -34,12 +34,15 @@ from tui_chat.core.text import one_line, sanitize
 from tui_chat.core.workspace import SettingsChange, Workspace
 from tui_chat.ui.advice import sentence
 from tui_chat.ui.messages import ConversationChanged
+from tui_chat.ui.screens.attach_flow import AttachFlow
 from tui_chat.ui.screens.branch_actions import BranchActions
+from tui_chat.ui.screens.context_status import ContextStatus
 from tui_chat.ui.screens.conversation_setup import ConversationSetup
 from tui_chat.ui.screens.model_actions import COMPARE_TITLE, ModelActions
 from tui_chat.ui.screens.reply_presenter import ReplyPresenter
 from tui_chat.ui.screens.settings_note import APPLY_HERE, settings_sentence
 from tui_chat.ui.screens.sidebar_actions import SidebarActions
+from tui_chat.ui.widgets.attachment_list import AttachmentList
 from tui_chat.ui.widgets.conversation_list import ConversationList
 from tui_chat.ui.widgets.fitted_footer import FittedFooter
 from tui_chat.ui.widgets.message_list import MessageList
@@ -72,6 +75,7 @@ class Exchange:
     message_id: str | None = None
     continue_partial: bool = False
     """Send the reply cut off by a failure as context (the user chose to continue from it)."""
+    attachments: tuple[Attachment, ...] = ()
 
 
 class ConversationScreen(Screen[None]):
@@ -94,7 +98,10 @@ class ConversationScreen(Screen[None]):
                 tooltip="Show or hide saved conversations (search with /)"),
         Binding("f8", "conversation_settings", "Chat settings", id="conversation.settings",
                 tooltip="This conversation's system prompt, parameters and persona (the "
-                "defaults for new ones are in Settings, F3)"),
+                "defaults for new ones are in Settings, F3)", show=False),
+        Binding("ctrl+t", "attach", "Attach", id="conversation.attach",
+                tooltip="Attach a file to the next message (or write @path in it)",
+                show=False),  # the prompt's placeholder says it: the footer is full at 120
     ]
 
     def __init__(self, workspace: Workspace) -> None:
@@ -103,6 +110,8 @@ class ConversationScreen(Screen[None]):
         self.clock: Callable[[], float] = workspace.clock
         self.editing: Message | None = None
         self.presenter = ReplyPresenter(self)
+        self.context_status = ContextStatus(self)
+        self.attach_flow = AttachFlow(self)
         self.sidebar_actions = SidebarActions(self)
         self.branches = BranchActions(self)
         self.models = ModelActions(self)
@@ -120,7 +129,8 @@ class ConversationScreen(Screen[None]):
             yield Static("", id="empty", markup=False)
             yield Static("", id="system-row", markup=False)
             yield MessageList(id="messages", positions=self.positions_of)
-            yield PromptInput(id="prompt", placeholder="Message (Enter sends, Ctrl+J new line)")
+            yield AttachmentList(id="attachments")
+            yield PromptInput(id="prompt", placeholder="Message (Enter sends, Ctrl+J new line, Ctrl+T or @path attaches a file)")
             yield StatusBar(id="status")
         yield FittedFooter()
 
@@ -166,6 +176,7 @@ class ConversationScreen(Screen[None]):
         await self.message_list.load(messages)
         self.prompt.prompt_history = [m.content for m in messages if m.role is Role.USER][-100:]
         self.refresh_chrome()
+        self.context_status.changed()
         sidebar = self.sidebar
         if sidebar is not None:
             sidebar.refresh_active()
@@ -205,6 +216,7 @@ class ConversationScreen(Screen[None]):
         may have changed."""
         self._first_run_hint = no_key_hint or ""
         self.refresh_chrome()
+        self.context_status.refresh()
         self.notify(settings_sentence(change, streaming=self.streaming), title="Settings saved",
                     markup=False, timeout=10)
 
@@ -240,7 +252,12 @@ class ConversationScreen(Screen[None]):
             self.notify("A reply is still streaming: wait for it, or press Esc to stop it.",
                         markup=False, severity="warning")
             return
-        text = event.text
+        attachments = [] if self.editing is not None else self.attach_flow.collect(event.text)
+        if attachments is None:
+            return  # said why; the prompt and the list stay as they are
+        self.context_status.before_send(event.text, self._send_now, attachments)
+
+    def _send_now(self, text: str) -> None:
         self.prompt.remember(text)
         self.prompt.clear()
         if self.editing is not None:
@@ -250,7 +267,8 @@ class ConversationScreen(Screen[None]):
             self.start(Exchange("compare", text))
         else:
             self.start(Exchange("send", text,
-                                continue_partial=self.branches.take_continue_partial()))
+                                continue_partial=self.branches.take_continue_partial(),
+                                attachments=tuple(self.attach_flow.take())))
 
     def start(self, exchange: Exchange) -> None:
         self.run_exchange(exchange)
@@ -278,6 +296,7 @@ class ConversationScreen(Screen[None]):
             presenter.begin(exchange.text, list(self.workspace.compare_models))
         else:
             self.presenter.begin(exchange.text)
+        self.attach_flow.in_flight = list(exchange.attachments)
         try:
             # aclosing: stopped between two events (drawing one), the session still saves the
             # reply as interrupted before `stopped()` reads it, not whenever it is collected.
@@ -316,7 +335,8 @@ class ConversationScreen(Screen[None]):
             return workspace.regenerate()
         if exchange.kind == "edit" and exchange.message_id is not None:
             return workspace.edit_and_resend(exchange.message_id, exchange.text)
-        return workspace.send(exchange.text, continue_partial=exchange.continue_partial)
+        return workspace.send(exchange.text, attachments=exchange.attachments,
+                              continue_partial=exchange.continue_partial)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "llm" and event.state is WorkerState.ERROR:
@@ -386,10 +406,12 @@ class ConversationScreen(Screen[None]):
     def action_choose_model(self) -> None:
         self.choose_model()
 
-    def choose_model(self, *, then_regenerate: bool = False, compare: bool = False) -> None:
+    def choose_model(self, *, then_regenerate: bool = False, compare: bool = False,
+                     then: Callable[[], None] | None = None) -> None:
         """Open the model picker (several models may be marked to compare, unless the
-        choice is to regenerate with); it applies from the next message on."""
-        self.models.choose(then_regenerate=then_regenerate, compare=compare)
+        choice is to regenerate with); it applies from the next message on (`then`: what
+        to do once one is chosen)."""
+        self.models.choose(then_regenerate=then_regenerate, compare=compare, then=then)
 
     def action_focus_messages(self) -> None:
         if self.comparison is not None and not self.comparison.streaming:
@@ -414,6 +436,21 @@ class ConversationScreen(Screen[None]):
 
     def on_compare_view_leave_requested(self, event: CompareView.LeaveRequested) -> None:
         event.stop()
+        self.prompt.focus()
+
+    def action_attach(self) -> None:
+        self.attach_flow.open_picker()
+
+    @on(PromptInput.AttachRequested)
+    def _attach_mentioned(self, event: PromptInput.AttachRequested) -> None:
+        self.attach_flow.attach(event.path)
+
+    @on(AttachmentList.Changed)
+    def _attachments_changed(self) -> None:
+        self.context_status.refresh()  # the context counts what is listed for the next message
+
+    @on(AttachmentList.LeaveRequested)
+    def _attachments_left(self) -> None:
         self.prompt.focus()
 
     @on(MessageList.EditRequested)

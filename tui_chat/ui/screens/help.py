@@ -28,6 +28,7 @@ PROMPT_KEYS: tuple[tuple[str, str], ...] = (
     ("enter", "Send the prompt"),
     ("ctrl+j", "Insert a new line in the prompt"),
     ("up", "Recall the previous prompt (when the prompt is empty)"),
+    ("tab", "Complete the path after @ (an @path attaches the file)"),
 )
 """Keys the prompt handles itself rather than through bindings."""
 

@@ -14,6 +14,8 @@ from tui_chat.core.models import Message
 from tui_chat.core.text import one_line
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from tui_chat.ui.screens.conversation import ConversationScreen
     from tui_chat.ui.screens.model_picker import Comparison, ModelChoice
 
@@ -26,7 +28,9 @@ class ModelActions:
     def __init__(self, host: ConversationScreen) -> None:
         self.host = host
 
-    def choose(self, *, then_regenerate: bool = False, compare: bool = False) -> None:
+    def choose(self, *, then_regenerate: bool = False, compare: bool = False,
+               then: Callable[[], None] | None = None) -> None:
+        """Open the picker; `then`: what to do once one model is chosen."""
         from tui_chat.ui.screens.model_picker import Comparison, ModelChoice, ModelPickerScreen
 
         workspace = self.host.workspace
@@ -44,11 +48,12 @@ class ModelActions:
             if isinstance(choice, Comparison):
                 self._compare_next(choice)
             elif choice is not None:
-                self._use(choice, then_regenerate)
+                self._use(choice, then_regenerate, then)
 
         self.host.app.push_screen(picker, chosen)
 
-    def _use(self, choice: ModelChoice, then_regenerate: bool) -> None:
+    def _use(self, choice: ModelChoice, then_regenerate: bool,
+             then: Callable[[], None] | None) -> None:
         from tui_chat.ui.screens.conversation import Exchange
 
         try:
@@ -57,8 +62,11 @@ class ModelActions:
             self.host.notify(error.message, severity="error", markup=False)
             return
         self.host.refresh_chrome()
+        self.host.context_status.changed()
         if then_regenerate:
             self.host.run_exchange(Exchange("regenerate"))
+        if then is not None:
+            then()
 
     def _compare_next(self, comparison: Comparison) -> None:
         try:

@@ -21,6 +21,7 @@ from tui_chat.core.session import (
 )
 from tui_chat.core.store import ConversationGoneError
 from tui_chat.core.text import sanitize
+from tui_chat.core.tokens import estimate_tokens
 from tui_chat.ui.advice import sentence
 from tui_chat.ui.screens.first_token_wait import FirstTokenWait
 
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 CUT_OFF_NOTE = "not sent as context; Ctrl+O then p continues from it"
 STATS_INTERVAL = 1.0
 """Seconds between two updates of the live tokens-per-second figure."""
+CUT_NOTE = "the reply stopped at the max-tokens limit: raise Max tokens in Settings (F3)"
 
 
 class ReplyPresenter:
@@ -45,6 +47,8 @@ class ReplyPresenter:
         self._started = 0.0
         self._first_token: float | None = None
         self._deltas = 0
+        self._tokens = 0
+        self._uncounted: list[str] = []
         self._last_stats = 0.0
         self._branch_note = ""
         self.wait = FirstTokenWait(host)
@@ -58,11 +62,11 @@ class ReplyPresenter:
         if isinstance(event, ContentDelta):
             if self.reply is not None:
                 self.reply.add_content(event.text)
-            self._count_delta()
+            self._count_delta(event.text)
         elif isinstance(event, ReasoningDelta):
             if self.reply is not None:
                 self.reply.add_reasoning(event.text)
-            self._count_delta(thinking=True)
+            self._count_delta(event.text, thinking=True)
         elif isinstance(event, UserMessageSaved):
             await self.host.message_list.add_message(event.message)
             self.host.refresh_chrome()
@@ -97,7 +101,8 @@ class ReplyPresenter:
         self.reply = await self.host.message_list.start_reply(message)
         self._started = self.host.clock()
         self._first_token = None
-        self._deltas = 0
+        self._deltas = self._tokens = 0
+        self._uncounted = []
         self.host.refresh_chrome()
         position = self.reply.position
         self._branch_note = note = (
@@ -107,9 +112,10 @@ class ReplyPresenter:
                                      usage=None, note=note)
         self.wait.start()
 
-    def _count_delta(self, thinking: bool = False) -> None:
+    def _count_delta(self, text: str, thinking: bool = False) -> None:
         self.received = True
         self._deltas += 1
+        self._uncounted.append(text)
         now = self.host.clock()
         if self._first_token is None:
             self._first_token = now
@@ -120,8 +126,12 @@ class ReplyPresenter:
         elif now - self._last_stats >= STATS_INTERVAL:
             self._last_stats = now
             elapsed = now - self._first_token
+            # Tokens estimated from the text, counted once each (a chunk is no measure).
+            self._tokens += estimate_tokens("".join(self._uncounted))
+            self._uncounted.clear()
             self.host.status.update_info(state="thinking…" if thinking else "streaming…",
-                                    tokens_per_second=self._deltas / elapsed if elapsed else None)
+                                         tokens_per_second=self._tokens / elapsed if elapsed
+                                         else None, speed_estimated=True)
 
     async def _reply_ended(self, message: Message, error: str | None = None, *,
                            notify: bool = True) -> None:
@@ -133,11 +143,16 @@ class ReplyPresenter:
         shown = message if error is None else message.model_copy(update={"error": error})
         await self.host.message_list.finish_reply(shown)
         self.reply = None
-        note = CUT_OFF_NOTE if message.failed and message.content else self._branch_note
+        cut = message.finish_reason == "length"
+        note = (CUT_OFF_NOTE if message.failed and message.content
+                else CUT_NOTE if cut and error is None else self._branch_note)
         self.host.status.update_info(
             state="ready" if error is None else f"{message.status.value}",
             time_to_first_token=message.time_to_first_token,
-            tokens_per_second=message.tokens_per_second, usage=message.usage, note=note)
+            tokens_per_second=message.tokens_per_second, usage=message.usage,
+            speed_estimated=message.usage is None or not message.usage.completion_tokens,
+            note=note)
+        self.host.context_status.reply_ended(message)
         if error is not None:
             if notify and not inline:
                 self.host.notify(sanitize(error), title="Reply failed", severity="error",
@@ -185,6 +200,7 @@ class ReplyPresenter:
 
     def _restore_prompt(self) -> None:
         """Nothing arrived: give the prompt back, unless the user already typed a new one."""
+        self.host.attach_flow.put_back()
         if self.sent_text and not self.host.prompt.text.strip():
             self.host.prompt.load_text(self.sent_text)
             self.host.prompt.move_cursor(self.host.prompt.document.end)

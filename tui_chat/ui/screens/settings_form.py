@@ -39,7 +39,7 @@ HELP: dict[Path, str] = {
     ("timeouts", "read"): "Largest gap, in seconds, between two events of a reply.",
 }
 
-_SKIPPED = {("providers",), ("keys",), ("parameters", "stop")}
+_SKIPPED = {("providers",), ("keys",), ("models",), ("parameters", "stop")}
 _SPECIAL: dict[Path, Kind] = {
     ("default_provider",): "provider",
     ("theme",): "theme",

@@ -112,6 +112,7 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         self._code_typed = ""  # the digits of a block number typed so far
         self._scroll_to_selected = True
         self.reply: ReplyView | None = None
+        self._out_of_context: set[str] = set()
 
     # --- content -------------------------------------------------------------------------
 
@@ -138,13 +139,28 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         return "monokai" if self.app.current_theme.dark else "friendly"
 
     def _view(self, message: Message) -> MessageView:
-        return self._views_for([message])[0]
+        view = self._views_for([message])[0]
+        return view
 
     def _views_for(self, messages: Sequence[Message]) -> list[MessageView]:
-        """Views of `messages`, each knowing its place among its siblings (one look-up)."""
+        """Views of `messages`, each knowing its place among its siblings (one look-up) and
+        whether it is out of the context."""
         positions = self._positions_of(messages) if self._positions_of and messages else {}
-        return [MessageView(m, code_theme=self.code_theme, position=positions.get(m.id))
-                for m in messages]
+        views = [MessageView(m, code_theme=self.code_theme, position=positions.get(m.id))
+                 for m in messages]
+        for view in views:
+            view.set_out_of_context(view.message.id in self._out_of_context)
+        return views
+
+    def set_context_from(self, message_id: str | None) -> None:
+        """Mark the messages before `message_id` (when it is shown) as out of the context."""
+        ids = [m.id for m in self.messages]
+        out = set(ids[:ids.index(message_id)]) if message_id in ids else set()
+        if out == self._out_of_context:
+            return
+        self._out_of_context = out
+        for view in self._views():
+            view.set_out_of_context(view.message.id in out)
 
     def _views(self) -> list[MessageView]:
         return [child for child in self.children if isinstance(child, MessageView)]

@@ -26,6 +26,7 @@ from textual.widgets import Static
 from tui_chat.core.models import Message, MessageStatus, Role
 from tui_chat.core.providers import BUILTIN_PROVIDERS
 from tui_chat.core.text import sanitize
+from tui_chat.ui.widgets.attachment_list import folded_attachments
 from tui_chat.ui.widgets.selectable import highlighted, selected_text, selection_paint
 
 if TYPE_CHECKING:  # Markdown parsing and drawing are imported on first use, not at start-up
@@ -71,6 +72,8 @@ def author_line(message: Message, *, live: bool = False,
         line.append("  · writing…", style="italic")
     elif message.status is MessageStatus.STREAMING:
         line.append("  · incomplete", style="italic")
+    if message.role is Role.ASSISTANT and message.finish_reason == "length" and not live:
+        line.append("  · cut at the max-tokens limit", style="bold italic")
     return line
 
 
@@ -108,10 +111,13 @@ def render_message(message: Message, *, code_theme: str = "monokai",
     body: list[RenderableType] = []
     if message.role is not Role.ASSISTANT:
         body.append(Text(content))
+        body.extend(folded_attachments(message.attachments))
     elif content.strip():
         body.append(markdown_renderable(content, code_theme))
     return Group(*above, *body, *below)
 
+
+OUT_OF_CONTEXT = "out of context: not sent to the model"
 
 LINES_CACHED = 300
 """Drawn messages kept (by content, style and width) for when their page is mounted again:
@@ -236,6 +242,7 @@ class MessageView(Static):
     MessageView.-assistant { border-left: thick $secondary; }
     MessageView.-failed { border-left: thick $error; }
     MessageView.-selected { background: $accent 20%; border-left: thick $accent; }
+    MessageView.-out-of-context { border-left: thick $panel; text-opacity: 60%; }
     """
 
     def __init__(self, message: Message, *, code_theme: str = "monokai",
@@ -245,6 +252,7 @@ class MessageView(Static):
         self.position = position
         """Its place among its siblings, shown in the header when it has any."""
         self.show_reasoning = False
+        self.out_of_context = False
         classes = "-user" if message.role is Role.USER else "-assistant"
         if message.status is MessageStatus.ERROR:
             classes += " -failed"
@@ -254,13 +262,25 @@ class MessageView(Static):
     def _renderable(self) -> CachedRender:
         message, theme, reasoning = self.message, self.code_theme, self.show_reasoning
         position = self.position if self.position and self.position[1] > 1 else None
+        out = self.out_of_context
         key = (message.id, hash(message.content), message.status, message.error,
                hash(message.reasoning), message.model, message.provider, theme, reasoning,
-               position)
-        self.cached = CachedRender(
-            lambda: render_message(message, code_theme=theme, show_reasoning=reasoning,
-                                   position=position), self, key=key)
+               position, message.finish_reason, out)
+
+        def draw() -> RenderableType:
+            drawn = render_message(message, code_theme=theme, show_reasoning=reasoning,
+                                   position=position)
+            return Group(Text(OUT_OF_CONTEXT, style="dim italic"), drawn) if out else drawn
+
+        self.cached = CachedRender(draw, self, key=key)
         return self.cached
+
+    def set_out_of_context(self, out: bool) -> None:
+        """Mark the message as left out of the context (it is not sent), or not."""
+        if out != self.out_of_context:
+            self.out_of_context = out
+            self.set_class(out, "-out-of-context")
+            self.update(self._renderable())
 
     async def prepare(self, app: App[object], width: int) -> None:
         """Draw the message for `width` cells in a worker thread (see CachedRender.prepare)."""

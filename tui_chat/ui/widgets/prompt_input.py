@@ -8,10 +8,15 @@ Ctrl+E asks for the text in the user's editor (`EditorRequested`); the page keys
 Ctrl+End and Ctrl+Up/Down ask for the conversation to scroll (`ScrollRequested`), so the
 prompt keeps the focus (they replace TextArea's own cursor moves for those keys). A text
 longer than the box shows its size (characters, estimated tokens) on the box's lower edge.
+
+Tab after `@path` completes the path (as far as the files agree; the current folder's), and
+asks for a file it completes to be attached; anywhere else Tab moves the focus on.
 """
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import ClassVar, Literal
 
 from textual import events
@@ -19,10 +24,13 @@ from textual.binding import Binding, BindingType
 from textual.message import Message as TextualMessage
 from textual.widgets import TextArea
 
+from tui_chat.core.attachments import complete_path
 from tui_chat.core.tokens import estimate_tokens
 
 ScrollTo = Literal["page_up", "page_down", "top", "bottom", "line_up", "line_down"]
 """Where the prompt's scrolling keys take the conversation."""
+
+_MENTION_BEFORE_CURSOR = re.compile(r"(?:^|(?<=\s))@(\S*)$")
 
 
 class PromptInput(TextArea):
@@ -59,6 +67,13 @@ class PromptInput(TextArea):
         Binding("ctrl+down", "scroll_conversation('line_down')",
                 "Scroll the conversation down a line", id="prompt.line_down", show=False),
     ]
+
+    class AttachRequested(TextualMessage):
+        """Tab completed `@path` to a file: it may be listed for the next message."""
+
+        def __init__(self, path: str) -> None:
+            super().__init__()
+            self.path = path
 
     class Submitted(TextualMessage):
         """The user pressed Enter with some text in the prompt."""
@@ -110,8 +125,29 @@ class PromptInput(TextArea):
             event.prevent_default()
             self.recall(1)
             return
+        if event.key == "tab" and self._complete_mention():
+            event.stop()
+            event.prevent_default()
+            return
         self._recall_index = None
         await super()._on_key(event)
+
+    def _complete_mention(self) -> bool:
+        """Complete the `@path` just before the cursor; False when there is none there (Tab
+        then moves the focus). With nothing to add, the bell: the focus stays."""
+        row, column = self.cursor_location
+        mention = _MENTION_BEFORE_CURSOR.search(self.document.get_line(row)[:column])
+        if mention is None or self.selection.start != self.selection.end:
+            return False
+        written = mention.group(1)
+        completed = complete_path(written, Path.cwd())
+        if completed is None or completed == written:
+            self.app.bell()
+        else:
+            self.insert(completed[len(written):])
+            if not completed.endswith("/"):  # a whole file name: listed now, with its size
+                self.post_message(self.AttachRequested(completed))
+        return True
 
     def _can_recall(self) -> bool:
         if not self.prompt_history:

@@ -1,4 +1,5 @@
-"""One line under the prompt: provider and model, streaming state, speed and usage."""
+"""One line under the prompt: provider and model, streaming state, how full the model's
+window is, speed, usage and cost."""
 
 from __future__ import annotations
 
@@ -20,6 +21,14 @@ class StatusInfo:
     tokens_per_second: float | None = None
     usage: Usage | None = None
     note: str = ""
+    context: str = ""
+    """The next request's size against the window ("38k / 131k ctx"; "" when unknown)."""
+    context_warning: bool = False
+    """The context is near the window: shown as a warning."""
+    cost: str = ""
+    """The last reply's cost and the conversation's total, with the unit."""
+    speed_estimated: bool = False
+    """`tokens_per_second` counts estimated tokens (the provider reported no usage yet)."""
 
 
 def status_text(info: StatusInfo) -> Text:
@@ -29,10 +38,19 @@ def status_text(info: StatusInfo) -> Text:
     text.append(f" {one_line(info.model, 60)}", style="bold")
     text.append("  │  ")
     text.append(info.state, style="italic")
+    if info.context:
+        text.append("  │  ")
+        if info.context_warning:
+            text.append(f"⚠ {info.context}", style="bold reverse")
+        else:
+            text.append(info.context)
+    if info.cost:
+        text.append(f"  │  {info.cost}")
     if info.time_to_first_token is not None:
         text.append(f"  │  first token {info.time_to_first_token:.2f} s")
     if info.tokens_per_second is not None:
-        text.append(f"  │  {info.tokens_per_second:.1f} tok/s")
+        about = "≈" if info.speed_estimated else ""
+        text.append(f"  │  {about}{info.tokens_per_second:.1f} tok/s")
     if info.usage is not None:
         usage = info.usage
         text.append(f"  │  {usage.prompt_tokens} in · {usage.completion_tokens} out")

@@ -1,0 +1,32 @@
+"""What replies cost, from the model's prices (USD per million tokens, as Chutes lists them)."""
+
+from __future__ import annotations
+
+import math
+
+from tui_chat.core.models import ModelInfo, Usage
+
+PER = 1_000_000
+
+
+def reply_cost(usage: Usage, info: ModelInfo) -> float | None:
+    """USD for a reply of `usage` at `info`'s prices; None when they are not known."""
+    if info.input_price is None or info.output_price is None:
+        return None
+    return (usage.prompt_tokens * info.input_price
+            + usage.completion_tokens * info.output_price) / PER
+
+
+def cost_text(usd: float) -> str:
+    """"1.35 USD", "0.0420 USD", and a small cost with two significant digits: "0.0012 USD",
+    "0.000024 USD" (at most eight decimals: "<0.00000001 USD" below)."""
+    if usd == 0:
+        return "0 USD"
+    if usd >= 1:
+        return f"{usd:.2f} USD"
+    if usd >= 0.01:
+        return f"{usd:.4f} USD"
+    decimals = 1 - math.floor(math.log10(usd))
+    if decimals > 8:
+        return "<0.00000001 USD"
+    return f"{usd:.{decimals}f} USD"

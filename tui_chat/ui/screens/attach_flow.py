@@ -1,0 +1,93 @@
+"""The conversation screen's attachments: the picker (Ctrl+T), `@path` in the prompt, and the
+checks before a message goes (the core's: `tui_chat.core.attachments`, `Workspace.
+check_attachments`), each problem one notification with the prompt kept as it was."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tui_chat.core.attachments import mentioned_paths, read_attachment
+from tui_chat.core.errors import TuiChatError
+from tui_chat.core.models import Attachment
+
+if TYPE_CHECKING:
+    from tui_chat.ui.screens.conversation import ConversationScreen
+    from tui_chat.ui.widgets.attachment_list import AttachmentList
+
+
+class AttachFlow:
+    def __init__(self, host: ConversationScreen) -> None:
+        self.host = host
+        self.in_flight: list[Attachment] = []
+        """The attachments of the exchange in progress (back in the list if nothing arrives;
+        none for a regenerate or an edit)."""
+
+    @property
+    def cwd(self) -> Path:
+        return Path(os.getcwd())
+
+    @property
+    def listed(self) -> AttachmentList:
+        from tui_chat.ui.widgets.attachment_list import AttachmentList
+
+        return self.host.query_one("#attachments", AttachmentList)
+
+    @property
+    def pending(self) -> list[Attachment]:
+        """The attachments listed for the next message (none before the screen is built)."""
+        from textual.css.query import NoMatches
+
+        try:
+            return list(self.listed.attachments)
+        except NoMatches:
+            return []
+
+    def open_picker(self) -> None:
+        from tui_chat.ui.screens.attach_picker import AttachScreen
+
+        def chosen(name: str | None) -> None:
+            if name is not None:
+                self.attach(name)
+            self.host.prompt.focus()
+
+        self.host.app.push_screen(AttachScreen(self.cwd), chosen)
+
+    def attach(self, name: str, path: Path | None = None) -> bool:
+        """Read and list the file `name` (at `path`); a problem is one notification."""
+        try:
+            attachment = read_attachment(path or Path(name), name)
+        except TuiChatError as error:
+            self._say(error.message)
+            return False
+        self.listed.add(attachment)
+        return True
+
+    def collect(self, text: str) -> list[Attachment] | None:
+        """The attachments that go with `text`: the listed ones and its `@path` files, checked
+        for the current model; None (and one notification) when one cannot go."""
+        for written, path in mentioned_paths(text, self.cwd):
+            if not any(a.name == written for a in self.listed.attachments) and not self.attach(
+                    written, path):
+                return None
+        attachments = list(self.listed.attachments)
+        try:
+            self.host.workspace.check_attachments(attachments)
+        except TuiChatError as error:  # listed, but not for this model: the message waits
+            self._say(error.message, title="Not sent")
+            return None
+        return attachments
+
+    def take(self) -> list[Attachment]:
+        """The listed attachments, now going with a message (the list is empty after)."""
+        return self.listed.take()
+
+    def put_back(self) -> None:
+        """Nothing arrived: the message's attachments are listed again."""
+        if self.in_flight:
+            self.listed.put_back(self.in_flight)
+            self.in_flight = []
+
+    def _say(self, sentence: str, title: str = "Not attached") -> None:
+        self.host.notify(sentence, title=title, severity="error", markup=False, timeout=10)

@@ -1,0 +1,126 @@
+"""The conversation screen's context and cost: the status line's figures, the marks on the
+messages left out of the context, and the check before a prompt is sent.
+
+The decisions are the core's (`Workspace.context_plan`, `tui_chat.core.context`); this shows
+them. Before sending, a request that would not fit the window is not sent: the user is offered
+to leave the oldest turns out (`ContextOverflowScreen`), or to pick another model; from 80 % of
+the window on the prompt goes, and the status line warns.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from tui_chat.core.context import ContextPlan, context_text
+from tui_chat.core.costs import cost_text
+from tui_chat.core.errors import TuiChatError
+from tui_chat.core.models import AttachmentInfo, Message, Role
+
+if TYPE_CHECKING:
+    from tui_chat.ui.screens.conversation import ConversationScreen
+
+
+def cost_line(reply_cost: float | None, total: float | None, unpriced: int) -> str:
+    """"0.0012 USD · total 0.0340 USD" (either part only when known)."""
+    parts = []
+    if reply_cost is not None:
+        parts.append(cost_text(reply_cost))
+    if total is not None:
+        parts.append(f"total {cost_text(total)}" + (" + unpriced" if unpriced else ""))
+    return " · ".join(parts)
+
+
+class ContextStatus:
+    """Shows the workspace's context and cost figures on one conversation screen."""
+
+    def __init__(self, host: ConversationScreen) -> None:
+        self.host = host
+        self._reply_cost: float | None = None
+
+    def _path(self) -> list[Message]:
+        """The active path as shown (what the next request continues), up to the message
+        being edited when there is one."""
+        messages = self.host.message_list.messages
+        editing = self.host.editing
+        if editing is not None:
+            ids = [m.id for m in messages]
+            if editing.id in ids:
+                return messages[:ids.index(editing.id)]
+        return messages
+
+    def plan(self, draft: str = "", attachments: Sequence[AttachmentInfo] = ()
+             ) -> ContextPlan | None:
+        workspace = self.host.workspace
+        if workspace.model is None:
+            return None
+        try:
+            return workspace.context_plan(draft, path=self._path(), attachments=attachments)
+        except TuiChatError:  # the store went away: the figure is not worth a failure
+            return None
+
+    def refresh(self) -> None:
+        """The status line's context and cost from the conversation as it stands, with the
+        attachments listed for the next message; the messages before the context's start
+        marked as left out."""
+        workspace = self.host.workspace
+        self.host.message_list.set_context_from(workspace.session.conversation.context_from)
+        listed = self.host.attach_flow.pending
+        plan = self.plan(attachments=listed) if self.host.message_list.messages or listed else None
+        context, warning = "", False
+        if plan is not None:
+            context, warning = context_text(plan.use), plan.state != "fits"
+            fraction = plan.use.fraction
+            if warning and fraction is not None:
+                context += f" ({min(fraction, 9.99):.0%})"
+        total, unpriced = None, 0
+        with contextlib.suppress(TuiChatError):
+            total, unpriced = workspace.conversation_cost()
+        self.host.status.update_info(context=context, context_warning=warning,
+                                     cost=cost_line(self._reply_cost, total, unpriced))
+
+    def reply_ended(self, message: Message) -> None:
+        self._reply_cost = message.usage.cost_usd if message.usage is not None else None
+        self.refresh()
+
+    def changed(self) -> None:
+        """Another model or conversation: the last reply's figures are no longer this one's."""
+        self._reply_cost = None
+        self.host.status.update_info(time_to_first_token=None, tokens_per_second=None,
+                                     usage=None, speed_estimated=False, note="")
+        self.refresh()
+
+    def before_send(self, text: str, send: Callable[[str], None],
+                    attachments: Sequence[AttachmentInfo] = ()) -> None:
+        """Send `text` (with `attachments`) now if it fits the window; else offer what can be
+        done about it."""
+        plan = self.plan(text, attachments)
+        if plan is None or plan.state != "over":
+            send(text)
+            return
+        from tui_chat.ui.screens.context_offer import ContextOverflowScreen
+
+        workspace = self.host.workspace
+        screen = ContextOverflowScreen(plan, workspace.model or "", self._turns(plan))
+
+        def chosen(choice: str | None) -> None:
+            if choice == "leave" and plan.keep_from is not None:
+                try:
+                    workspace.leave_out_before(plan.keep_from)
+                except TuiChatError as error:
+                    self.host.notify(error.message, severity="error", markup=False)
+                    return
+                self.refresh()
+                send(text)
+            elif choice == "model":
+                self.host.choose_model(then=lambda: self.before_send(text, send, attachments))
+
+        self.host.app.push_screen(screen, chosen)
+
+    def _turns(self, plan: ContextPlan) -> int:
+        """How many of the user's turns leaving out `plan.left_out` messages leaves out."""
+        path = self._path()
+        ids = [m.id for m in path]
+        end = ids.index(plan.keep_from) if plan.keep_from in ids else 0
+        return sum(1 for m in path[:end] if m.role is Role.USER)
