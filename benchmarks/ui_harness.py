@@ -56,9 +56,11 @@ class FrameClock:
         return future
 
 
-def services(url: str, store: Store, folder: Path) -> AppServices:
+def services(url: str, store: Store, folder: Path, model: str | None = None) -> AppServices:
+    """`model`: the model of new conversations, as `-m` on the command line gives it."""
     return AppServices.create(Settings(), store, config_path=folder / "config.toml",
-                              env={"CHUTES_BASE_URL": url, "CHUTES_API_KEY": "bench-key"})
+                              env={"CHUTES_BASE_URL": url, "CHUTES_API_KEY": "bench-key"},
+                              model=model)
 
 
 @asynccontextmanager
@@ -67,7 +69,9 @@ async def running_app(url: str, folder: Path, *, model: str = "bench/1",
                       ) -> AsyncIterator[tuple[TuiChatApp, Pilot[Any], ConversationScreen]]:
     """The app, started and settled (see below), with its conversation screen."""
     with Store.open(store_path or folder / "store.sqlite3") as store:
-        app = TuiChatApp(services(url, store, folder), model=model)
+        # The model goes to the workspace: the app's own `model` only applies over a
+        # conversation it opens at start (-c), and it opens none here.
+        app = TuiChatApp(services(url, store, folder, model), model=model)
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
             # As a user would find it: up and idle, its warm-up thread done (it runs while
