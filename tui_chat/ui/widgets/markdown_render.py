@@ -4,8 +4,9 @@ and markdown-it are imported when the first Markdown is drawn, not at start-up."
 
 from __future__ import annotations
 
-import functools
+import threading
 
+from cachetools import LRUCache, cached
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import CodeBlock as RichCodeBlock
 from rich.markdown import Markdown as RichMarkdown
@@ -31,7 +32,21 @@ def highlighted(code: str, lexer: str, theme: str) -> Text:
     return _highlighted(code, lexer, theme).copy()
 
 
-@functools.lru_cache(maxsize=512)
+CODE_BUDGET = 16 * 2**20
+"""Bytes (text_bytes) of highlighted code blocks kept. Bounded by size, not by count (it was
+512 blocks, whatever their length): the settled pieces of a long fence and the fence whole
+are each a block."""
+SPAN_BYTES = 170
+"""A highlighted span: its tuple, its place in the list and its style (measured with
+tracemalloc on Python code: tests/ui/test_line_cache.py)."""
+
+
+def text_bytes(text: Text) -> int:
+    """About how much memory a highlighted `text` holds."""
+    return 50 + len(text.plain) + SPAN_BYTES * len(text.spans)
+
+
+@cached(LRUCache(CODE_BUDGET, getsizeof=text_bytes), lock=threading.Lock())
 def _highlighted(code: str, lexer: str, theme: str) -> Text:
     text = Syntax(code, lexer, theme=theme, word_wrap=True).highlight(code)
     text.rstrip()

@@ -31,6 +31,7 @@ from textual.widget import Widget
 
 from tui_chat.core.models import Message
 from tui_chat.core.text import GrowingText, sanitize
+from tui_chat.ui.widgets.line_cache import styled
 from tui_chat.ui.widgets.live_text import LiveText, split_lines, split_markdown
 from tui_chat.ui.widgets.markdown_render import markdown_renderable
 from tui_chat.ui.widgets.message_view import author_line, message_chrome
@@ -340,5 +341,7 @@ class ReplyView(Widget):
     def render_line(self, y: int) -> Strip:
         style = self.visual_style.rich_style
         if 0 <= y < len(self._lines):
-            return self._lines[y].apply_style(style)
+            # Not Strip.apply_style: the styled copy would live inside the row, and the
+            # finished message keeps these rows (in the line cache too).
+            return styled(self._lines[y], style)
         return Strip.blank(self._width, style)
