@@ -16,6 +16,8 @@ every long reply it showed (benchmarks/bench_ui_memory.py).
 - `styled`: a row with a style applied, without keeping the copy inside the row it came
   from (`Strip.apply_style` does, for as long as the original lives: in a cache, a twin
   of every row).
+- `forget_painted`: what a widget leaving the screen must let go of by hand, because
+  Textual keeps it (see there).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from cachetools import LRUCache
 from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
+from textual.widget import Widget
 
 ROW_BYTES = 1200
 """A Strip, its list of segments and its seven small caches."""
@@ -43,6 +46,17 @@ def styled(strip: Strip, style: Style) -> Strip:
     """`strip` with `style` under its own styles, as `Strip.apply_style` draws it, but not
     remembered by `strip`."""
     return Strip(Segment.apply_style(strip, style), strip.cell_length)
+
+
+def forget_painted(widget: Widget) -> None:
+    """Drop the rows `widget` painted on screen, for a widget being removed.
+
+    Textual 8.2.8 keeps the last 1,024 of these caches of painted rows alive after their
+    widgets are gone (`StylesCache.get_inner_outer` is an `lru_cache` on a method, so its
+    `self` is a key: Textualize/textual#6665). Each holds the rows of its widget last on
+    screen, border and padding included. Clearing it is harmless if Textual fixes that.
+    """
+    widget._styles_cache.clear()
 
 
 CacheKey = tuple[str | None, Hashable, int]

@@ -26,7 +26,7 @@ from textual.widgets import Static
 from tui_chat.core.models import Message, MessageStatus, Role
 from tui_chat.core.providers import BUILTIN_PROVIDERS
 from tui_chat.core.text import sanitize
-from tui_chat.ui.widgets.line_cache import LineCache, styled
+from tui_chat.ui.widgets.line_cache import LineCache, forget_painted, styled
 
 if TYPE_CHECKING:  # Markdown parsing and drawing are imported on first use, not at start-up
     from rich.markdown import Markdown as RichMarkdown
@@ -256,9 +256,10 @@ class MessageView(Static):
         return self.cached
 
     def on_unmount(self) -> None:
-        # Textual may keep a removed widget a while (in its parent's arrangements): its
-        # lines must not stay with it.
+        # Textual may keep a removed widget a while (in its parent's arrangements), and
+        # what it painted longer: its lines must not stay with it.
         self.cached.release()
+        forget_painted(self)
 
     async def prepare(self, app: App[object], width: int) -> None:
         """Draw the message for `width` cells in a worker thread (see CachedRender.prepare)."""

@@ -31,7 +31,7 @@ from textual.widget import Widget
 
 from tui_chat.core.models import Message
 from tui_chat.core.text import GrowingText, sanitize
-from tui_chat.ui.widgets.line_cache import styled
+from tui_chat.ui.widgets.line_cache import forget_painted, styled
 from tui_chat.ui.widgets.live_text import LiveText, split_lines, split_markdown
 from tui_chat.ui.widgets.markdown_render import markdown_renderable
 from tui_chat.ui.widgets.message_view import author_line, message_chrome
@@ -178,6 +178,14 @@ class ReplyView(Widget):
         self._answer_stream.start()
         self._thinking_stream.start()
         self._relayout()
+
+    def on_unmount(self) -> None:
+        """Gone from the screen (its finished view took its rows): Textual may keep the
+        widget a while, and what it painted longer (see forget_painted)."""
+        for text in (self.answer, self.thinking):
+            text.release()
+        self._lines, self._chrome = [], {}
+        forget_painted(self)
 
     # --- what arrives ------------------------------------------------------------------
 
