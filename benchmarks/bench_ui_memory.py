@@ -61,11 +61,16 @@ def slope(values: list[float]) -> float:
     return sum((x - mean_x) * (y - mean_y) for x, y in enumerate(values)) / spread
 
 
-def rss_mb() -> float:
+def status_mb(field: str = "VmRSS") -> float:
+    """A memory figure of this process from /proc/self/status, in MB."""
     for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(f"{field}:"):
             return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def rss_mb() -> float:
+    return status_mb("VmRSS")
 
 
 def alive(kinds: tuple[type, ...]) -> dict[str, int]:
@@ -91,7 +96,8 @@ async def session(url: str, replies: int) -> dict[str, Any]:
 
     def sample() -> None:
         gc.collect()
-        samples.append({"rss_mb": rss_mb(), "heap_blocks": sys.getallocatedblocks(),
+        samples.append({"rss_mb": rss_mb(), "anon_mb": status_mb("RssAnon"),
+                        "file_mb": status_mb("RssFile"), "heap_blocks": sys.getallocatedblocks(),
                         "objects": len(gc.get_objects()),
                         **alive((MessageView, ReplyView))})
 
@@ -109,7 +115,9 @@ async def session(url: str, replies: int) -> dict[str, Any]:
                     await pilot.pause()
                     assert not screen.message_list.messages, "Ctrl+N did not empty the view"
                     sample()
-                    print(f"  reply {index + 1}: {samples[-1]['rss_mb']:.0f} MB", flush=True,
+                    last = samples[-1]
+                    print(f"  reply {index + 1}: {last['rss_mb']:.0f} MB (anonymous "
+                          f"{last['anon_mb']:.0f}, files {last['file_mb']:.0f})", flush=True,
                           file=sys.stderr)
     return {"samples": samples, "full_gc_longest_s": max(pauses, default=0.0)}
 

@@ -108,6 +108,19 @@ def test_highlighted_code_is_kept_within_its_budget() -> None:
     assert kept <= CODE_BUDGET
 
 
+def test_a_code_block_reaching_the_end_of_the_text_is_not_kept() -> None:
+    """There it may be a fence still streaming, drawn once per append: kept, the cache
+    would fill with every partial fence of every reply."""
+    def kept(word: str) -> bool:
+        return any(word in str(key) for key in _highlighted.cache)
+
+    drawn("```python\nclosed_early = 1\n```\n\nAfter it.")
+    drawn("Intro.\n\n```python\nstill_open = 1\n")
+    drawn("Intro.\n\n```python\nclosed_last = 1\n```\n\n")
+    assert kept("closed_early")
+    assert not kept("still_open") and not kept("closed_last")
+
+
 def live_rows(marker: str) -> int:
     gc.collect()
     return sum(1 for item in gc.get_objects() if isinstance(item, Strip) and marker in item.text)

@@ -1,10 +1,14 @@
 """Rich Markdown for finished messages and the settled parts of a live reply: code blocks as
-one highlighted Text (cached). Kept apart from message_view so that Rich's Markdown, Pygments
+one highlighted Text (cached, unless the block reaches the end of the text: there it may be
+the live reply's tail, a fence still growing, drawn once per append and never again). Kept
+apart from message_view so that Rich's Markdown, Pygments
 and markdown-it are imported when the first Markdown is drawn, not at start-up."""
 
 from __future__ import annotations
 
+import functools
 import threading
+from typing import Any
 
 from cachetools import LRUCache, cached
 from rich.console import Console, ConsoleOptions, RenderResult
@@ -20,8 +24,20 @@ class _CodeBlock(RichCodeBlock):
     """Rich's code block, drawn as one highlighted Text in a padded box: the same look,
     about three times cheaper than `Syntax` for long replies (which lays out line by line)."""
 
+    keep = True
+    """Whether its highlighting goes to the cache (see the module doc)."""
+
+    @classmethod
+    def create(cls, markdown: RichMarkdown, token: Any) -> _CodeBlock:
+        block = cls((token.info or "").partition(" ")[0] or "text", markdown.code_theme)
+        if isinstance(markdown, _Markdown) and token.map:
+            block.keep = token.map[1] < markdown.content_lines
+        return block
+
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        text = highlighted(str(self.text).rstrip(), self.lexer_name, str(self.theme))
+        code = str(self.text).rstrip()
+        text = (highlighted(code, self.lexer_name, str(self.theme)) if self.keep
+                else _highlight(code, self.lexer_name, str(self.theme)))
         background = Syntax.get_theme(self.theme).get_background_style()
         yield Padding(text, 1, style=background or RichStyle(), expand=True)
 
@@ -48,6 +64,10 @@ def text_bytes(text: Text) -> int:
 
 @cached(LRUCache(CODE_BUDGET, getsizeof=text_bytes), lock=threading.Lock())
 def _highlighted(code: str, lexer: str, theme: str) -> Text:
+    return _highlight(code, lexer, theme)
+
+
+def _highlight(code: str, lexer: str, theme: str) -> Text:
     text = Syntax(code, lexer, theme=theme, word_wrap=True).highlight(code)
     text.rstrip()
     return text
@@ -55,6 +75,11 @@ def _highlighted(code: str, lexer: str, theme: str) -> Text:
 
 class _Markdown(RichMarkdown):
     elements = {**RichMarkdown.elements, "fence": _CodeBlock, "code_block": _CodeBlock}
+
+    @functools.cached_property
+    def content_lines(self) -> int:
+        """Lines of the text up to its last one that is not blank."""
+        return self.markup.rstrip().count("\n") + 1
 
 
 def markdown_renderable(text: str, code_theme: str) -> RichMarkdown:
