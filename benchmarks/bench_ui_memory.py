@@ -15,8 +15,15 @@ the allocator's arenas), target ≤ 1 MB; the total growth from the ready prompt
 reply, for reference; and the longest full garbage collection of the session, for
 reference (it grows with the objects the process keeps).
 
-Run: `python -m benchmarks ui_memory` (50 replies, a few minutes); a quick run with fewer:
-`TUI_CHAT_BENCH_REPLIES=12 python -m benchmarks ui_memory`.
+What the early growth is: Python's small-object allocator. After each of the first dozen
+replies its arenas (1 MiB each) grow by about two while the bytes in live objects stay flat
+(`sys._debugmallocstats()`): a reply's peak of short-lived objects leaves a few survivors
+in arenas that can then not be returned, until the arenas reach the high-water mark of one
+reply's peak; from there RSS stays flat. A run of a dozen replies or fewer therefore
+measures only that filling (about 2 MB a reply), not a leak.
+
+Run: `python -m benchmarks ui_memory` (50 replies, a few minutes); a quicker run with fewer:
+`TUI_CHAT_BENCH_REPLIES=25 python -m benchmarks ui_memory`.
 """
 
 from __future__ import annotations
