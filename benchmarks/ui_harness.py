@@ -57,6 +57,7 @@ class FrameClock:
 
 
 def services(url: str, store: Store, folder: Path, model: str | None = None) -> AppServices:
+    """`model`: the model of new conversations, as `-m` on the command line gives it."""
     return AppServices.create(Settings(), store, config_path=folder / "config.toml",
                               env={"CHUTES_BASE_URL": url, "CHUTES_API_KEY": "bench-key"},
                               model=model)

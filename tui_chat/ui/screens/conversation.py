@@ -130,7 +130,8 @@ class ConversationScreen(Screen[None]):
             yield Static("", id="system-row", markup=False)
             yield MessageList(id="messages", positions=self.positions_of)
             yield AttachmentList(id="attachments")
-            yield PromptInput(id="prompt", placeholder="Message (Enter sends, Ctrl+J new line, Ctrl+T or @path attaches a file)")
+            yield PromptInput(id="prompt", placeholder="Message (Enter sends, Ctrl+J new line, "
+                              "Ctrl+T or @path attaches a file)")
             yield StatusBar(id="status")
         yield FittedFooter()
 

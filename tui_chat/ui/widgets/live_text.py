@@ -231,6 +231,11 @@ class LiveText:
         self.width = width
         self._join()
 
+    def release(self) -> None:
+        """Let go of the lines drawn (the text stays: `redraw` or `lines_for` draws them
+        again)."""
+        self._settled, self._tail, self.lines, self.width = [], [], [], 0
+
     def lines_for(self, width: int) -> list[Strip]:
         """The lines for `width`, without changing what is shown (any thread, once no more
         text is appended)."""

@@ -1,11 +1,15 @@
 """Rich Markdown for finished messages and the settled parts of a live reply: code blocks as
-one highlighted Text (cached). Kept apart from message_view so that Rich's Markdown, Pygments
+one highlighted Text (cached, unless the block reaches the end of the text: there it may be
+the live reply's tail, a fence still growing, drawn once per append and never again). Kept
+apart from message_view so that Rich's Markdown, Pygments
 and markdown-it are imported when the first Markdown is drawn, not at start-up."""
 
 from __future__ import annotations
 
 import functools
+import threading
 
+from cachetools import LRUCache, cached
 from markdown_it.token import Token
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import CodeBlock as RichCodeBlock
@@ -24,15 +28,22 @@ class _CodeBlock(RichCodeBlock):
     number: int | None = None
     """Shown in the top row; None for none (a fence continued from the piece before)."""
 
+    keep = True
+    """Whether its highlighting goes to the cache (see the module doc)."""
+
     @classmethod
     def create(cls, markdown: RichMarkdown, token: Token) -> _CodeBlock:
-        block = cls(token.info.partition(" ")[0] or "text", markdown.code_theme)
+        block = cls((token.info or "").partition(" ")[0] or "text", markdown.code_theme)
         if isinstance(markdown, _Markdown):
             block.number = markdown.next_code_number()
+            if token.map:
+                block.keep = token.map[1] < markdown.content_lines
         return block
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        text = highlighted(str(self.text).rstrip(), self.lexer_name, str(self.theme))
+        code = str(self.text).rstrip()
+        text = (highlighted(code, self.lexer_name, str(self.theme)) if self.keep
+                else _highlight(code, self.lexer_name, str(self.theme)))
         background = Syntax.get_theme(self.theme).get_background_style() or RichStyle()
         if self.number is None:
             yield Padding(text, 1, style=background, expand=True)
@@ -49,8 +60,26 @@ def highlighted(code: str, lexer: str, theme: str) -> Text:
     return _highlighted(code, lexer, theme).copy()
 
 
-@functools.lru_cache(maxsize=512)
+CODE_BUDGET = 16 * 2**20
+"""Bytes (text_bytes) of highlighted code blocks kept. Bounded by size, not by count (it was
+512 blocks, whatever their length): the settled pieces of a long fence and the fence whole
+are each a block."""
+SPAN_BYTES = 170
+"""A highlighted span: its tuple, its place in the list and its style (measured with
+tracemalloc on Python code: tests/ui/test_line_cache.py)."""
+
+
+def text_bytes(text: Text) -> int:
+    """About how much memory a highlighted `text` holds."""
+    return 50 + len(text.plain) + SPAN_BYTES * len(text.spans)
+
+
+@cached(LRUCache(CODE_BUDGET, getsizeof=text_bytes), lock=threading.Lock())
 def _highlighted(code: str, lexer: str, theme: str) -> Text:
+    return _highlight(code, lexer, theme)
+
+
+def _highlight(code: str, lexer: str, theme: str) -> Text:
     text = Syntax(code, lexer, theme=theme, word_wrap=True).highlight(code)
     text.rstrip()
     return text
@@ -67,6 +96,12 @@ class _Markdown(RichMarkdown):
         self._first_code = first_code
         self._continues_code = continues_code
         self._next_code = first_code
+
+    @functools.cached_property
+    def content_lines(self) -> int:
+        """Lines of the text up to its last one that is not blank."""
+        return self.markup.rstrip().count("\n") + 1
+
 
     def next_code_number(self) -> int | None:
         number = self._next_code

@@ -24,7 +24,7 @@ from textual.widget import Widget
 from tui_chat.core.models import Message, Role
 from tui_chat.ui.widgets.code_blocks import code_blocks
 from tui_chat.ui.widgets.message_branch_keys import BRANCH_BINDINGS, BranchKeys
-from tui_chat.ui.widgets.message_view import MessageView, Position, links_in
+from tui_chat.ui.widgets.message_view import LINES, MessageView, Position, links_in
 
 if TYPE_CHECKING:  # imported with the first reply: Markdown is not on the start-up path
     from tui_chat.ui.widgets.prompt_input import ScrollTo
@@ -120,6 +120,9 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         """Show a conversation: its newest page at once, older pages on demand."""
         self.messages = list(messages)
         self.selected = None
+        # Only pages of the conversation shown can be mounted again: drop the drawn lines
+        # of any other (after a day of Ctrl+N, every long reply of it was still there).
+        LINES.keep_only(self.messages[0].conversation_id if self.messages else None)
         await self._mount_window(max(0, len(self.messages) - PAGE), len(self.messages))
         self.anchor()
         self.call_after_refresh(self._fill_viewport)

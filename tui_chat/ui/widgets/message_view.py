@@ -13,6 +13,7 @@ from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType
+from rich.style import Style as RichStyle
 from rich.text import Text
 from textual.app import App
 from textual.css.styles import RulesMap
@@ -27,6 +28,7 @@ from tui_chat.core.models import Message, MessageStatus, Role
 from tui_chat.core.providers import BUILTIN_PROVIDERS
 from tui_chat.core.text import sanitize
 from tui_chat.ui.widgets.attachment_list import folded_attachments
+from tui_chat.ui.widgets.line_cache import LineCache, forget_painted, styled
 from tui_chat.ui.widgets.selectable import highlighted, selected_text, selection_paint
 
 if TYPE_CHECKING:  # Markdown parsing and drawing are imported on first use, not at start-up
@@ -119,10 +121,11 @@ def render_message(message: Message, *, code_theme: str = "monokai",
 
 OUT_OF_CONTEXT = "out of context: not sent to the model"
 
-LINES_CACHED = 300
-"""Drawn messages kept (by content, style and width) for when their page is mounted again:
-Home and End in a long conversation mount a page of new views, drawn from here."""
-_LINES: dict[tuple[Hashable, int], list[Strip]] = {}
+LINES_BUDGET = 32 * 2**20
+"""Bytes (line_cache.strips_bytes) of drawn messages of the conversation on screen kept for
+when their page is mounted again: Home and End in a long conversation mount a page of new
+views, drawn from here. Enough for one very long reply (20,000 chunks) beside many short."""
+LINES = LineCache(LINES_BUDGET)
 
 
 class CachedRender(Visual):
@@ -135,21 +138,24 @@ class CachedRender(Visual):
     """
 
     def __init__(self, renderable: RenderableType | Callable[[], RenderableType],
-                 owner: Widget, *, key: Hashable | None = None) -> None:
-        """`renderable` may be a function making it (called when first drawn); with a `key`,
-        the lines drawn are kept in a cache shared by every view of the same message."""
+                 owner: Widget, *, key: Hashable | None = None,
+                 conversation_id: str | None = None) -> None:
+        """`renderable` may be a function making it (called each time it is drawn, and not
+        kept: a parsed long Markdown is large); with a `key`, the lines drawn are kept in
+        LINES, shared by every view of the same message in `conversation_id`."""
         self._renderable = renderable
         self.owner = owner
         self.key = key
+        self.conversation_id = conversation_id
         self._width: int | None = None
         self._strips: list[Strip] = []
         self._previous: tuple[int, list[Strip]] | None = None
+        self._styled: tuple[list[Strip], RichStyle, int | None, list[Strip]] | None = None
 
     @property
     def renderable(self) -> RenderableType:
-        if callable(self._renderable):
-            self._renderable = self._renderable()
-        return self._renderable
+        made = self._renderable
+        return made() if callable(made) else made
 
     def adopt(self, strips: list[Strip], width: int) -> None:
         """Take `strips` as this renderable drawn for `width` (already drawn elsewhere)."""
@@ -163,7 +169,8 @@ class CachedRender(Visual):
         width = options.max_width
         if width == self._width:
             return
-        cached = _LINES.get((self.key, width)) if self.key is not None else None
+        cached = (LINES.get(self.conversation_id, self.key, width)
+                  if self.key is not None else None)
         if self._previous is not None and self._previous[0] == width:
             strips = self._previous[1]
         elif cached is not None:
@@ -174,11 +181,13 @@ class CachedRender(Visual):
             self._remember(strips, width)
         self._use(strips, width)
 
+    def release(self) -> None:
+        """Let go of the lines drawn (its view left the screen; LINES may keep them)."""
+        self._width, self._strips, self._previous, self._styled = None, [], None, None
+
     def _remember(self, strips: list[Strip], width: int) -> None:
         if self.key is not None:
-            _LINES[(self.key, width)] = strips
-            while len(_LINES) > LINES_CACHED:
-                _LINES.pop(next(iter(_LINES)), None)
+            LINES.put(self.conversation_id, self.key, width, strips)
 
     def _use(self, strips: list[Strip], width: int) -> None:
         if self._width is not None:
@@ -200,15 +209,22 @@ class CachedRender(Visual):
 
     def render_strips(self, width: int, height: int | None, style: Style,
                       options: RenderOptions) -> list[Strip]:
+        """The lines in the widget's style. Styled here, and the styled copies kept only
+        by this view (see line_cache.styled): not a twin of every row inside LINES."""
         strips = self._ensure(width)
-        if height is not None:
-            strips = strips[:height]
         rich_style = style.rich_style
-        drawn = [strip.apply_style(rich_style) for strip in strips]
-        if options.selection is not None and options.selection_style is not None:
+        last = self._styled
+        selection = options.selection if options.selection_style is not None else None
+        if (last is not None and last[0] is strips and last[1] == rich_style
+                and last[2] == height and selection is None):
+            return last[3]
+        shown = strips[:height] if height is not None else strips
+        result = [styled(strip, rich_style) for strip in shown]
+        if selection is not None and options.selection_style is not None:
             paint = selection_paint(options.selection_style, style.background)
-            drawn = highlighted(drawn, options.selection, paint)
-        return drawn
+            return highlighted(result, selection, paint)  # not kept: the selection moves
+        self._styled = (strips, rich_style, height, result)
+        return result
 
     @property
     def lines(self) -> list[Strip]:
@@ -257,6 +273,9 @@ class MessageView(Static):
         if message.status is MessageStatus.ERROR:
             classes += " -failed"
         super().__init__(markup=False, classes=classes)
+        # Untrusted text is never markup, so there are no links to click: without this,
+        # Textual makes one more copy of every row drawn, to style links there are not.
+        self.set_reactive(MessageView.auto_links, False)
         self.update(self._renderable())
 
     def _renderable(self) -> CachedRender:
@@ -272,7 +291,8 @@ class MessageView(Static):
                                    position=position)
             return Group(Text(OUT_OF_CONTEXT, style="dim italic"), drawn) if out else drawn
 
-        self.cached = CachedRender(draw, self, key=key)
+        self.cached = CachedRender(draw, self, key=key,
+                                   conversation_id=message.conversation_id)
         return self.cached
 
     def set_out_of_context(self, out: bool) -> None:
@@ -281,6 +301,12 @@ class MessageView(Static):
             self.out_of_context = out
             self.set_class(out, "-out-of-context")
             self.update(self._renderable())
+
+    def on_unmount(self) -> None:
+        # Textual may keep a removed widget a while (in its parent's arrangements), and
+        # what it painted longer: its lines must not stay with it.
+        self.cached.release()
+        forget_painted(self)
 
     async def prepare(self, app: App[object], width: int) -> None:
         """Draw the message for `width` cells in a worker thread (see CachedRender.prepare)."""

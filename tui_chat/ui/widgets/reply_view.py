@@ -34,6 +34,7 @@ from textual.widget import Widget
 from tui_chat.core.models import Message
 from tui_chat.core.text import GrowingText, sanitize
 from tui_chat.ui.widgets.code_blocks import count_code_blocks
+from tui_chat.ui.widgets.line_cache import forget_painted, styled
 from tui_chat.ui.widgets.live_text import LiveText, Numbering, split_lines, split_markdown
 from tui_chat.ui.widgets.markdown_render import markdown_renderable
 from tui_chat.ui.widgets.message_view import Position, author_line, message_chrome
@@ -184,6 +185,14 @@ class ReplyView(Widget):
         self._answer_stream.start()
         self._thinking_stream.start()
         self._relayout()
+
+    def on_unmount(self) -> None:
+        """Gone from the screen (its finished view took its rows): Textual may keep the
+        widget a while, and what it painted longer (see forget_painted)."""
+        for text in (self.answer, self.thinking):
+            text.release()
+        self._lines, self._chrome = [], {}
+        forget_painted(self)
 
     # --- what arrives ------------------------------------------------------------------
 
@@ -352,7 +361,9 @@ class ReplyView(Widget):
         style = self.visual_style.rich_style
         if not 0 <= y < len(self._lines):
             return Strip.blank(self._width, style)
-        line = self._lines[y].apply_style(style).extend_cell_length(self._width, style)
+        # Not Strip.apply_style: the styled copy would live inside the row, and the
+        # finished message keeps these rows (in the line cache too).
+        line = styled(self._lines[y], style).extend_cell_length(self._width, style)
         selection = self.text_selection
         if selection is not None:
             paint = selection_paint(Style.from_styles(
