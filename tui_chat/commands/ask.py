@@ -27,6 +27,7 @@ from tui_chat.core.models import Parameters
 from tui_chat.core.session import ReplyFailed, SessionEvent
 from tui_chat.core.store import Store
 from tui_chat.core.text import cleaner_for, sanitize, without_lone_surrogates
+from tui_chat.core.validation import problem as validation_problem
 from tui_chat.core.workspace import ModelRef, Workspace, split_model_ref
 
 PROG = "tui-chat"
@@ -223,8 +224,7 @@ def _parameters(args: argparse.Namespace, base: Parameters) -> Parameters:
     except ValidationError as error:
         first = error.errors()[0]
         name = options.get(str(first["loc"][0]), str(first["loc"][0]))
-        problem = str(first["msg"]).replace("Input should be", "must be")
-        raise UsageError(f"Invalid {name}: {problem}.") from None
+        raise UsageError(f"{name} {validation_problem(first, Parameters)}.") from None
 
 
 async def print_stream(events: AsyncIterator[SessionEvent], show_reasoning: bool) -> int:
