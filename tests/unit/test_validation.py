@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from tui_chat.core.config import Settings
+from tui_chat.core.config import Settings, load_settings
+from tui_chat.core.errors import ConfigError
 from tui_chat.core.models import Parameters
+from tui_chat.core.personas import load_personas
 from tui_chat.core.validation import first_problem
+from tui_chat.ui.themes import load_themes
 
 
 class Inner(BaseModel):
@@ -60,3 +65,27 @@ def test_a_setting_deep_in_the_config() -> None:
     where, problem = problem_of(Settings, {"timeouts": {"read": -1}})
     assert where == "timeouts.read" and problem.startswith("must be ")
     assert "Input should" not in problem and "Value error" not in problem
+
+
+def test_no_file_problem_carries_pydantics_prefix(tmp_path: Path) -> None:
+    """A theme, a persona and config.toml each break one of our own checks: the sentence is
+    ours, not behind pydantic's "Value error,"."""
+    themes = tmp_path / "themes"
+    themes.mkdir()
+    (themes / "pink.toml").write_text('primary = "not-a-colour"\n', encoding="utf-8")
+    personas = tmp_path / "personas"
+    personas.mkdir()
+    (personas / "lost.toml").write_text('system_prompt = "x"\nmodel = "sutra-v2"\n',
+                                        encoding="utf-8")
+    config = tmp_path / "config.toml"
+    config.write_text('[providers.chutes]\nproxy = "gopher://x"\n', encoding="utf-8")
+    _, theme_problems = load_themes([themes])
+    _, persona_problems = load_personas([personas])
+    with pytest.raises(ConfigError) as caught:
+        load_settings(config)
+    problems = [*theme_problems, *persona_problems, caught.value.message]
+    assert len(problems) == 3
+    assert "'primary': 'not-a-colour' is not a colour" in problems[0]
+    assert "'provider': a model needs its provider" in problems[1]
+    assert "'providers.chutes.proxy': must be a proxy URL" in problems[2]
+    assert not any("Value error" in problem for problem in problems)

@@ -44,6 +44,7 @@ from tui_chat.core.files import write_private_file as write_private_file
 from tui_chat.core.model_facts import ModelSettings, key_problem
 from tui_chat.core.models import Parameters
 from tui_chat.core.providers import BUILTIN_PROVIDERS, Provider, ProviderSpec, url_problem
+from tui_chat.core.validation import first_problem
 
 if TYPE_CHECKING:
     from tomlkit import TOMLDocument
@@ -258,10 +259,7 @@ def load_settings(path: Path) -> Settings:
     try:
         return Settings.model_validate(data)
     except ValidationError as error:
-        first = error.errors()[0]
-        key = ".".join(str(part) for part in first["loc"]) or "(top level)"
-        problem = ("unknown key" if first["type"] == "extra_forbidden"
-                   else str(first["msg"]).removeprefix("Value error, "))
+        key, problem = first_problem(error, Settings)
         raise ConfigError(
             f"The config file {path} has a problem at '{key}': {problem}; fix it or remove it."
         ) from None
