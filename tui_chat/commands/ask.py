@@ -70,7 +70,7 @@ async def run_ask(args: argparse.Namespace, context: Context) -> int:
         if not received:
             raise  # Ctrl+C: asyncio.run turns it into KeyboardInterrupt
         with contextlib.suppress(OSError):  # SIGHUP: the terminal may be gone
-            print(f"\n{PROG}: stopped by {signal.Signals(received[0]).name}; the reply so far "
+            print(f"{PROG}: stopped by {signal.Signals(received[0]).name}; the reply so far "
                   "is saved.", file=sys.stderr)
         return 128 + received[0]
     finally:
@@ -227,6 +227,16 @@ def _parameters(args: argparse.Namespace, base: Parameters) -> Parameters:
         raise UsageError(f"{name} {validation_problem(first, Parameters)}.") from None
 
 
+def end_line_on_terminal(out: TextIO, mid_line: bool) -> None:
+    """End the reply's line when it is stopped mid-line on a terminal, so that the sentence
+    on stderr starts a line of its own rather than following the partial text. Into a pipe or
+    a file the text stays exactly what was received (and saved): the sentence goes to another
+    stream there, as after a reply that ends without a newline."""
+    if mid_line and out.isatty():
+        out.write("\n")
+        out.flush()
+
+
 async def print_stream(events: AsyncIterator[SessionEvent], show_reasoning: bool) -> int:
     """Write a reply's text to stdout as it arrives; reasoning to stderr if asked; one
     sentence on stderr on failure."""
@@ -255,6 +265,10 @@ async def print_stream(events: AsyncIterator[SessionEvent], show_reasoning: bool
                 failure = event.error
     except TuiChatError as error:
         failure = error
+    except asyncio.CancelledError:  # Ctrl+C, SIGTERM, SIGHUP: a sentence follows on stderr
+        with contextlib.suppress(OSError):  # SIGHUP: the terminal may be gone
+            end_line_on_terminal(out, wrote_any and not ends_with_newline)
+        raise
     finally:
         # Close the events as soon as we stop (a failed write to stdout, say), so the session
         # saves its reply as interrupted now rather than when the loop shuts down.
