@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tests.faults.test_signals import (
     BOUND,
     HELD,
@@ -27,7 +28,6 @@ from tests.faults.test_signals import (
     read_until,
     saved_reply,
 )
-from tests.fakeprovider import FakeProvider, Reply, stream_of
 
 SENTENCE = {signal.SIGINT: b"tui-chat: interrupted.", signal.SIGTERM: b"tui-chat: stopped by"}
 STOPS = pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["INT", "TERM"])
@@ -86,3 +86,22 @@ def test_into_a_pipe_the_text_is_what_was_received(
     assert (bytes(printed) + out).decode() == RECEIVED
     assert err.startswith(SENTENCE[signum]) and err.count(b"\n") == 1, err
     assert saved_reply(tmp_path / "store.sqlite3")[:2] == (RECEIVED, "interrupted")
+
+
+def test_a_closed_pipe_ends_quietly_with_141_and_the_reply_so_far_is_saved(
+        tmp_path: Path, chutes_server: FakeProvider, held: threading.Event) -> None:
+    """`tui-chat ask … | head -1`: the reader goes away mid-reply. As any Unix tool killed by
+    SIGPIPE: exit 128 + 13, nothing on stderr; what was received is saved, interrupted."""
+    process = subprocess.Popen([sys.executable, "-m", "tui_chat", "ask", "tell me"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=environment(tmp_path, chutes_server), cwd=ROOT)
+    assert process.stdout is not None and process.stderr is not None
+    printed = bytearray()
+    read_until(process.stdout.fileno(), b"LASTBEFOREGATE ", printed)
+    process.stdout.close()  # the reader exits
+    held.set()  # the next piece meets the closed pipe
+    err = process.stderr.read()
+    process.wait(timeout=BOUND)
+    assert (process.returncode, err) == (128 + signal.SIGPIPE, b"")
+    content, status, _ = saved_reply(tmp_path / "store.sqlite3")
+    assert content.startswith(RECEIVED) and status == "interrupted"
