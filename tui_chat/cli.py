@@ -158,10 +158,12 @@ def _report(error: Exception) -> int:
         print(f"{PROG}: {sentence(error)}", file=sys.stderr)
         return int(error.exit_code)
     if isinstance(error, BrokenPipeError):
-        # The reader went away (`| head`): no traceback; Python's own flush at exit must not
-        # fail either, so stdout is pointed at /dev/null.
+        # The reader went away (`| head`): nothing to say and no one to say it to, and the
+        # code a shell reports for any tool stopped by SIGPIPE (what was received is saved,
+        # as after Ctrl+C). Python's own flush at exit must not fail either, so stdout is
+        # pointed at /dev/null.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return int(ExitCode.FAILURE)
+        return int(ExitCode.BROKEN_PIPE)
     from tui_chat.core.crash import crash_sentence, write_report  # a bug: a file, a sentence
 
     print(f"{PROG}: {crash_sentence(error, write_report(error))}", file=sys.stderr)

@@ -169,7 +169,7 @@ def test_models_lists_all_providers_grouped(chutes_server: FakeProvider) -> None
 def test_models_falls_back_to_known_list_and_says_so(sutra_server: FakeProvider) -> None:
     env = {"CHUTES_BASE_URL": sutra_server.url + "/nothing-here"}
     result = run("models", "-p", "chutes", env=env)
-    assert result.returncode == 0
+    assert result.returncode == 7  # the failure's code (a 404): the list is not fresh
     assert "deepseek-ai/DeepSeek-V3-0324" in result.stdout.splitlines()
     assert "showing the known ones" in result.stderr
 

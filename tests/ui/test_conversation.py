@@ -159,6 +159,17 @@ async def test_prompt_keys_newline_and_recall(make_app: AppFactory) -> None:
         assert screen.prompt.text == ""
 
 
+async def test_alt_enter_inserts_a_new_line_as_in_other_chat_clients(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        await pilot.press("a", "alt+enter", "b", "shift+enter", "c")
+        assert screen.prompt.text == "a\nb\nc"
+        await wait_idle(pilot)
+        assert screen.prompt.text == "a\nb\nc" and chutes_server.requests == []
+
+
 async def test_escape_before_the_first_token_gives_the_prompt_back(
         make_app: AppFactory, chutes_server: FakeProvider) -> None:
     chutes_server.script(Reply(stream_of(["late"]), first_byte_delay=1))

@@ -69,7 +69,7 @@ async def test_f4_edits_this_conversations_prompt_and_parameters(
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert app.screen is dialog
-        assert "Must be less than or equal to 2" in rendered_text(
+        assert "Must be between 0 and 2." in rendered_text(
             dialog.query_one("#error-temperature"))
         assert store.get_conversation(chat.id).system_prompt == "Be brief."
         dialog.query_one("#temperature", Input).value = "0.9"

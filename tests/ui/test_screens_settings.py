@@ -86,7 +86,7 @@ async def test_invalid_values_are_shown_inline_and_nothing_is_saved(tmp_path: Pa
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert error_text(screen, "parameters", "temperature") == (
-            "Must be less than or equal to 2.")
+            "Must be between 0 and 2.")
         assert error_text(screen, "providers", "sutra", "base_url") == (
             "Must start with http:// or https://.")
         assert error_text(screen, "timeouts", "read") == "Must be greater than 0."

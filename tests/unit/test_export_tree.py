@@ -156,7 +156,7 @@ def v2(messages: list[dict[str, Any]], **conversation: Any) -> str:
     (v2([{"id": "a", "partial_in_context": 1}], active_root_id="a"),
      r"messages.0.partial_in_context'"),
     (document(conversation_dict(forked_from=7), version=2),
-     r"'conversations.0.forked_from': Input should be a valid string"),
+     r"'conversations.0.forked_from': must be a valid string"),
 ])
 def test_a_broken_tree_is_one_sentence_and_nothing_is_imported(
         target: Store, tmp_path: Path, text: str, problem: str) -> None:

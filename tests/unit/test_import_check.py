@@ -92,7 +92,7 @@ HOSTILE: list[tuple[str, Callable[[], str], str]] = [
     ("space-id", lambda: one(id="a b"), r"'conversations.0.messages.0.id': not an id"),
     ("backslash-id", lambda: one(id="a\\b"), r"'conversations.0.messages.0.id': not an id"),
     ("cyrillic-id", lambda: one(id="ид"), r"'conversations.0.messages.0.id': not an id"),
-    ("number-id", lambda: one(id=5), r"'conversations.0.messages.0.id': Input should be a"),
+    ("number-id", lambda: one(id=5), r"'conversations.0.messages.0.id': must be a"),
     ("same-conversation-twice", lambda: document(conversation_dict(), conversation_dict()),
      r"holds the conversation id c twice \(at 'conversations.0.id' and 'conversations.1.id'\)"),
     ("same-message-twice", lambda: document(conversation_dict(
@@ -107,7 +107,7 @@ HOSTILE: list[tuple[str, Callable[[], str], str]] = [
     ("unknown-role", lambda: one(role="robot"), r"messages.0.role'"),
     ("unknown-status", lambda: one(status="done"), r"messages.0.status'"),
     ("role-in-capitals", lambda: one(role="USER"), r"messages.0.role'"),
-    ("content-number", lambda: one(content=5), r"messages.0.content': Input should be a valid"),
+    ("content-number", lambda: one(content=5), r"messages.0.content': must be a valid"),
     ("created-missing", lambda: document(conversation_dict(messages=[
         {k: v for k, v in message_dict().items() if k != "created"}])),
      r"messages.0.created': Field required"),
@@ -147,7 +147,7 @@ HOSTILE: list[tuple[str, Callable[[], str], str]] = [
     ("conversations-object", lambda: json.dumps({"format": "tui-chat-conversations",
                                                  "version": 1, "exported": "2026-01-01T00:00Z",
                                                  "conversations": {}}),
-     r"'conversations': Input should be a valid list"),
+     r"'conversations': must be a valid list"),
 ]
 
 

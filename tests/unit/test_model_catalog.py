@@ -47,7 +47,7 @@ async def test_failure_keeps_the_cached_list_with_a_note(tmp_path: Path) -> None
     assert (await catalog.refresh(chutes)).source == "live"
     failed = await catalog.refresh(chutes)
     assert [m.id for m in failed.models] == ["only/model"]
-    assert failed.note == ("Could not list Chutes's models (Chutes had a server error (500)); "
+    assert failed.note == ("Could not list Chutes's models: Chutes had a server error (500); "
                            "showing the list from earlier.")
 
 

@@ -72,7 +72,7 @@ def test_a_user_persona_loads_with_its_parameters_and_replaces_a_shipped_one(
 @pytest.mark.parametrize(("text", "key", "problem"), [
     ('system_prompt = "x"\ncolour = "red"\n', "colour", "unknown key"),
     ('system_prompt = "x"\n[parameters]\ntemperature = 9\n', "parameters.temperature",
-     "less than or equal to 2"),
+     "must be between 0 and 2"),
     ('description = "no prompt"\n', "system_prompt", "Field required"),
     ('system_prompt = "x"\nmodel = "sutra-v2"\n', "provider", "a model needs its provider"),
     ('name = "bad name!"\nsystem_prompt = "x"\n', "name", "should match pattern"),

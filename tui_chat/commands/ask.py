@@ -27,6 +27,7 @@ from tui_chat.core.models import Parameters
 from tui_chat.core.session import ReplyFailed, SessionEvent
 from tui_chat.core.store import Store
 from tui_chat.core.text import cleaner_for, sanitize, without_lone_surrogates
+from tui_chat.core.validation import problem as validation_problem
 from tui_chat.core.workspace import ModelRef, Workspace, split_model_ref
 
 PROG = "tui-chat"
@@ -69,7 +70,7 @@ async def run_ask(args: argparse.Namespace, context: Context) -> int:
         if not received:
             raise  # Ctrl+C: asyncio.run turns it into KeyboardInterrupt
         with contextlib.suppress(OSError):  # SIGHUP: the terminal may be gone
-            print(f"\n{PROG}: stopped by {signal.Signals(received[0]).name}; the reply so far "
+            print(f"{PROG}: stopped by {signal.Signals(received[0]).name}; the reply so far "
                   "is saved.", file=sys.stderr)
         return 128 + received[0]
     finally:
@@ -223,8 +224,17 @@ def _parameters(args: argparse.Namespace, base: Parameters) -> Parameters:
     except ValidationError as error:
         first = error.errors()[0]
         name = options.get(str(first["loc"][0]), str(first["loc"][0]))
-        problem = str(first["msg"]).replace("Input should be", "must be")
-        raise UsageError(f"Invalid {name}: {problem}.") from None
+        raise UsageError(f"{name} {validation_problem(first, Parameters)}.") from None
+
+
+def end_line_on_terminal(out: TextIO, mid_line: bool) -> None:
+    """End the reply's line when it is stopped mid-line on a terminal, so that the sentence
+    on stderr starts a line of its own rather than following the partial text. Into a pipe or
+    a file the text stays exactly what was received (and saved): the sentence goes to another
+    stream there, as after a reply that ends without a newline."""
+    if mid_line and out.isatty():
+        out.write("\n")
+        out.flush()
 
 
 async def print_stream(events: AsyncIterator[SessionEvent], show_reasoning: bool) -> int:
@@ -255,6 +265,10 @@ async def print_stream(events: AsyncIterator[SessionEvent], show_reasoning: bool
                 failure = event.error
     except TuiChatError as error:
         failure = error
+    except asyncio.CancelledError:  # Ctrl+C, SIGTERM, SIGHUP: a sentence follows on stderr
+        with contextlib.suppress(OSError):  # SIGHUP: the terminal may be gone
+            end_line_on_terminal(out, wrote_any and not ends_with_newline)
+        raise
     finally:
         # Close the events as soon as we stop (a failed write to stdout, say), so the session
         # saves its reply as interrupted now rather than when the loop shuts down.

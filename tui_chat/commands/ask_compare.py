@@ -11,12 +11,15 @@ every reply is complete, else that of the first model (in the order given) that 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import sys
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
 from tui_chat.commands.advice import sentence
+from tui_chat.commands.ask import end_line_on_terminal
 from tui_chat.core.compare import CompareEvent, TargetEvent
 from tui_chat.core.errors import ExitCode, TuiChatError
 from tui_chat.core.events import ContentDelta, ReasoningDelta
@@ -112,6 +115,11 @@ class ComparePrinter:
             self.columns[self.turn].ended = True
             self._advance()
 
+    @property
+    def mid_line(self) -> bool:
+        """Whether the last text printed left its line open."""
+        return not self._ends_with_newline
+
     def exit_code(self) -> int:
         failed = next((c.failure for c in self.columns if c.failure is not None), None)
         return int(failed.exit_code) if failed is not None else int(ExitCode.OK)
@@ -124,6 +132,10 @@ async def print_compare(events: AsyncIterator[CompareEvent], models: Sequence[Mo
     try:
         async for event in events:
             printer.apply(event)
+    except asyncio.CancelledError:  # Ctrl+C, SIGTERM, SIGHUP: a sentence follows on stderr
+        with contextlib.suppress(OSError):
+            end_line_on_terminal(printer.out, printer.mid_line)
+        raise
     except TuiChatError as error:  # before any reply: the prompt could not be saved, say
         print(f"{PROG}: {sentence(error)}", file=sys.stderr)
         return int(error.exit_code)

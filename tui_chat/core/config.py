@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Mapping, MutableMapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -44,6 +44,7 @@ from tui_chat.core.files import write_private_file as write_private_file
 from tui_chat.core.model_facts import ModelSettings, key_problem
 from tui_chat.core.models import Parameters
 from tui_chat.core.providers import BUILTIN_PROVIDERS, Provider, ProviderSpec, url_problem
+from tui_chat.core.validation import first_problem
 
 if TYPE_CHECKING:
     from tomlkit import TOMLDocument
@@ -165,10 +166,16 @@ class Settings(BaseModel):
     def provider_names(self) -> list[str]:
         return list(dict.fromkeys([*BUILTIN_PROVIDERS, *self.providers]))
 
+    def declared_providers(self) -> list[str]:
+        """The providers that can be used: the built-ins and those config.toml gives a base
+        URL."""
+        return list(dict.fromkeys([*BUILTIN_PROVIDERS, *(
+            name for name, section in self.providers.items() if section.base_url)]))
+
     def resolve_provider(self, name: str, env: Mapping[str, str] | None = None) -> Provider:
         """The provider `name` with overrides applied. Raises UnknownProviderError."""
         env = os.environ if env is None else env
-        spec = _merged_spec(name, self.providers.get(name))
+        spec = _merged_spec(name, self.providers.get(name), self.declared_providers())
         base_url, url_error = spec.base_url, None
         if spec.base_url_env and env.get(spec.base_url_env, "").strip():
             base_url = env[spec.base_url_env].strip().rstrip("/")
@@ -193,11 +200,12 @@ class Settings(BaseModel):
         return provider.api_key.get_secret_value()
 
 
-def _merged_spec(name: str, override: ProviderConfig | None) -> ProviderSpec:
+def _merged_spec(name: str, override: ProviderConfig | None,
+                 declared: Sequence[str]) -> ProviderSpec:
     base = BUILTIN_PROVIDERS.get(name)
     if base is None:
         if override is None or override.base_url is None:
-            known = ", ".join(BUILTIN_PROVIDERS)
+            known = ", ".join(declared)
             raise UnknownProviderError(
                 f"Unknown provider '{name}': use one of {known}, or declare it with a base_url "
                 f"under [providers.{name}] in config.toml."
@@ -258,10 +266,7 @@ def load_settings(path: Path) -> Settings:
     try:
         return Settings.model_validate(data)
     except ValidationError as error:
-        first = error.errors()[0]
-        key = ".".join(str(part) for part in first["loc"]) or "(top level)"
-        problem = ("unknown key" if first["type"] == "extra_forbidden"
-                   else str(first["msg"]).removeprefix("Value error, "))
+        key, problem = first_problem(error, Settings)
         raise ConfigError(
             f"The config file {path} has a problem at '{key}': {problem}; fix it or remove it."
         ) from None

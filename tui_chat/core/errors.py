@@ -20,6 +20,8 @@ class ExitCode(IntEnum):
     INTERRUPTED = 6
     REQUEST = 7
     STORE = 8
+    BROKEN_PIPE = 141
+    """128 + SIGPIPE: what a shell reports for any tool whose reader went away (`| head`)."""
 
 
 class Hint(StrEnum):

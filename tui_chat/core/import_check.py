@@ -37,6 +37,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BeforeValidator, Strict, ValidationError
 
 from tui_chat.core.errors import UsageError
+from tui_chat.core.validation import first_problem
 
 ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 ID_RULE = "1 to 64 ASCII letters, digits, '-' or '_', starting with a letter or a digit"
@@ -132,9 +133,7 @@ ExportSeconds = Annotated[float, Strict()]  # NaN and Infinity never get past lo
 
 def problem_sentence(error: ValidationError, source: str) -> UsageError:
     """The first problem pydantic found, as one sentence."""
-    first = error.errors()[0]
-    where = ".".join(str(part) for part in first["loc"])
-    message = first["msg"].removeprefix("Value error, ")
+    where, message = first_problem(error)
     return UsageError(f"{source} has a problem at '{where}': {message}; nothing was imported.")
 
 

@@ -65,6 +65,8 @@ class ModelCatalog:
         self._disk: dict[str, ProviderModels] | None = None
         self.problems: list[str] = []
         """Providers in config.toml that could not be resolved, one sentence each."""
+        self.failures: dict[str, TuiChatError] = {}
+        """Provider name -> why its last listing failed (cleared when one succeeds)."""
 
     def providers(self) -> list[Provider]:
         result: list[Provider] = []
@@ -120,7 +122,9 @@ class ModelCatalog:
         try:
             models = await self._fetch(provider)
         except TuiChatError as error:
-            return self.mark_failed(provider, error.message)
+            self.failures[provider.name] = error
+            return self.mark_failed(provider, getattr(error, "summary", error.message))
+        self.failures.pop(provider.name, None)
         if not models:
             return self.mark_failed(provider, f"{provider.display_name} listed no models")
         entry = ProviderModels(provider=provider.name, display_name=provider.display_name,
@@ -136,8 +140,8 @@ class ModelCatalog:
         what = "the last list" if previous.source == "cache" else "the known ones"
         if previous.source == "live":
             what = "the list from earlier"
-        note = (f"Could not list {provider.display_name}'s models "
-                f"({one_line(reason, 160).rstrip('.')}); showing {what}.")
+        note = (f"Could not list {provider.display_name}'s models: "
+                f"{one_line(reason, 160).rstrip('.')}; showing {what}.")
         entry = previous.model_copy(update={"note": note})
         self._memory[provider.name] = entry
         return entry

@@ -49,8 +49,9 @@ def listing_failed(provider: Provider, proxy: ProxyChoice | None,
     failure = connect_error(provider, proxy, error)
     if type(failure) is not ConnectionFailedError:  # a certificate or a proxy: say which
         return failure
-    return ConnectionFailedError(f"Could not list {provider.display_name}'s models"
-                                 f"{_via(proxy)} ({describe(error)}).")
+    # The catalog says it was listing ("Could not list Chutes's models: …"): this is the cause.
+    return ConnectionFailedError(f"{provider.display_name} is unreachable{_via(proxy)} "
+                                 f"({describe(error)}); check {_what_to_check(proxy)}.")
 
 
 def proxy_refused(provider: Provider, proxy: ProxyChoice, status: int,

@@ -30,6 +30,7 @@ from tui_chat.core import paths
 from tui_chat.core.errors import UsageError
 from tui_chat.core.models import Parameters
 from tui_chat.core.text import one_line
+from tui_chat.core.validation import first_problem
 
 MAX_PERSONA_BYTES = 64 * 1024
 
@@ -81,9 +82,7 @@ def load_persona_file(path: Path) -> Persona:
     try:
         return Persona.model_validate({**data, "source": path})
     except ValidationError as error:
-        first = error.errors()[0]
-        key = ".".join(str(part) for part in first["loc"]) or "(top level)"
-        problem = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
+        key, problem = first_problem(error, Persona)
         raise ValueError(f"the persona file {path} has a problem at '{key}': "
                          f"{problem}") from None
 

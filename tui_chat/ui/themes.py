@@ -19,6 +19,7 @@ import tui_chat
 from tui_chat.core import paths
 from tui_chat.core.config import Settings
 from tui_chat.core.text import one_line
+from tui_chat.core.validation import first_problem
 
 DEFAULT_THEME: str = Settings.model_fields["theme"].default
 """The theme used when the configured one is unknown or broken ("tui-chat-dusk")."""
@@ -93,9 +94,7 @@ def load_theme_file(path: Path) -> Theme:
         theme = ThemeFile.model_validate(data).to_theme()
         theme.to_color_system()  # fails early on anything Textual cannot use
     except ValidationError as error:
-        first = error.errors()[0]
-        key = ".".join(str(part) for part in first["loc"]) or "(top level)"
-        problem = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
+        key, problem = first_problem(error, ThemeFile)
         raise ValueError(f"the theme file {path} has a problem at '{key}': {problem}") from None
     except Exception as error:  # Textual's own checks, whatever they raise
         raise ValueError(f"the theme file {path} cannot be used ({error})") from None

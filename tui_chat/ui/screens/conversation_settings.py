@@ -174,7 +174,7 @@ class ConversationSettingsScreen(ModalScreen[ConversationSettings | None]):
         try:
             chosen = self.values()
         except ValidationError as error:
-            messages = error_messages(error)
+            messages = error_messages(error, Parameters)
             for path, message in messages.items():
                 shown = self.query(f"#error-{path[0]}")
                 if shown:

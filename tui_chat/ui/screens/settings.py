@@ -214,7 +214,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
             settings = build_settings(self.settings, self.values(),
                                       {spec.path: spec for spec in self.specs})
         except ValidationError as error:
-            self._show_errors(error_messages(error))
+            self._show_errors(error_messages(error, Settings))
             return
         if self.path is not None:
             try:

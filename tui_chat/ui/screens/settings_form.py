@@ -19,6 +19,7 @@ from tui_chat.core.errors import TuiChatError
 from tui_chat.core.models import Parameters
 from tui_chat.core.secrets import key_problem
 from tui_chat.core.text import sanitize
+from tui_chat.core.validation import problem
 
 Kind = Literal["text", "multiline", "float", "int", "provider", "theme", "secret", "url"]
 Path = tuple[str, ...]
@@ -182,14 +183,13 @@ def _check_providers(settings: Settings) -> None:
             "ctx": {"error": ValueError(message)}} for path, message in problems])
 
 
-def error_messages(error: ValidationError) -> dict[Path, str]:
-    """One clear sentence per field path (pydantic's message, without its prefixes)."""
+def error_messages(error: ValidationError,
+                   model: type[BaseModel] | None = None) -> dict[Path, str]:
+    """One clear sentence per field path (`model`, the one validated, gives ranges)."""
     messages: dict[Path, str] = {}
     for item in error.errors():
         path = tuple(str(part) for part in item["loc"])
-        message = str(item["msg"]).removeprefix("Value error, ").replace(
-            "Input should be", "Must be")
-        if item["type"] == "extra_forbidden":
-            message = "unknown setting"
+        message = ("unknown setting" if item["type"] == "extra_forbidden"
+                   else problem(item, model))
         messages.setdefault(path, message[:1].upper() + message[1:] + ".")
     return messages

@@ -1,8 +1,10 @@
 """The multi-line prompt: Enter sends, Ctrl+J inserts a newline, Up on empty recalls.
 
 TextArea inserts a newline on plain Enter and swallows the key, so a binding on `enter` would
-never fire: `_on_key` handles Enter and Ctrl+J itself (see TEXTUAL_NOTES.md). Shift+Enter
-also inserts a newline in terminals that report it (kitty keyboard protocol).
+never fire: `_on_key` handles Enter and Ctrl+J itself (see TEXTUAL_NOTES.md). Shift+Enter and
+Alt+Enter (a new line in other chat clients) also insert a newline in terminals that report
+them (kitty keyboard protocol); elsewhere Textual's parser reads Alt+Enter (ESC CR) as plain
+Enter, which sends, so Ctrl+J is the key that works in every terminal.
 
 Ctrl+E asks for the text in the user's editor (`EditorRequested`); the page keys, Ctrl+Home,
 Ctrl+End and Ctrl+Up/Down ask for the conversation to scroll (`ScrollRequested`), so the
@@ -110,7 +112,7 @@ class PromptInput(TextArea):
             event.prevent_default()
             self.submit()
             return
-        if event.key in ("ctrl+j", "shift+enter"):
+        if event.key in ("ctrl+j", "shift+enter", "alt+enter"):
             event.stop()
             event.prevent_default()
             self.insert("\n")

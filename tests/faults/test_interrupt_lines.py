@@ -1,0 +1,107 @@
+"""Issue 14: `ask` stopped mid-line (Ctrl+C, SIGTERM) on a terminal ends the reply's line
+before its sentence, so "tui-chat: interrupted." never follows the partial text on the same
+line; into a pipe the text stays exactly what was received, and the sentence is alone on
+stderr. Either way the reply so far is saved, marked interrupted."""
+
+from __future__ import annotations
+
+import os
+import pty
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.fakeprovider import FakeProvider, Reply, stream_of
+from tests.faults.test_signals import (
+    BOUND,
+    HELD,
+    PIECES,
+    RECEIVED,
+    ROOT,
+    environment,
+    read_to_end,
+    read_until,
+    saved_reply,
+)
+
+SENTENCE = {signal.SIGINT: b"tui-chat: interrupted.", signal.SIGTERM: b"tui-chat: stopped by"}
+STOPS = pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["INT", "TERM"])
+
+
+@pytest.fixture
+def held(chutes_server: FakeProvider) -> Iterator[threading.Event]:
+    """A reply that stops mid-line after PIECES until the test ends."""
+    gate = threading.Event()
+    chutes_server.script(Reply(stream_of([*PIECES, *HELD]), gate=gate,
+                               gate_after=len(PIECES) + 1))
+    yield gate
+    gate.set()
+
+
+@STOPS
+def test_on_a_terminal_the_sentence_starts_its_own_line(
+        signum: int, tmp_path: Path, chutes_server: FakeProvider,
+        held: threading.Event) -> None:
+    main_fd, child_fd = pty.openpty()
+    os.set_blocking(main_fd, True)
+    process = subprocess.Popen([sys.executable, "-m", "tui_chat", "ask", "tell me"],
+                               stdin=child_fd, stdout=child_fd, stderr=child_fd,
+                               env=environment(tmp_path, chutes_server), cwd=ROOT)
+    os.close(child_fd)
+    seen = bytearray()
+    try:
+        read_until(main_fd, b"LASTBEFOREGATE ", seen)
+        process.send_signal(signum)
+        read_to_end(main_fd, seen)
+        process.wait(timeout=BOUND)
+    finally:
+        os.close(main_fd)
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 128 + signum, bytes(seen[-500:])
+    # The terminal turns "\n" into "\r\n": one line end, no blank line, then the sentence.
+    assert b"LASTBEFOREGATE \r\n" + SENTENCE[signum] in seen, bytes(seen[-500:])
+    assert b"Traceback" not in seen
+    assert saved_reply(tmp_path / "store.sqlite3")[:2] == (RECEIVED, "interrupted")
+
+
+@STOPS
+def test_into_a_pipe_the_text_is_what_was_received(
+        signum: int, tmp_path: Path, chutes_server: FakeProvider,
+        held: threading.Event) -> None:
+    process = subprocess.Popen([sys.executable, "-m", "tui_chat", "ask", "tell me"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=environment(tmp_path, chutes_server), cwd=ROOT)
+    assert process.stdout is not None
+    printed = bytearray()
+    read_until(process.stdout.fileno(), b"LASTBEFOREGATE ", printed)
+    process.send_signal(signum)
+    out, err = process.communicate(timeout=BOUND)
+    assert process.returncode == 128 + signum, err
+    assert (bytes(printed) + out).decode() == RECEIVED
+    assert err.startswith(SENTENCE[signum]) and err.count(b"\n") == 1, err
+    assert saved_reply(tmp_path / "store.sqlite3")[:2] == (RECEIVED, "interrupted")
+
+
+def test_a_closed_pipe_ends_quietly_with_141_and_the_reply_so_far_is_saved(
+        tmp_path: Path, chutes_server: FakeProvider, held: threading.Event) -> None:
+    """`tui-chat ask … | head -1`: the reader goes away mid-reply. As any Unix tool killed by
+    SIGPIPE: exit 128 + 13, nothing on stderr; what was received is saved, interrupted."""
+    process = subprocess.Popen([sys.executable, "-m", "tui_chat", "ask", "tell me"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=environment(tmp_path, chutes_server), cwd=ROOT)
+    assert process.stdout is not None and process.stderr is not None
+    printed = bytearray()
+    read_until(process.stdout.fileno(), b"LASTBEFOREGATE ", printed)
+    process.stdout.close()  # the reader exits
+    held.set()  # the next piece meets the closed pipe
+    err = process.stderr.read()
+    process.wait(timeout=BOUND)
+    assert (process.returncode, err) == (128 + signal.SIGPIPE, b"")
+    content, status, _ = saved_reply(tmp_path / "store.sqlite3")
+    assert content.startswith(RECEIVED) and status == "interrupted"
