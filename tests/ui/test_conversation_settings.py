@@ -129,7 +129,9 @@ async def test_personas_are_in_the_palette_and_offered_when_empty(
         commands["Persona: code-reviewer"].run()
         await wait_until(pilot, lambda: screen.workspace.session.conversation.id != first
                          and bool(screen.workspace.session.conversation.system_prompt))
-        assert "senior engineer" in rendered_text(screen.query_one("#system-row"))
+        # The row is drawn once the new conversation is shown (after the workspace has it).
+        await wait_until(pilot, lambda: "senior engineer" in rendered_text(
+            screen.query_one("#system-row")))
         await pilot.press(*"review", "enter")
         await wait_idle(pilot)
     body = chutes_server.requests[-1].body

@@ -3,6 +3,7 @@ pane's keys first, F1 Help and the palette always, nothing cut off at the right 
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
@@ -10,7 +11,8 @@ from textual.binding import Binding
 from textual.pilot import Pilot
 from textual.widgets._footer import FooterKey
 
-from tests.ui.conftest import AppFactory, conversation, wait_until
+from tests.fakeprovider import FakeProvider, Reply, stream_of
+from tests.ui.conftest import AppFactory, conversation, live_reply, wait_idle, wait_until
 from tui_chat.ui.widgets.fitted_footer import FittedFooter, fitting, key_width, palette_width
 
 
@@ -70,3 +72,23 @@ def test_fitting_keeps_the_order_and_help_whatever_the_width() -> None:
     assert [b.action for b in chosen[:-1]] == ["act1", "act2", "act3"][: len(chosen) - 1]
     assert sum(key_width(key, b.description) for b, key in bindings if b in chosen) <= 30
     assert [b.action for b in fitting(bindings, 0)] == ["help"]
+
+
+async def test_esc_stop_is_offered_only_while_a_reply_streams(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    gate = threading.Event()
+    chutes_server.script(Reply(stream_of(["partial ", "rest"]), gate=gate, gate_after=2))
+    app = make_app()
+    try:
+        async with app.run_test(size=(120, 30)) as pilot:
+            screen = conversation(app)
+            await wait_until(pilot, lambda: bool(keys(pilot)))
+            assert "Stop" not in described(pilot)  # nothing to stop: Esc is not offered
+            await pilot.press(*"go", "enter")
+            await live_reply(pilot, screen, lambda text: "partial" in text)
+            await wait_until(pilot, lambda: "Stop" in described(pilot))
+            gate.set()
+            await wait_idle(pilot)
+            await wait_until(pilot, lambda: "Stop" not in described(pilot))
+    finally:
+        gate.set()

@@ -144,6 +144,7 @@ class BranchActions:
         if self._busy():
             return
         self.continue_partial = True
+        self.host.refresh_bindings()  # Esc cancels it
         self.host.status.update_info(note=CONTINUE_NOTE)
         self.host.prompt.focus()
 

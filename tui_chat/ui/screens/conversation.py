@@ -339,7 +339,14 @@ class ConversationScreen(Screen[None]):
         return workspace.send(exchange.text, attachments=exchange.attachments,
                               continue_partial=exchange.continue_partial)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "stop":  # Esc stops a reply or cancels an edit; else it is not offered
+            return self.streaming or self.editing is not None or self.branches.continue_partial
+        return True
+
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "llm":
+            self.refresh_bindings()  # Esc: Stop comes and goes with the reply
         if event.worker.group == "llm" and event.state is WorkerState.ERROR:
             from tui_chat.core.crash import write_report
 
@@ -378,6 +385,7 @@ class ConversationScreen(Screen[None]):
         self.editing = None
         self.branches.continue_partial = False
         self.status.update_info(note="")
+        self.refresh_bindings()
 
     def action_regenerate(self, choose_model: bool = False) -> None:
         if self.streaming:
@@ -465,6 +473,7 @@ class ConversationScreen(Screen[None]):
         self.prompt.move_cursor(self.prompt.document.end)
         self.prompt.focus()
         self.status.update_info(note="editing: Enter resends from this message, Esc cancels")
+        self.refresh_bindings()  # Esc cancels the edit now
 
     @on(PromptInput.EditorRequested)
     def _editor_requested(self, event: PromptInput.EditorRequested) -> None:
