@@ -165,6 +165,13 @@ class Settings(BaseModel):
     def provider_names(self) -> list[str]:
         return list(dict.fromkeys([*BUILTIN_PROVIDERS, *self.providers]))
 
+    def provider_labels(self) -> dict[str, str]:
+        """Each provider's name as shown ("Chutes", or a section's `display_name`), by name."""
+        labels = {name: spec.display_name for name, spec in BUILTIN_PROVIDERS.items()}
+        for name, section in self.providers.items():
+            labels[name] = section.display_name or labels.get(name, name)
+        return labels
+
     def resolve_provider(self, name: str, env: Mapping[str, str] | None = None) -> Provider:
         """The provider `name` with overrides applied. Raises UnknownProviderError."""
         env = os.environ if env is None else env
