@@ -261,6 +261,8 @@ class FakeProvider:
         self.requests: list[Recorded] = []
         self.models_list: dict[str, Any] = MODELS_LIST
         """What GET /models answers (Chutes flavour)."""
+        self.models_status = 200
+        """Another status makes GET /models answer it with an error body (any flavour)."""
         self.count_usage = False
         """Echo replies report the usage the fake counts for their request (`echo_reply`)."""
         self.reject_stream_options = False
@@ -356,7 +358,10 @@ class FakeProvider:
 
             def do_GET(self) -> None:
                 self._record(None)
-                if self.path == f"{server.prefix}/models" and server.flavour == "chutes":
+                if self.path == f"{server.prefix}/models" and server.models_status != 200:
+                    self._send_body(server.models_status, "application/json",
+                                    json.dumps({"detail": "Unauthorized"}).encode())
+                elif self.path == f"{server.prefix}/models" and server.flavour == "chutes":
                     self._send_body(200, "application/json",
                                     json.dumps(server.models_list).encode())
                 else:
