@@ -117,6 +117,29 @@ def stream_of(
     return frames
 
 
+def tool_call_stream(calls: Sequence[tuple[str, str]], *, text: str = "",
+                     model: str = "deepseek-ai/DeepSeek-V3-0324") -> list[bytes]:
+    """A reply that calls tools, as OpenAI-compatible servers stream it (the AsyncAPI files'
+    `delta.tool_calls`): optional `text`, then per (name, arguments) call a first fragment
+    with its index, id, type and name, the arguments in two pieces, and `finish_reason:
+    "tool_calls"`."""
+    frames = [sse(chunk("", role="assistant", model=model))]
+    if text:
+        frames.append(sse(chunk(text, model=model)))
+    for index, (name, arguments) in enumerate(calls):
+        head = {"index": index, "id": f"call_{index}", "type": "function",
+                "function": {"name": name, "arguments": ""}}
+        frames.append(sse(chunk(model=model, tool_calls=[head])))
+        middle = len(arguments) // 2
+        for piece in (arguments[:middle], arguments[middle:]):
+            frames.append(sse(chunk(model=model, tool_calls=[
+                {"index": index, "function": {"arguments": piece}}])))
+    frames.append(sse(chunk(model=model, finish_reason="tool_calls")))
+    frames.append(sse(usage_chunk(model=model)))
+    frames.append(DONE)
+    return frames
+
+
 @dataclass
 class Reply:
     """What the server does with one POST /chat/completions."""

@@ -27,6 +27,7 @@ from textual.widgets import Static
 from tui_chat.core.models import Message, MessageStatus, Role
 from tui_chat.core.providers import BUILTIN_PROVIDERS
 from tui_chat.core.text import sanitize
+from tui_chat.core.tool_calls import tool_call_lines
 from tui_chat.ui.widgets.attachment_list import folded_attachments
 from tui_chat.ui.widgets.line_cache import LineCache, forget_painted, styled
 from tui_chat.ui.widgets.selectable import highlighted, selected_text, selection_paint
@@ -107,7 +108,15 @@ def message_chrome(message: Message, *, show_reasoning: bool = False,
         else:
             above.append(Text(f"▶ Thinking ({words} words; t shows it)", style="dim"))
     below: list[RenderableType] = []
-    if message.error:
+    calls = tool_call_lines(message)
+    if calls is not None:  # folded as Thinking is, by the same key
+        head, lines = calls
+        if show_reasoning:
+            below.append(Text(f"▼ {sanitize(head)}", style="italic"))
+            below.extend(Text(f"  {sanitize(line)}", style="dim") for line in lines)
+        else:
+            below.append(Text(f"▶ {sanitize(head)} (t shows the calls)", style="italic"))
+    elif message.error:
         below.append(Text(f"⚠ {sanitize(message.error)}", style="bold red"))
     return above, below
 
