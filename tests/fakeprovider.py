@@ -117,6 +117,29 @@ def stream_of(
     return frames
 
 
+def tool_call_stream(calls: Sequence[tuple[str, str]], *, text: str = "",
+                     model: str = "deepseek-ai/DeepSeek-V3-0324") -> list[bytes]:
+    """A reply that calls tools, as OpenAI-compatible servers stream it (the AsyncAPI files'
+    `delta.tool_calls`): optional `text`, then per (name, arguments) call a first fragment
+    with its index, id, type and name, the arguments in two pieces, and `finish_reason:
+    "tool_calls"`."""
+    frames = [sse(chunk("", role="assistant", model=model))]
+    if text:
+        frames.append(sse(chunk(text, model=model)))
+    for index, (name, arguments) in enumerate(calls):
+        head = {"index": index, "id": f"call_{index}", "type": "function",
+                "function": {"name": name, "arguments": ""}}
+        frames.append(sse(chunk(model=model, tool_calls=[head])))
+        middle = len(arguments) // 2
+        for piece in (arguments[:middle], arguments[middle:]):
+            frames.append(sse(chunk(model=model, tool_calls=[
+                {"index": index, "function": {"arguments": piece}}])))
+    frames.append(sse(chunk(model=model, finish_reason="tool_calls")))
+    frames.append(sse(usage_chunk(model=model)))
+    frames.append(DONE)
+    return frames
+
+
 @dataclass
 class Reply:
     """What the server does with one POST /chat/completions."""
@@ -263,6 +286,8 @@ class FakeProvider:
         """What GET /models answers (Chutes flavour)."""
         self.models_refusal: tuple[int, dict[str, Any]] | None = None
         """(status, JSON body) that GET /models answers instead of the list."""
+        self.models_status = 200
+        """Another status makes GET /models answer it with an error body (any flavour)."""
         self.count_usage = False
         """Echo replies report the usage the fake counts for their request (`echo_reply`)."""
         self.reject_stream_options = False
@@ -361,6 +386,9 @@ class FakeProvider:
                 if self.path == f"{server.prefix}/models" and server.models_refusal:
                     status, body = server.models_refusal
                     self._send_body(status, "application/json", json.dumps(body).encode())
+                elif self.path == f"{server.prefix}/models" and server.models_status != 200:
+                    self._send_body(server.models_status, "application/json",
+                                    json.dumps({"detail": "Unauthorized"}).encode())
                 elif self.path == f"{server.prefix}/models" and server.flavour == "chutes":
                     self._send_body(200, "application/json",
                                     json.dumps(server.models_list).encode())

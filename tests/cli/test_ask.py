@@ -197,3 +197,14 @@ def test_bytes_that_are_not_utf8_in_the_prompt_become_replacement_characters(
         assert result.returncode == 0 and b"Traceback" not in result.stderr, result.stderr
     sent = [r.body["messages"][-1]["content"] for r in chutes_server.requests]
     assert sent == ["hi \ufffd", "yo \ufffd"]
+
+
+def test_a_reply_with_tool_calls_is_said_on_stderr(chutes_server: FakeProvider) -> None:
+    from tests.fakeprovider import tool_call_stream
+
+    chutes_server.script(Reply(tool_call_stream([("get_weather", '{"city": "Paris"}')])))
+    result = run("ask", "--no-save", "weather?", env=chutes_env(chutes_server))
+    assert result.returncode == 0 and result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and "tools are not enabled" in lines[0]
+    assert 'get_weather({"city": "Paris"})' in lines[0]

@@ -53,7 +53,7 @@ async def test_groups_live_models_and_falls_back_when_models_fails(
             settings_for(chutes_server, sutra_server)))
         shown = labels(screen)
         assert shown[0].startswith("Chutes (chutes)")
-        assert "deepseek-ai/DeepSeek-V3-0324   163,840 ctx · in 0.27 / out 1.1" in shown
+        assert "deepseek-ai/DeepSeek-V3-0324   163,840 ctx · $0.27/M in · $1.1/M out" in shown
         assert "Qwen/Qwen3-235B-A22B" in shown
         sutra_at = next(i for i, text in enumerate(shown) if text.startswith("SUTRA"))
         assert "built-in list" in shown[sutra_at]
@@ -130,11 +130,26 @@ async def test_recent_first_and_arrow_keys_move_from_the_filter(
         screen = await open_picker(app, pilot, ModelPickerScreen(
             settings_for(chutes_server, sutra_server), recent=recent))
         shown = labels(screen)
-        assert shown[:3] == ["Recently used", "sutra-r0", "Qwen/Qwen3-235B-A22B"]
+        assert shown[:3] == ["Recently used", "sutra-r0   SUTRA",
+                             "Qwen/Qwen3-235B-A22B   Chutes"]
         assert screen.highlighted_choice() == recent[0]
         await pilot.press("down", "enter")
         await pilot.pause()
     assert app.results == [recent[1]]
+
+
+async def test_recent_rows_say_which_provider_when_two_share_a_model_id(
+        chutes_server: FakeProvider, sutra_server: FakeProvider) -> None:
+    app = Host()
+    recent = [ModelChoice("sutra", "deepseek-ai/DeepSeek-V3-0324"),
+              ModelChoice("chutes", "deepseek-ai/DeepSeek-V3-0324")]
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = await open_picker(app, pilot, ModelPickerScreen(
+            settings_for(chutes_server, sutra_server), recent=recent))
+        shown = labels(screen)
+        assert shown[:3] == [
+            "Recently used", "deepseek-ai/DeepSeek-V3-0324   SUTRA",
+            "deepseek-ai/DeepSeek-V3-0324   Chutes · 163,840 ctx · $0.27/M in · $1.1/M out"]
 
 
 async def test_current_model_is_marked_and_highlighted() -> None:

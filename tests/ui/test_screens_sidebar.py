@@ -269,3 +269,23 @@ async def test_the_mark_follows_the_conversation_on_screen(make_app: AppFactory,
         sidebar.option_list.highlighted = 2  # "Trip planning"
         await pilot.press("enter")
         await until(pilot, lambda: marked() == [ids["trip"]])
+
+
+async def test_the_search_count_counts_conversations_not_hits(store: Store, tmp_path: Path
+                                                              ) -> None:
+    from tests.ui.conftest import wait_until
+
+    ids = []
+    for index in range(4):  # 320 matching messages: more than one page of hits
+        chat = Conversation(title=f"chat {index}")
+        store.import_conversation(chat, [Message(conversation_id=chat.id, role=Role.USER,
+                                                 content=f"zebra {n}") for n in range(80)])
+        ids.append(chat.id)
+    app = Host(store, tmp_path)
+    async with app.run_test(size=(60, 30)) as pilot:
+        sidebar = app.query_one(ConversationList)
+        sidebar.query_one("#conversation-filter", Input).value = "zebra"
+        await wait_until(pilot, lambda: sidebar.search_done)
+        status = str(sidebar.query_one("#conversation-status").render())
+        assert status == "4 matching"
+        assert [o.id for o in sidebar.option_list.options] == ids[::-1]

@@ -68,7 +68,8 @@ def seed_model_cache() -> ModelCatalog:
     cache = {
         "chutes": ProviderModels(provider="chutes", display_name="Chutes", source="live", models=[
             ModelInfo(id="deepseek-ai/DeepSeek-V3-0324", provider="chutes",
-                      context_length=163840, price="in 0.27 / out 1.1"),
+                      context_length=163840, price="in 0.27 / out 1.1", input_price=0.27,
+                      output_price=1.1),
             ModelInfo(id="deepseek-ai/DeepSeek-R1", provider="chutes", context_length=163840),
             ModelInfo(id="Qwen/Qwen3-235B-A22B", provider="chutes", context_length=40960),
             ModelInfo(id="chutesai/Mistral-Small-3.1-24B-Instruct-2503", provider="chutes"),

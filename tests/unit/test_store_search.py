@@ -156,3 +156,31 @@ def test_an_exact_piece_of_a_message_finds_it(text: str, data: st.DataObject) ->
         message = store.add_message(Message(conversation_id="c", role=Role.USER, content=text))
         hits = store.search(piece)
         assert [hit.message_id for hit in hits] == [message.id]
+
+
+def chatty_store(store: Store, conversations: int, messages: int, text: str) -> list[str]:
+    """`conversations` conversations, oldest first, each of `messages` messages holding `text`
+    (with one short-term variant for the LIKE path)."""
+    ids = []
+    for index in range(conversations):
+        conversation = Conversation(title=f"chat {index}")
+        store.import_conversation(conversation, [
+            Message(conversation_id=conversation.id, role=Role.USER,
+                    content=f"{text} {n} ok") for n in range(messages)])
+        ids.append(conversation.id)
+    return ids
+
+
+@pytest.mark.parametrize("query", ["zebra", "ok", "zebra ok"])
+def test_conversations_are_counted_not_hits(store: Store, query: str) -> None:
+    ids = chatty_store(store, 5, 60, "zebra")  # 300 hits, more than one page of them
+    found = store.search_conversations(query, limit=3)
+    assert found.total == 5 and found.conversation_ids == frozenset(ids)
+    # The newest hit of each of the newest three conversations, newest first.
+    assert [hit.conversation_id for hit in found.hits] == ids[::-1][:3]
+    assert all(hit.snippet.startswith("zebra 59") for hit in found.hits)
+
+
+def test_a_conversation_search_that_finds_nothing(store: Store) -> None:
+    found = store.search_conversations("quagga")
+    assert found.total == 0 and found.hits == [] and found.conversation_ids == frozenset()

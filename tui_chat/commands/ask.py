@@ -24,9 +24,10 @@ from tui_chat.core.config import Settings
 from tui_chat.core.errors import ExitCode, TuiChatError, UsageError
 from tui_chat.core.events import ContentDelta, FinishReason, ReasoningDelta, RetryScheduled
 from tui_chat.core.models import Parameters
-from tui_chat.core.session import ReplyFailed, SessionEvent
+from tui_chat.core.session import ReplyFailed, ReplyFinished, SessionEvent
 from tui_chat.core.store import Store
 from tui_chat.core.text import cleaner_for, sanitize, without_lone_surrogates
+from tui_chat.core.tool_calls import tool_call_lines
 from tui_chat.core.validation import problem as validation_problem
 from tui_chat.core.workspace import ModelRef, Workspace, split_model_ref
 
@@ -263,6 +264,13 @@ async def print_stream(events: AsyncIterator[SessionEvent], show_reasoning: bool
                       "--max-tokens for more.", file=err)
             elif isinstance(event, ReplyFailed):
                 failure = event.error
+            elif isinstance(event, ReplyFinished) and (calls := tool_call_lines(event.message)):
+                if wrote_any and not ends_with_newline:
+                    out.write("\n")
+                    out.flush()
+                    ends_with_newline = True
+                said = sanitize(f"{calls[0].rstrip('.')}: {'; '.join(calls[1])}.")
+                print(f"{PROG}: {' '.join(said.split())}", file=err)
     except TuiChatError as error:
         failure = error
     except asyncio.CancelledError:  # Ctrl+C, SIGTERM, SIGHUP: a sentence follows on stderr

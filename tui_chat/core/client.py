@@ -146,6 +146,10 @@ class ProviderClient:
     async def aclose(self) -> None:
         await self._http.aclose()
 
+    @property
+    def _keyless(self) -> bool:
+        return not self.provider.spec.needs_key
+
     def _auth_headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
 
@@ -365,7 +369,8 @@ class ProviderClient:
         message = message_from_json(source) or "no details"
         code = source.get("code") if isinstance(source, dict) else None
         status = code if isinstance(code, int) else None
-        return classify_status(self._name, status, self._scrub(message), during_stream=True)
+        return classify_status(self._name, status, self._scrub(message), during_stream=True,
+                               provider=self.provider.name, keyless=self._keyless)
 
     def _raise_stray(self, text: str) -> None:
         """A line outside the SSE fields. The spec says ignore it, and we do, unless it is the
@@ -374,7 +379,8 @@ class ProviderClient:
             return
         message = provider_message(text)
         if message is not None:
-            raise classify_status(self._name, None, self._scrub(message), during_stream=True)
+            raise classify_status(self._name, None, self._scrub(message), during_stream=True,
+                                  provider=self.provider.name, keyless=self._keyless)
 
     def _connect_error(self, error: httpx.HTTPError) -> ProviderError:
         return network_errors.connect_error(self.provider, self.proxy, error)
@@ -404,7 +410,7 @@ class ProviderClient:
         error = classify_status(
             self._name, response.status_code, self._scrub(message) if message else None,
             model=model, key_env=self.provider.spec.api_key_env, retry_after=retry_after,
-            provider=self.provider.name,
+            provider=self.provider.name, keyless=self._keyless,
         )
         error.retry_after = retry_after
         return error
@@ -437,7 +443,7 @@ class ProviderClient:
             raise classify_status(self._name, response.status_code,
                                   provider_message(response.text), model=None,
                                   key_env=self.provider.spec.api_key_env,
-                                  provider=self.provider.name)
+                                  provider=self.provider.name, keyless=self._keyless)
         try:
             data = response.json()
         except ValueError:

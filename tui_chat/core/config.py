@@ -25,6 +25,7 @@ from pydantic import (
     ValidationError,
     ValidationInfo,
     field_validator,
+    model_validator,
 )
 
 from tui_chat.core import secrets
@@ -64,6 +65,9 @@ class ProviderConfig(BaseModel):
     display_name: str | None = None
     api_key_env: str | None = None
     """Environment variable that holds the key (new providers)."""
+    needs_key: bool | None = None
+    """`false` for a server that takes no key (a local one): requests go without an
+    Authorization header, and no key is asked for."""
     headers: dict[str, str] | None = None
     models: list[str] | None = None
     """Known models, used when the provider has no /models endpoint."""
@@ -108,6 +112,13 @@ class ProviderConfig(BaseModel):
                 raise ValueError(f"the value of header {name!r} holds a character that cannot "
                                  "be sent in an HTTP header (only printable ASCII can)")
         return value
+
+    @model_validator(mode="after")
+    def _check_needs_key(self) -> ProviderConfig:
+        if self.needs_key is False and (self.api_key is not None or self.api_key_env):
+            raise ValueError("needs_key = false and an api_key or api_key_env cannot go "
+                             "together: remove one of them")
+        return self
 
     @field_validator("base_url")
     @classmethod
@@ -172,6 +183,13 @@ class Settings(BaseModel):
         return list(dict.fromkeys([*BUILTIN_PROVIDERS, *(
             name for name, section in self.providers.items() if section.base_url)]))
 
+    def provider_labels(self) -> dict[str, str]:
+        """Each provider's name as shown ("Chutes", or a section's `display_name`), by name."""
+        labels = {name: spec.display_name for name, spec in BUILTIN_PROVIDERS.items()}
+        for name, section in self.providers.items():
+            labels[name] = section.display_name or labels.get(name, name)
+        return labels
+
     def resolve_provider(self, name: str, env: Mapping[str, str] | None = None) -> Provider:
         """The provider `name` with overrides applied. Raises UnknownProviderError."""
         env = os.environ if env is None else env
@@ -187,11 +205,14 @@ class Settings(BaseModel):
         return Provider(spec=spec, base_url=base_url, api_key=key, key_source=source,
                         key_error=key_error, url_error=url_error)
 
-    def require_key(self, provider: Provider) -> str:
-        """The provider's key, ready to send (MissingKeyError when it has none, InvalidKeyError
-        or InvalidURLError when it is configured in a way that cannot work)."""
+    def require_key(self, provider: Provider) -> str | None:
+        """The provider's key, ready to send; None for one that needs no key (MissingKeyError
+        when it has none, InvalidKeyError or InvalidURLError when it is configured in a way
+        that cannot work)."""
         if provider.url_error is not None:
             raise InvalidURLError(provider.url_error)
+        if not provider.spec.needs_key:
+            return None
         if provider.key_error is not None:
             raise InvalidKeyError(provider.key_error)
         if provider.api_key is None:
@@ -228,6 +249,8 @@ def _find_key(
     """(key, where it came from, why it cannot be used). A key that cannot be sent is not
     returned (the environment's does not fall back to the file's: the user meant it)."""
     value, source, where = None, None, ""
+    if not spec.needs_key:
+        return None, None, None
     if spec.api_key_env and env.get(spec.api_key_env, "").strip():
         value, source, where = env[spec.api_key_env].strip(), "environment", spec.api_key_env
     elif override is not None and override.api_key is not None:

@@ -85,7 +85,7 @@ class ModelCatalog:
         on_disk = self._read_disk().get(provider.name)
         if on_disk is not None and on_disk.models:
             entry = on_disk.model_copy(update={"source": "cache", "note": None,
-                                               "has_key": provider.api_key is not None})
+                                               "has_key": provider.ready})
         else:
             entry = self._known(provider, None)
         self._memory[provider.name] = entry
@@ -129,7 +129,7 @@ class ModelCatalog:
             return self.mark_failed(provider, f"{provider.display_name} listed no models")
         entry = ProviderModels(provider=provider.name, display_name=provider.display_name,
                                models=models, source="live", fetched_at=time.time(),
-                               has_key=provider.api_key is not None)
+                               has_key=provider.ready)
         self._memory[provider.name] = entry
         await asyncio.to_thread(self._write_disk, provider.name, entry)
         return entry
@@ -150,7 +150,7 @@ class ModelCatalog:
         models = [ModelInfo(id=model, provider=provider.name) for model in provider.spec.models]
         return ProviderModels(provider=provider.name, display_name=provider.display_name,
                               models=models, source="known", note=note,
-                              has_key=provider.api_key is not None)
+                              has_key=provider.ready)
 
     async def _fetch_from_provider(self, provider: Provider) -> list[ModelInfo]:
         from tui_chat.core.client import ProviderClient  # the HTTP stack: not at start-up

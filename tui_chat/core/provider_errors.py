@@ -29,14 +29,22 @@ def classify_status(
     during_stream: bool = False,
     retry_after: float | None = None,
     provider: str | None = None,
+    keyless: bool = False,
 ) -> ProviderError:
     """The typed error for an HTTP status (None: an error reported inside the stream). `name`
     is the provider's display name, `provider` its name; a rejected key or an unknown model
-    carry a hint, for each front-end to say where to fix it."""
+    carry a hint, for each front-end to say where to fix it. `keyless`: the provider is set
+    to need no key, so a 401 is not a rejected key but a request for one."""
     kept = " What arrived before it is kept." if during_stream else ""
     cls: type[ProviderError]
     hint: Hint | None = None
-    if status in (401, 403):
+    if status in (401, 403) and keyless:
+        section = f"[providers.{provider}]" if provider else "its section"
+        cls, head, advice = AuthenticationError, \
+            f"{name} refused a request sent without an API key ({status})", \
+            (f"It is set to need none (needs_key = false under {section} in config.toml): "
+             "if it takes a key, remove that line and set api_key there.")
+    elif status in (401, 403):
         cls, head, advice, hint = AuthenticationError, \
             f"{name} rejected the API key ({status})", "", Hint.KEY
     elif status == 402:

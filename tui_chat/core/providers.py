@@ -16,6 +16,8 @@ class ProviderSpec(BaseModel):
     display_name: str
     base_url: str
     api_key_env: str | None = None
+    needs_key: bool = True
+    """False for a server that takes no key (a local one): no key is looked for or sent."""
     base_url_env: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
     models: tuple[str, ...] = ()
@@ -87,6 +89,11 @@ class Provider(BaseModel):
     @property
     def name(self) -> str:
         return self.spec.name
+
+    @property
+    def ready(self) -> bool:
+        """Whether it has what a request needs: a key, or no need of one."""
+        return self.api_key is not None or not self.spec.needs_key
 
     @property
     def display_name(self) -> str:

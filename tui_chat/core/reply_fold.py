@@ -9,11 +9,13 @@ from tui_chat.core.events import (
     FinishReason,
     ReasoningDelta,
     StreamEvent,
+    ToolCallDelta,
     UsageReported,
 )
 from tui_chat.core.models import Message, MessageStatus
 from tui_chat.core.text import GrowingText
 from tui_chat.core.tokens import estimate_tokens
+from tui_chat.core.tool_calls import ToolCalls
 
 Clock = Callable[[], float]
 
@@ -30,6 +32,7 @@ class ReplyFold:
         self._started = clock()
         self._first_token: float | None = None
         self._last_flush = self._started
+        self._tool_calls = ToolCalls()
 
     def apply(self, event: StreamEvent) -> None:
         if isinstance(event, ContentDelta | ReasoningDelta):
@@ -43,6 +46,8 @@ class ReplyFold:
             self.message.finish_reason = event.reason
         elif isinstance(event, UsageReported):
             self.message.usage = event.usage
+        elif isinstance(event, ToolCallDelta):
+            self._tool_calls.add(event)
 
     @property
     def received(self) -> bool:
@@ -63,6 +68,8 @@ class ReplyFold:
     def finish(self) -> ReplyFold:
         self._measure()
         self.message.status = MessageStatus.COMPLETE
+        if self._tool_calls:  # none is run: the reply says so, with the calls
+            self.message.error = self._tool_calls.note()
         return self
 
     def fail(self, sentence: str) -> ReplyFold:

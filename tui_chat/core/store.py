@@ -448,6 +448,13 @@ class Store(Branches, UsageQueries, AttachmentQueries):
         with self._read() as conn:
             return store_search.run(conn, query, limit)
 
+    def search_conversations(self, query: str, limit: int = 50
+                             ) -> store_search.ConversationMatches:
+        """Every conversation holding a message that matches `query` (counted, not its hits),
+        with the newest matching message of each of the newest `limit` of them."""
+        with self._read() as conn:
+            return store_search.run_by_conversation(conn, query, limit)
+
     def recover_interrupted(self) -> int:
         """Mark streaming messages whose writer is gone as interrupted; returns how many.
         Takes the write lock only when there is something to mark."""

@@ -48,32 +48,71 @@ def _escape_like(term: str) -> str:
     return term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-_SELECT = ("SELECT m.id, m.conversation_id, m.role, m.content, m.created, c.title "
-           "FROM messages m JOIN conversations c ON c.id = m.conversation_id ")
+@dataclass(frozen=True)
+class ConversationMatches:
+    """A search counted by conversation: every conversation with a matching message, and the
+    newest matching message of each of the newest `limit` of them (newest first)."""
+
+    hits: list[SearchHit]
+    conversation_ids: frozenset[str]
+
+    @property
+    def total(self) -> int:
+        return len(self.conversation_ids)
+
+
+def _matching(search: SearchPlan) -> tuple[str, str, list[object]]:
+    """The tables (`m` the message, `f` its FTS row if any) and the condition of the messages
+    matching `search`, and the condition's parameters."""
+    # LIKE stops at a NUL too: the few messages holding one (a partial index lists them) are
+    # matched again on their search text.
+    likes = "".join(f" AND (m.content LIKE ? ESCAPE '\\' OR (m.seq IN (SELECT seq FROM messages "
+                    f"WHERE instr(content, x'00') > 0) AND {SEARCH_TEXT_FUNCTION}(m.content) "
+                    f"LIKE ? ESCAPE '\\'))" for _ in search.like)
+    like_params: list[object] = [pattern for pattern in search.like for _ in range(2)]
+    if search.match is not None:
+        return ("messages_fts f JOIN messages m ON m.seq = f.rowid",
+                f"messages_fts MATCH ?{likes}", [search.match, *like_params])
+    return "messages m", f"m.status != 'streaming'{likes}", like_params
 
 
 def run(conn: sqlite3.Connection, query: str, limit: int) -> list[SearchHit]:
     search = plan(query)
     if not search.terms:
         return []
-    # LIKE stops at a NUL too: the few messages holding one (a partial index lists them) are
-    # matched again on their search text.
-    likes = "".join(f" AND (m.content LIKE ? ESCAPE '\\' OR (m.seq IN (SELECT seq FROM messages "
-                    f"WHERE instr(content, x'00') > 0) AND {SEARCH_TEXT_FUNCTION}(m.content) "
-                    f"LIKE ? ESCAPE '\\'))" for _ in search.like)
-    like_params = [pattern for pattern in search.like for _ in range(2)]
-    if search.match is not None:
-        # The FTS table drives the loop in descending rowid order, so the LIMIT stops it early
-        # instead of sorting every match of a common word.
-        sql = ("SELECT m.id, m.conversation_id, m.role, m.content, m.created, c.title "
-               "FROM messages_fts f JOIN messages m ON m.seq = f.rowid "
-               "JOIN conversations c ON c.id = m.conversation_id "
-               f"WHERE messages_fts MATCH ?{likes} ORDER BY f.rowid DESC LIMIT ?")
-        params: tuple[object, ...] = (search.match, *like_params, limit)
-    else:
-        sql = (_SELECT + f"WHERE m.status != 'streaming'{likes} ORDER BY m.seq DESC LIMIT ?")
-        params = (*like_params, limit)
-    rows = conn.execute(sql, params).fetchall()
+    tables, where, params = _matching(search)
+    # The FTS table drives the loop in descending rowid order (= seq), so the LIMIT stops it
+    # early instead of sorting every match of a common word.
+    order = "f.rowid" if search.match is not None else "m.seq"
+    rows = conn.execute(
+        "SELECT m.id, m.conversation_id, m.role, m.content, m.created, c.title "
+        f"FROM {tables} JOIN conversations c ON c.id = m.conversation_id "
+        f"WHERE {where} ORDER BY {order} DESC LIMIT ?", (*params, limit)).fetchall()
+    return _hits(rows, search)
+
+
+def run_by_conversation(conn: sqlite3.Connection, query: str, limit: int
+                        ) -> ConversationMatches:
+    """Every conversation matching `query`, and the newest hit of the newest `limit`: one
+    grouped pass over the matches (no message text read), then the text of `limit` rows."""
+    search = plan(query)
+    if not search.terms:
+        return ConversationMatches([], frozenset())
+    tables, where, params = _matching(search)
+    newest = conn.execute(f"SELECT m.conversation_id, max(m.seq) AS seq FROM {tables} "
+                          f"WHERE {where} GROUP BY m.conversation_id ORDER BY seq DESC",
+                          params).fetchall()
+    chosen = [row["seq"] for row in newest[:limit]]
+    rows = conn.execute(
+        "SELECT m.id, m.conversation_id, m.role, m.content, m.created, c.title FROM messages m "
+        "JOIN conversations c ON c.id = m.conversation_id "
+        f"WHERE m.seq IN ({','.join('?' * len(chosen))}) ORDER BY m.seq DESC",
+        chosen).fetchall() if chosen else []
+    return ConversationMatches(_hits(rows, search),
+                               frozenset(row["conversation_id"] for row in newest))
+
+
+def _hits(rows: list[sqlite3.Row], search: SearchPlan) -> list[SearchHit]:
     pattern = _pattern(search.terms)
     return [
         SearchHit(conversation_id=row["conversation_id"], message_id=row["id"],

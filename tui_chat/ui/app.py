@@ -139,6 +139,20 @@ class TuiChatApp(App[int]):
         for problem in problems:
             self.notify(problem, title="Keys", severity="warning", markup=False, timeout=15)
 
+    def search_themes(self) -> None:
+        """The palette's theme list; a theme chosen there is saved (`ui.theme_choice`)."""
+        from tui_chat.ui.theme_choice import theme_palette
+
+        self.push_screen(theme_palette())
+
+    def choose_theme(self, name: str) -> None:
+        """Use the theme `name` now and save it to config.toml."""
+        from tui_chat.ui.theme_choice import save_theme
+
+        self.theme = name
+        self.run_worker(save_theme(self, name), group="theme", exclusive=True,
+                        exit_on_error=False)
+
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())

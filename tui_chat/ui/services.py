@@ -62,7 +62,7 @@ def no_key_sentence(workspace: Workspace) -> str | None:
             provider = settings.resolve_provider(name, workspace.env)
         except TuiChatError:
             continue
-        if provider.api_key is not None:
+        if provider.ready:
             return None
         refused = refused or provider.key_error
     if refused is not None:

@@ -77,7 +77,8 @@ class ComparePresenter:
     async def _ensure_view(self) -> CompareView:
         if self.view is None:
             message_list = self.host.message_list
-            self.view = CompareView(self.models, code_theme=message_list.code_theme)
+            self.view = CompareView(self.models, code_theme=message_list.code_theme,
+                                    labels=message_list.labels)
             await message_list.mount(self.view)
             message_list.anchor()
             self.host.comparison = self.view

@@ -202,7 +202,9 @@ class ConversationScreen(Screen[None]):
         if system is not None:
             row.update(system)
         model = self.models.compare_label() or workspace.model or "no model chosen (F2)"
-        changes: dict[str, object] = {"provider": provider_label(workspace.provider_name),
+        labels = workspace.settings.provider_labels()
+        self.message_list.labels = labels
+        changes: dict[str, object] = {"provider": provider_label(workspace.provider_name, labels),
                                       "model": model}
         if state is not None:
             changes["state"] = state

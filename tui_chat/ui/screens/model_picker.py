@@ -65,14 +65,17 @@ class _Row:
     info: ModelInfo | None
 
 
-def describe(info: ModelInfo | None) -> str:
-    """Context length and/or price, when the provider gave them."""
+def describe(info: ModelInfo | None, provider: str | None = None) -> str:
+    """The provider's name if given (a recent row: two providers may serve one model id),
+    then context length and price (USD per million tokens), when the provider gave them."""
+    parts = [one_line(provider, 40)] if provider else []
     if info is None:
-        return ""
-    parts = []
+        return " · ".join(parts)
     if info.context_length:
         parts.append(f"{info.context_length:,} ctx")
-    if info.price:
+    if info.input_price is not None and info.output_price is not None:
+        parts.append(f"${info.input_price:g}/M in · ${info.output_price:g}/M out")
+    elif info.price:
         parts.append(one_line(info.price, 40))
     return " · ".join(parts)
 
@@ -165,7 +168,10 @@ class ModelPickerScreen(ModalScreen[ModelChoice | Comparison | None]):
         self._rows = {}
         self._hidden = 0
         recent = [self._row_for(choice) for choice in self.recent]
-        options += self._section("recent", Text("Recently used", style="bold"), recent, terms)
+        names = {provider.name: provider.display_name for provider in self._providers}
+        options += self._section("recent", Text("Recently used", style="bold"), recent, terms,
+                                 lambda row: describe(row.info, names.get(
+                                     row.choice.provider, row.choice.provider)))
         for provider in self._providers:
             entry = self._lists[provider.name]
             rows = [_Row(ModelChoice(provider.name, m.id), m) for m in entry.models]

@@ -23,7 +23,7 @@ from textual.message import Message as TextualMessage
 from textual.widgets import Static
 
 from tui_chat.core.models import Message, Usage
-from tui_chat.ui.widgets.message_view import MessageView, Position
+from tui_chat.ui.widgets.message_view import MessageView, Position, ProviderLabels
 
 if TYPE_CHECKING:  # with the first reply: Markdown is not on the start-up path
     from tui_chat.ui.widgets.reply_view import ReplyView
@@ -70,10 +70,12 @@ class CompareColumn(Vertical):
     CompareColumn > MessageView, CompareColumn > ReplyView { margin: 0; }
     """
 
-    def __init__(self, number: int, *, code_theme: str) -> None:
+    def __init__(self, number: int, *, code_theme: str,
+                 labels: ProviderLabels | None = None) -> None:
         super().__init__()
         self.number = number
         self.code_theme = code_theme
+        self.labels = labels
         self.figures = ColumnFigures()
         self.reply: ReplyView | None = None
         self.message: Message | None = None
@@ -89,7 +91,7 @@ class CompareColumn(Vertical):
     async def start(self, message: Message) -> ReplyView:
         from tui_chat.ui.widgets.reply_view import ReplyView
 
-        self.reply = ReplyView(message, code_theme=self.code_theme)
+        self.reply = ReplyView(message, code_theme=self.code_theme, labels=self.labels)
         await self.mount(self.reply)
         return self.reply
 
@@ -104,7 +106,8 @@ class CompareColumn(Vertical):
             if reply is not None:
                 await reply.remove()
             return
-        view = MessageView(message, code_theme=self.code_theme, position=position)
+        view = MessageView(message, code_theme=self.code_theme, position=position,
+                           labels=self.labels)
         width = reply.content_size.width if reply is not None else 0
         lines = (await asyncio.to_thread(reply.finished_lines, message, width, position)
                  if reply is not None and width > 0 else None)
@@ -153,13 +156,14 @@ class CompareView(Vertical, can_focus=True):
     class LeaveRequested(TextualMessage):
         """Esc in the comparison: focus goes back to the prompt."""
 
-    def __init__(self, models: list[tuple[str, str]], *, code_theme: str) -> None:
+    def __init__(self, models: list[tuple[str, str]], *, code_theme: str,
+                 labels: ProviderLabels | None = None) -> None:
         super().__init__()
         self.models = models
         self.code_theme = code_theme
         self.streaming = True
         self.highlighted = 0
-        self._columns = [CompareColumn(number, code_theme=code_theme)
+        self._columns = [CompareColumn(number, code_theme=code_theme, labels=labels)
                          for number in range(1, len(models) + 1)]
 
     def compose(self) -> ComposeResult:

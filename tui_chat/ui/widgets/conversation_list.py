@@ -30,7 +30,6 @@ from tui_chat.ui.highlight import around_first_match, find_terms, highlighted_co
 
 LIST_LIMIT = 2000  # conversations read for the title filter
 MAX_SHOWN = 300  # rows drawn at most
-SEARCH_LIMIT = 200
 SEARCH_DELAY = 0.15  # seconds of typing pause before the full-text search runs
 
 
@@ -113,6 +112,9 @@ class ConversationList(Vertical):
         self._summaries: list[ConversationSummary] = []
         self._loaded_ids: set[str] = set()
         self._hits: dict[str, SearchHit] = {}
+        """The newest matching message of each of the newest conversations the search found."""
+        self._matching: frozenset[str] = frozenset()
+        """Every conversation the full-text search found (the count is theirs)."""
         self._searched = ""
 
     def compose(self) -> ComposeResult:
@@ -144,7 +146,7 @@ class ConversationList(Vertical):
         if self.filter_text.strip():
             self._start_search(self.filter_text, delay=0)
         else:
-            self._hits = {}
+            self._hits, self._matching = {}, frozenset()
             self._draw()
 
     @property
@@ -163,18 +165,19 @@ class ConversationList(Vertical):
         matched = 0
         for summary in self._summaries:
             spans = find_terms(summary.title, terms) if terms else []
-            if spans is None and summary.id not in self._hits:
+            if spans is None and summary.id not in self._matching:
                 continue
             matched += 1
             if len(options) < MAX_SHOWN:  # every drawn row costs at each keystroke
                 hit = self._hits.get(summary.id)
                 options.append(Option(self._prompt(summary, spans or [], hit), id=summary.id))
                 shown.add(summary.id)
-        for conversation_id, hit in self._hits.items():  # beyond the loaded list
-            if conversation_id not in shown and conversation_id not in self._loaded_ids:
-                matched += 1
-                if len(options) < MAX_SHOWN:
-                    options.append(Option(self._hit_prompt(hit), id=conversation_id))
+        # Beyond the loaded list: counted all, drawn where the search brought their hit.
+        matched += len(self._matching - self._loaded_ids)
+        for conversation_id, hit in self._hits.items():
+            if (conversation_id not in shown and conversation_id not in self._loaded_ids
+                    and len(options) < MAX_SHOWN):
+                options.append(Option(self._hit_prompt(hit), id=conversation_id))
         listing = self.option_list
         previous = listing.highlighted_option
         listing.set_options(options)
@@ -231,7 +234,7 @@ class ConversationList(Vertical):
     @on(Input.Changed, "#conversation-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
         event.stop()
-        self._hits = {}
+        self._hits, self._matching = {}, frozenset()
         self._draw()  # titles filter at once; full text follows
         if event.value.strip():
             self._start_search(event.value, delay=SEARCH_DELAY)
@@ -250,15 +253,14 @@ class ConversationList(Vertical):
         if delay:
             await asyncio.sleep(delay)
         try:
-            hits = await asyncio.to_thread(self.store.search, query, SEARCH_LIMIT)
+            found = await asyncio.to_thread(self.store.search_conversations, query, MAX_SHOWN)
         except TuiChatError as error:
             self._status(error.message)
             return
         if query != self.filter_text:
             return  # typing went on; a newer search follows
-        self._hits = {}
-        for hit in hits:  # newest first: keep the newest hit of each conversation
-            self._hits.setdefault(hit.conversation_id, hit)
+        self._hits = {hit.conversation_id: hit for hit in found.hits}
+        self._matching = found.conversation_ids
         self._searched = query
         self._draw()
 

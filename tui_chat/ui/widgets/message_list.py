@@ -24,7 +24,13 @@ from textual.widget import Widget
 from tui_chat.core.models import Message, Role
 from tui_chat.ui.widgets.code_blocks import code_blocks
 from tui_chat.ui.widgets.message_branch_keys import BRANCH_BINDINGS, BranchKeys
-from tui_chat.ui.widgets.message_view import LINES, MessageView, Position, links_in
+from tui_chat.ui.widgets.message_view import (
+    LINES,
+    MessageView,
+    Position,
+    ProviderLabels,
+    links_in,
+)
 
 if TYPE_CHECKING:  # imported with the first reply: Markdown is not on the start-up path
     from tui_chat.ui.widgets.prompt_input import ScrollTo
@@ -113,6 +119,8 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         self._scroll_to_selected = True
         self.reply: ReplyView | None = None
         self._out_of_context: set[str] = set()
+        self.labels: ProviderLabels = {}
+        """Providers' display names for the messages' headers (the screen sets them)."""
 
     # --- content -------------------------------------------------------------------------
 
@@ -149,7 +157,8 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         """Views of `messages`, each knowing its place among its siblings (one look-up) and
         whether it is out of the context."""
         positions = self._positions_of(messages) if self._positions_of and messages else {}
-        views = [MessageView(m, code_theme=self.code_theme, position=positions.get(m.id))
+        views = [MessageView(m, code_theme=self.code_theme, position=positions.get(m.id),
+                             labels=self.labels)
                  for m in messages]
         for view in views:
             view.set_out_of_context(view.message.id in self._out_of_context)
@@ -184,7 +193,7 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
 
         positions = self._positions_of([message]) if self._positions_of else {}
         self.reply = ReplyView(message, code_theme=self.code_theme,
-                               position=positions.get(message.id))
+                               position=positions.get(message.id), labels=self.labels)
         await self.mount(self.reply)
         self.anchor()
         return self.reply

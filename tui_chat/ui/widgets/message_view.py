@@ -9,7 +9,7 @@ Everything shown here is untrusted: it goes through `sanitize()` and never throu
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType
@@ -27,6 +27,7 @@ from textual.widgets import Static
 from tui_chat.core.models import Message, MessageStatus, Role
 from tui_chat.core.providers import BUILTIN_PROVIDERS
 from tui_chat.core.text import sanitize
+from tui_chat.core.tool_calls import tool_call_lines
 from tui_chat.ui.widgets.attachment_list import folded_attachments
 from tui_chat.ui.widgets.line_cache import LineCache, forget_painted, styled
 from tui_chat.ui.widgets.selectable import highlighted, selected_text, selection_paint
@@ -35,10 +36,18 @@ if TYPE_CHECKING:  # Markdown parsing and drawing are imported on first use, not
     from rich.markdown import Markdown as RichMarkdown
 
 
-def provider_label(name: str | None) -> str:
-    """A provider's display name ("Chutes") from its name ("chutes")."""
+ProviderLabels = Mapping[str, str]
+"""Providers' display names by name (`Settings.provider_labels()`)."""
+
+
+def provider_label(name: str | None, labels: ProviderLabels | None = None) -> str:
+    """A provider's display name ("Chutes", or its config section's `display_name`) from its
+    name ("chutes")."""
     if not name:
         return "unknown provider"
+    label = (labels or {}).get(name)
+    if label:
+        return sanitize(label)
     spec = BUILTIN_PROVIDERS.get(name)
     return spec.display_name if spec else sanitize(name)
 
@@ -54,15 +63,15 @@ def branch_label(position: Position | None) -> str:
     return f"‹ {position[0]}/{position[1]} ›"
 
 
-def author_line(message: Message, *, live: bool = False,
-                position: Position | None = None) -> Text:
+def author_line(message: Message, *, live: bool = False, position: Position | None = None,
+                labels: ProviderLabels | None = None) -> Text:
     """The header of a message: who wrote it, which of its branch's alternatives it is, and
     its state when not complete."""
     if message.role is Role.USER:
         line = Text("You", style="bold")
     else:
         line = Text(sanitize(message.model or "assistant"), style="bold")
-        line.append(f"  {provider_label(message.provider)}", style="dim")
+        line.append(f"  {provider_label(message.provider, labels)}", style="dim")
     branch = branch_label(position)
     if branch:
         line.append(f"  {branch}", style="bold")
@@ -87,10 +96,10 @@ def markdown_renderable(text: str, code_theme: str) -> RichMarkdown:
 
 
 def message_chrome(message: Message, *, show_reasoning: bool = False,
-                   position: Position | None = None
+                   position: Position | None = None, labels: ProviderLabels | None = None
                    ) -> tuple[list[RenderableType], list[RenderableType]]:
     """The rows drawn above a message's text (author, Thinking) and below it (its error)."""
-    above: list[RenderableType] = [author_line(message, position=position)]
+    above: list[RenderableType] = [author_line(message, position=position, labels=labels)]
     if message.reasoning:
         words = len(message.reasoning.split())
         if show_reasoning:
@@ -99,16 +108,25 @@ def message_chrome(message: Message, *, show_reasoning: bool = False,
         else:
             above.append(Text(f"▶ Thinking ({words} words; t shows it)", style="dim"))
     below: list[RenderableType] = []
-    if message.error:
+    calls = tool_call_lines(message)
+    if calls is not None:  # folded as Thinking is, by the same key
+        head, lines = calls
+        if show_reasoning:
+            below.append(Text(f"▼ {sanitize(head)}", style="italic"))
+            below.extend(Text(f"  {sanitize(line)}", style="dim") for line in lines)
+        else:
+            below.append(Text(f"▶ {sanitize(head)} (t shows the calls)", style="italic"))
+    elif message.error:
         below.append(Text(f"⚠ {sanitize(message.error)}", style="bold red"))
     return above, below
 
 
 def render_message(message: Message, *, code_theme: str = "monokai",
-                   show_reasoning: bool = False, position: Position | None = None
-                   ) -> RenderableType:
+                   show_reasoning: bool = False, position: Position | None = None,
+                   labels: ProviderLabels | None = None) -> RenderableType:
     """The whole message as one Rich renderable (literal text; Markdown for the assistant)."""
-    above, below = message_chrome(message, show_reasoning=show_reasoning, position=position)
+    above, below = message_chrome(message, show_reasoning=show_reasoning, position=position,
+                                  labels=labels)
     content = sanitize(message.content)
     body: list[RenderableType] = []
     if message.role is not Role.ASSISTANT:
@@ -262,10 +280,12 @@ class MessageView(Static):
     """
 
     def __init__(self, message: Message, *, code_theme: str = "monokai",
-                 position: Position | None = None) -> None:
+                 position: Position | None = None, labels: ProviderLabels | None = None
+                 ) -> None:
         self.message = message
         self.code_theme = code_theme
         self.position = position
+        self.labels = labels
         """Its place among its siblings, shown in the header when it has any."""
         self.show_reasoning = False
         self.out_of_context = False
@@ -281,14 +301,15 @@ class MessageView(Static):
     def _renderable(self) -> CachedRender:
         message, theme, reasoning = self.message, self.code_theme, self.show_reasoning
         position = self.position if self.position and self.position[1] > 1 else None
-        out = self.out_of_context
+        out, labels = self.out_of_context, self.labels
         key = (message.id, hash(message.content), message.status, message.error,
-               hash(message.reasoning), message.model, message.provider, theme, reasoning,
+               hash(message.reasoning), message.model, message.provider,
+               provider_label(message.provider, labels), theme, reasoning,
                position, message.finish_reason, out)
 
         def draw() -> RenderableType:
             drawn = render_message(message, code_theme=theme, show_reasoning=reasoning,
-                                   position=position)
+                                   position=position, labels=labels)
             return Group(Text(OUT_OF_CONTEXT, style="dim italic"), drawn) if out else drawn
 
         self.cached = CachedRender(draw, self, key=key,

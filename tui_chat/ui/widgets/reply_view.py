@@ -37,7 +37,12 @@ from tui_chat.ui.widgets.code_blocks import count_code_blocks
 from tui_chat.ui.widgets.line_cache import forget_painted, styled
 from tui_chat.ui.widgets.live_text import LiveText, Numbering, split_lines, split_markdown
 from tui_chat.ui.widgets.markdown_render import markdown_renderable
-from tui_chat.ui.widgets.message_view import Position, author_line, message_chrome
+from tui_chat.ui.widgets.message_view import (
+    Position,
+    ProviderLabels,
+    author_line,
+    message_chrome,
+)
 from tui_chat.ui.widgets.selectable import highlighted_row, selected_text, selection_paint
 
 MIN_FLUSH_INTERVAL = 0.05
@@ -161,11 +166,13 @@ class ReplyView(Widget):
     """
 
     def __init__(self, message: Message, *, code_theme: str = "monokai",
-                 position: Position | None = None) -> None:
+                 position: Position | None = None, labels: ProviderLabels | None = None
+                 ) -> None:
         super().__init__()
         self.message = message
         self.code_theme = code_theme
         self.position = position  # among its siblings (a regenerated or compared reply)
+        self.labels = labels
         self._content = GrowingText()
         self._reasoning = GrowingText()
         self._reasoning_words: tuple[int, int] = (0, 0)  # (characters counted, words)
@@ -253,7 +260,7 @@ class ReplyView(Widget):
         if (not self._answer_stream.caught_up or not message.content.strip()
                 or self.answer.source != sanitize(message.content)):
             return None
-        above, below = message_chrome(message, position=position)
+        above, below = message_chrome(message, position=position, labels=self.labels)
         rows = [row for part in above for row in self._draw_rows(part, width)]
         rows += self.answer.lines_for(width)
         rows += [row for part in below for row in self._draw_rows(part, width)]
@@ -304,7 +311,8 @@ class ReplyView(Widget):
 
     def _compose_rows(self) -> list[Strip]:
         rows = list(self._chrome_line(author_line(self.message, live=True,
-                                                  position=self.position)))
+                                                  position=self.position,
+                                                  labels=self.labels)))
         if self._reasoning:
             if self.thinking_collapsed:
                 words = self._word_count()
