@@ -73,7 +73,9 @@ def classify_status(
     else:
         cls, head, advice = ProviderError, f"{name} answered with HTTP {status}", "Try again."
     error = cls(f"{with_detail(head, detail)} {advice}".rstrip(), status=status)
-    error.summary = head
+    # A few words for notes and progress lines; a keyless provider's keeps what explains it.
+    error.summary = (f"{name} refused a request sent without an API key ({status}, with "
+                     "needs_key = false)") if status in (401, 403) and keyless else head
     if hint is not None:
         error.hinted(hint, provider, key_env)
     return error
