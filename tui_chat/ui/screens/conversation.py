@@ -32,6 +32,7 @@ from tui_chat.core.session import (
 from tui_chat.core.store import ConversationGoneError
 from tui_chat.core.text import one_line, sanitize
 from tui_chat.core.workspace import SettingsChange, Workspace
+from tui_chat.ui import gc_policy
 from tui_chat.ui.advice import sentence
 from tui_chat.ui.messages import ConversationChanged
 from tui_chat.ui.screens.attach_flow import AttachFlow
@@ -181,6 +182,7 @@ class ConversationScreen(Screen[None]):
         sidebar = self.sidebar
         if sidebar is not None:
             sidebar.refresh_active()
+        self.call_after_refresh(gc_policy.after_conversation_changed)
 
     def refresh_chrome(self, state: str | None = None) -> None:
         """Title bar, empty-state hint and status line from the workspace's state."""

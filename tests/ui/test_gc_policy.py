@@ -1,0 +1,70 @@
+"""The app's garbage-collection policy (tui_chat/ui/gc_policy.py): what start-up, the warm-up
+and a conversation shown built is frozen (full collections skip it), and a conversation left
+behind is still reclaimed."""
+
+from __future__ import annotations
+
+import gc
+import sys
+import weakref
+
+from tests.ui.conftest import AppFactory, conversation, wait_until
+from tui_chat.core.models import Conversation, Message, Role
+from tui_chat.core.store import Store
+from tui_chat.ui import gc_policy
+from tui_chat.ui.widgets.message_view import MessageView
+
+
+def frozen(thing: object) -> bool:
+    """Tracked by the collector, yet in none of its collectable generations."""
+    return gc.is_tracked(thing) and all(item is not thing for item in gc.get_objects())
+
+
+def saved(store: Store, title: str) -> Conversation:
+    chat = store.create_conversation(Conversation(title=title))
+    store.add_message(Message(conversation_id=chat.id, role=Role.USER, content=f"{title} asked"))
+    return chat
+
+
+async def test_start_up_and_the_warm_up_are_frozen(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert gc.get_freeze_count() > 0
+        assert frozen(conversation(app))  # built at start-up
+        assert frozen(sys.modules["rich.markdown"].__dict__)  # imported by the warm-up
+
+
+async def test_opening_a_conversation_freezes_it_and_reclaims_the_one_left(
+        make_app: AppFactory, store: Store) -> None:
+    first, second = saved(store, "first"), saved(store, "second")
+    app = make_app(conversation=first.id)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert frozen(screen.query_one(MessageView))
+        await screen.sidebar_actions.open(second.id, None)
+        view = screen.query_one(MessageView)
+        assert view.message.content == "second asked"
+        await wait_until(pilot, lambda: frozen(view))
+
+
+class Cycle:
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_a_conversation_left_is_reclaimed_though_it_was_frozen() -> None:
+    """What the conversation shown held (widgets refer to their parents and back) becomes
+    garbage only a full collection finds: it must not stay frozen for good."""
+    gc_policy.after_start_up()
+    left = Cycle()
+    gone = weakref.ref(left)
+    gc_policy.after_conversation_changed()  # the one shown, frozen
+    assert frozen(left)
+    del left  # the user opened another conversation
+    gc_policy.after_conversation_changed()
+    assert gone() is None
+
