@@ -20,9 +20,12 @@ _PROVIDER_ENV = ("CHUTES_API_KEY", "SUTRA_API_KEY", "CHUTES_BASE_URL", "SUTRA_BA
 
 @pytest.fixture(autouse=True)
 def unfrozen_after() -> Iterator[None]:
-    """The app freezes what exists (tui_chat/ui/gc_policy.py): in one test process that would
-    keep every earlier test's apps out of the collector's reach."""
+    """The app freezes what exists and tunes the collector (tui_chat/ui/gc_policy.py): in one
+    test process that would keep every earlier test's apps out of the collector's reach."""
+    threshold, callbacks = gc.get_threshold(), list(gc.callbacks)
     yield
+    gc.callbacks[:] = callbacks
+    gc.set_threshold(*threshold)
     gc.unfreeze()
 
 

@@ -68,3 +68,22 @@ def test_a_conversation_left_is_reclaimed_though_it_was_frozen() -> None:
     gc_policy.after_conversation_changed()
     assert gone() is None
 
+
+
+def test_what_survives_a_full_collection_is_frozen() -> None:
+    gc_policy.after_start_up()
+    survivor = Cycle()
+    assert not frozen(survivor)
+    gc.collect()
+    assert frozen(survivor)
+
+
+def test_a_reclaim_is_due_once_the_frozen_generation_has_grown() -> None:
+    gc_policy.reclaim()
+    assert not gc_policy.reclaim_is_due()
+    kept = [Cycle() for _ in range(gc.get_freeze_count() * gc_policy.RECLAIM_GROWTH)]
+    gc.freeze()
+    assert gc_policy.reclaim_is_due()
+    del kept
+    gc_policy.reclaim()
+    assert not gc_policy.reclaim_is_due()

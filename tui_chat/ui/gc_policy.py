@@ -1,28 +1,28 @@
 """When the app tells Python's garbage collector to stop looking at what it already holds.
 
 A full (generation 2) collection visits every container object the process tracks, and the
-event loop stands still while it runs: key presses and frames wait. After start-up that is
-Textual, Rich, the app's widgets and, once the warm-up thread is done, Markdown, pygments
-and httpx: hundreds of thousands of objects that live as long as the process, visited again
-by every full collection during a streamed reply (`ui.full_gc_longest_ms` in
+event loop stands still while it runs: key presses and frames wait. A streamed reply keeps
+hundreds of thousands of them (each drawn row is a Strip with its segments, styles and seven
+small caches) on top of start-up's (Textual, Rich, pygments, httpx), so without this a full
+collection during a long reply visited all of them (`ui.full_gc_longest_ms` in
 benchmarks/bench_ui_stream.py).
 
 `gc.freeze()` moves every object tracked at that moment into a permanent generation that
 collections skip. Frozen objects are still freed by reference counting; only a reference
-cycle among them is never reclaimed. So the app freezes at the moments when what exists is
-what stays:
+cycle among them is never reclaimed. So the app freezes:
 
-- after the first frame (start-up's objects: modules, classes, the first screen);
-- after the warm-up thread has imported and primed what the first reply needs;
-- after a conversation is shown (its messages and mounted views live while it is shown).
+- after the first frame and after the warm-up thread (start-up's objects stay for good);
+- at the end of every full collection: what survived it is alive, so each full collection
+  visits only what was made since the last one. With full collections every FULL_EVERY
+  collections of generation 1 (Python's default is 10), that is a few tens of thousands of
+  objects, whatever the length of the reply or the conversation.
 
-A conversation left behind would then be cyclic garbage that no collection sees (its
-widgets refer to their parents and back). So when another conversation is shown, once its
-first frame is painted, everything is unfrozen, collected in full, and frozen again: one
-full collection at a moment the user has just chosen to change what is on screen, instead
-of one in the middle of the next reply. The other freezes first run a young collection
-(generations 0 and 1: cheap, only recent objects) so that recent garbage is not frozen with
-the survivors.
+What dies after it was frozen and is held in a cycle (a Textual widget refers to its parent
+and back: the live view of each reply, a conversation left behind) then waits in the frozen
+generation. `reclaim()` (unfreeze, collect in full, freeze again) frees it, at the moments
+when nothing waits on the app: once another conversation is shown, and, when the frozen
+generation has grown RECLAIM_GROWTH times since the last reclaim, IDLE_BEFORE_RECLAIM
+seconds after a reply if no other reply has started (ui/screens/conversation.py).
 
 Frozen or not: `gc.get_objects()` lists only the collectable generations.
 """
@@ -31,6 +31,14 @@ from __future__ import annotations
 
 import gc
 
+RECLAIM_GROWTH = 2
+IDLE_BEFORE_RECLAIM = 5.0
+"""Seconds after a reply with no other reply started before a due reclaim runs."""
+_last_reclaim = {"frozen": 0}
+
+FULL_EVERY = 4
+"""Collections of generation 1 between two full ones (Python's default: 10)."""
+
 
 def freeze_survivors() -> None:
     """Collect the young generations, then freeze everything that survived."""
@@ -38,19 +46,43 @@ def freeze_survivors() -> None:
     gc.freeze()
 
 
+def _freeze_after_full_collection(phase: str, info: dict[str, int]) -> None:
+    if phase == "stop" and info.get("generation") == 2:
+        gc.freeze()
+
+
 def after_start_up() -> None:
     """The first frame is painted: start-up's objects stay for the life of the process."""
     freeze_survivors()
+    _last_reclaim["frozen"] = gc.get_freeze_count()
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, FULL_EVERY)
+    if _freeze_after_full_collection not in gc.callbacks:
+        gc.callbacks.append(_freeze_after_full_collection)
 
 
 def after_warm_up() -> None:
     """The warm-up thread has loaded what the first reply needs (ui/warmup.py)."""
     freeze_survivors()
+    _last_reclaim["frozen"] = gc.get_freeze_count()
 
 
 def after_conversation_changed() -> None:
     """Another conversation is shown (or a new one begun): reclaim the one that went, and
     freeze the one shown, with everything else that survives."""
+    reclaim()
+
+
+def reclaim() -> None:
+    """Unfreeze, collect in full and freeze again: the one long pause, kept for moments when
+    nothing waits on the app."""
     gc.unfreeze()
     gc.collect()
     gc.freeze()
+    _last_reclaim["frozen"] = gc.get_freeze_count()
+
+
+def reclaim_is_due() -> bool:
+    """After a reply: has the frozen generation grown RECLAIM_GROWTH times since the last
+    reclaim? (What died frozen, e.g. the live view of each reply, is in it.)"""
+    return gc.get_freeze_count() > RECLAIM_GROWTH * max(_last_reclaim["frozen"], 1)

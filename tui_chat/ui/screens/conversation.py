@@ -328,6 +328,8 @@ class ConversationScreen(Screen[None]):
         finally:
             if self.workspace.session.is_saved:
                 self.post_message(ConversationChanged(self.workspace.session.conversation.id))
+            if gc_policy.reclaim_is_due():
+                self.set_timer(gc_policy.IDLE_BEFORE_RECLAIM, self._reclaim_if_idle)
 
     def _events_for(self, exchange: Exchange
                     ) -> AsyncGenerator[SessionEvent | CompareEvent, None]:
@@ -354,6 +356,10 @@ class ConversationScreen(Screen[None]):
                         severity="error", markup=False)
 
     # --- actions -----------------------------------------------------------------------
+
+    def _reclaim_if_idle(self) -> None:
+        if not self.streaming:  # else the end of that reply asks again
+            gc_policy.reclaim()
 
     async def stop_streaming(self) -> None:
         """Cancel the reply in progress (saved as interrupted) and wait until it is drawn."""
