@@ -8,6 +8,8 @@ import gc
 import sys
 import weakref
 
+import pytest
+
 from tests.ui.conftest import AppFactory, conversation, wait_until
 from tui_chat.core.models import Conversation, Message, Role
 from tui_chat.core.store import Store
@@ -37,7 +39,8 @@ async def test_start_up_and_the_warm_up_are_frozen(make_app: AppFactory) -> None
 
 
 async def test_opening_a_conversation_freezes_it_and_reclaims_the_one_left(
-        make_app: AppFactory, store: Store) -> None:
+        make_app: AppFactory, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(gc_policy, "IDLE_BEFORE_RECLAIM", 0.05)
     first, second = saved(store, "first"), saved(store, "second")
     app = make_app(conversation=first.id)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -48,7 +51,9 @@ async def test_opening_a_conversation_freezes_it_and_reclaims_the_one_left(
         await screen.sidebar_actions.open(second.id, None)
         view = screen.query_one(MessageView)
         assert view.message.content == "second asked"
-        await wait_until(pilot, lambda: frozen(view))
+        assert frozen(view)
+        await wait_until(pilot, lambda: not gc_policy.reclaim_is_due())  # nothing streams
+        assert frozen(view)
 
 
 class Cycle:
@@ -60,14 +65,17 @@ def test_a_conversation_left_is_reclaimed_though_it_was_frozen() -> None:
     """What the conversation shown held (widgets refer to their parents and back) becomes
     garbage only a full collection finds: it must not stay frozen for good."""
     gc_policy.after_start_up()
+    gc_policy.reclaim()
     left = Cycle()
     gone = weakref.ref(left)
     gc_policy.after_conversation_changed()  # the one shown, frozen
     assert frozen(left)
     del left  # the user opened another conversation
     gc_policy.after_conversation_changed()
+    assert gc_policy.reclaim_is_due()
+    gc_policy.reclaim()  # what the screen runs when nothing streams
     assert gone() is None
-
+    assert not gc_policy.reclaim_is_due()
 
 
 def test_what_survives_a_full_collection_is_frozen() -> None:

@@ -19,10 +19,11 @@ cycle among them is never reclaimed. So the app freezes:
 
 What dies after it was frozen and is held in a cycle (a Textual widget refers to its parent
 and back: the live view of each reply, a conversation left behind) then waits in the frozen
-generation. `reclaim()` (unfreeze, collect in full, freeze again) frees it, at the moments
-when nothing waits on the app: once another conversation is shown, and, when the frozen
-generation has grown RECLAIM_GROWTH times since the last reclaim, IDLE_BEFORE_RECLAIM
-seconds after a reply if no other reply has started (ui/screens/conversation.py).
+generation. `reclaim()` (unfreeze, collect in full, freeze again) frees it, when it is due
+(another conversation was shown, or the frozen generation has grown RECLAIM_GROWTH times
+since the last reclaim) and nothing is streaming, IDLE_BEFORE_RECLAIM seconds after a
+conversation is shown or a reply ends (ui/screens/conversation.py): not at once, where it
+would delay the frames of the conversation just opened and the keys that follow.
 
 Frozen or not: `gc.get_objects()` lists only the collectable generations.
 """
@@ -33,8 +34,9 @@ import gc
 
 RECLAIM_GROWTH = 2
 IDLE_BEFORE_RECLAIM = 5.0
-"""Seconds after a reply with no other reply started before a due reclaim runs."""
-_last_reclaim = {"frozen": 0}
+"""Seconds after a reply or a conversation shown, with no reply streaming then, before a due
+reclaim runs."""
+_last_reclaim = {"frozen": 0, "pending": 0}
 
 FULL_EVERY = 4
 """Collections of generation 1 between two full ones (Python's default: 10)."""
@@ -68,9 +70,10 @@ def after_warm_up() -> None:
 
 
 def after_conversation_changed() -> None:
-    """Another conversation is shown (or a new one begun): reclaim the one that went, and
-    freeze the one shown, with everything else that survives."""
-    reclaim()
+    """Another conversation is shown (or a new one begun): the one that went is to be
+    reclaimed (see `reclaim_is_due`), and the one shown frozen with what else survives."""
+    freeze_survivors()
+    _last_reclaim["pending"] = 1
 
 
 def reclaim() -> None:
@@ -80,9 +83,11 @@ def reclaim() -> None:
     gc.collect()
     gc.freeze()
     _last_reclaim["frozen"] = gc.get_freeze_count()
+    _last_reclaim["pending"] = 0
 
 
 def reclaim_is_due() -> bool:
-    """After a reply: has the frozen generation grown RECLAIM_GROWTH times since the last
-    reclaim? (What died frozen, e.g. the live view of each reply, is in it.)"""
-    return gc.get_freeze_count() > RECLAIM_GROWTH * max(_last_reclaim["frozen"], 1)
+    """Has another conversation been shown, or the frozen generation grown RECLAIM_GROWTH
+    times, since the last reclaim? (What died frozen, e.g. the live view of each reply.)"""
+    return bool(_last_reclaim["pending"]) or (
+        gc.get_freeze_count() > RECLAIM_GROWTH * max(_last_reclaim["frozen"], 1))

@@ -182,7 +182,8 @@ class ConversationScreen(Screen[None]):
         sidebar = self.sidebar
         if sidebar is not None:
             sidebar.refresh_active()
-        self.call_after_refresh(gc_policy.after_conversation_changed)
+        gc_policy.after_conversation_changed()
+        self.set_timer(gc_policy.IDLE_BEFORE_RECLAIM, self._reclaim_if_idle)
 
     def refresh_chrome(self, state: str | None = None) -> None:
         """Title bar, empty-state hint and status line from the workspace's state."""
@@ -358,7 +359,7 @@ class ConversationScreen(Screen[None]):
     # --- actions -----------------------------------------------------------------------
 
     def _reclaim_if_idle(self) -> None:
-        if not self.streaming:  # else the end of that reply asks again
+        if gc_policy.reclaim_is_due() and not self.streaming:  # else that reply's end asks
             gc_policy.reclaim()
 
     async def stop_streaming(self) -> None:
