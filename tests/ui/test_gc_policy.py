@@ -51,7 +51,6 @@ async def test_opening_a_conversation_freezes_it_and_reclaims_the_one_left(
         await screen.sidebar_actions.open(second.id, None)
         view = screen.query_one(MessageView)
         assert view.message.content == "second asked"
-        assert frozen(view)
         await wait_until(pilot, lambda: not gc_policy.reclaim_is_due())  # nothing streams
         assert frozen(view)
 
@@ -68,7 +67,7 @@ def test_a_conversation_left_is_reclaimed_though_it_was_frozen() -> None:
     gc_policy.reclaim()
     left = Cycle()
     gone = weakref.ref(left)
-    gc_policy.after_conversation_changed()  # the one shown, frozen
+    gc.collect()  # the one shown, frozen by a full collection
     assert frozen(left)
     del left  # the user opened another conversation
     gc_policy.after_conversation_changed()

@@ -71,8 +71,8 @@ def after_warm_up() -> None:
 
 def after_conversation_changed() -> None:
     """Another conversation is shown (or a new one begun): the one that went is to be
-    reclaimed (see `reclaim_is_due`), and the one shown frozen with what else survives."""
-    freeze_survivors()
+    reclaimed (see `reclaim_is_due`), which freezes the one shown (so does any full
+    collection before it). Nothing runs here, before the conversation's first frame."""
     _last_reclaim["pending"] = 1
 
 
