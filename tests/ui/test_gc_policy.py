@@ -94,3 +94,13 @@ def test_a_reclaim_is_due_once_the_frozen_generation_has_grown() -> None:
     del kept
     gc_policy.reclaim()
     assert not gc_policy.reclaim_is_due()
+
+
+def test_a_reclaim_postponed_by_a_streaming_reply_is_overdue_at_its_end() -> None:
+    gc_policy.reclaim()
+    gc_policy.after_conversation_changed()
+    assert gc_policy.reclaim_is_due() and not gc_policy.reclaim_is_overdue()
+    gc_policy.postpone()
+    assert gc_policy.reclaim_is_overdue()
+    gc_policy.reclaim()
+    assert not gc_policy.reclaim_is_overdue()

@@ -23,7 +23,9 @@ generation. `reclaim()` (unfreeze, collect in full, freeze again) frees it, when
 (another conversation was shown, or the frozen generation has grown RECLAIM_GROWTH times
 since the last reclaim) and nothing is streaming, IDLE_BEFORE_RECLAIM seconds after a
 conversation is shown or a reply ends (ui/screens/conversation.py): not at once, where it
-would delay the frames of the conversation just opened and the keys that follow.
+would delay the frames of the conversation just opened and the keys that follow. When a reply
+was streaming then, the end of that reply runs it (replies back to back, each in a new
+conversation, otherwise piled up 4.7 MB a reply in benchmarks/bench_ui_memory.py).
 
 Frozen or not: `gc.get_objects()` lists only the collectable generations.
 """
@@ -36,7 +38,7 @@ RECLAIM_GROWTH = 2
 IDLE_BEFORE_RECLAIM = 5.0
 """Seconds after a reply or a conversation shown, with no reply streaming then, before a due
 reclaim runs."""
-_last_reclaim = {"frozen": 0, "pending": 0}
+_last_reclaim = {"frozen": 0, "pending": 0, "postponed": 0}
 
 FULL_EVERY = 4
 """Collections of generation 1 between two full ones (Python's default: 10)."""
@@ -84,6 +86,18 @@ def reclaim() -> None:
     gc.freeze()
     _last_reclaim["frozen"] = gc.get_freeze_count()
     _last_reclaim["pending"] = 0
+    _last_reclaim["postponed"] = 0
+
+
+def postpone() -> None:
+    """A due reclaim found a reply streaming: the end of that reply runs it (is_overdue)."""
+    _last_reclaim["postponed"] = 1
+
+
+def reclaim_is_overdue() -> bool:
+    """Due, and postponed once already: replies follow each other with no idle moment, so
+    the end of a reply runs it rather than let what died frozen pile up."""
+    return reclaim_is_due() and bool(_last_reclaim["postponed"])
 
 
 def reclaim_is_due() -> bool:

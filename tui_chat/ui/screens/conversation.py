@@ -329,7 +329,9 @@ class ConversationScreen(Screen[None]):
         finally:
             if self.workspace.session.is_saved:
                 self.post_message(ConversationChanged(self.workspace.session.conversation.id))
-            if gc_policy.reclaim_is_due():
+            if gc_policy.reclaim_is_overdue():
+                self.call_after_refresh(gc_policy.reclaim)
+            elif gc_policy.reclaim_is_due():
                 self.set_timer(gc_policy.IDLE_BEFORE_RECLAIM, self._reclaim_if_idle)
 
     def _events_for(self, exchange: Exchange
@@ -359,7 +361,11 @@ class ConversationScreen(Screen[None]):
     # --- actions -----------------------------------------------------------------------
 
     def _reclaim_if_idle(self) -> None:
-        if gc_policy.reclaim_is_due() and not self.streaming:  # else that reply's end asks
+        if not gc_policy.reclaim_is_due():
+            return
+        if self.streaming:
+            gc_policy.postpone()  # the end of that reply runs it
+        else:
             gc_policy.reclaim()
 
     async def stop_streaming(self) -> None:
