@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +16,17 @@ _PROVIDER_ENV = ("CHUTES_API_KEY", "SUTRA_API_KEY", "CHUTES_BASE_URL", "SUTRA_BA
                  *(f"{name}_proxy" for name in ("http", "https", "all", "no")),
                  *(f"{name.upper()}_PROXY" for name in ("http", "https", "all", "no")),
                  "SSL_CERT_FILE", "SSL_CERT_DIR")
+
+
+@pytest.fixture(autouse=True)
+def unfrozen_after() -> Iterator[None]:
+    """The app freezes what exists and tunes the collector (tui_chat/ui/gc_policy.py): in one
+    test process that would keep every earlier test's apps out of the collector's reach."""
+    threshold, callbacks = gc.get_threshold(), list(gc.callbacks)
+    yield
+    gc.callbacks[:] = callbacks
+    gc.set_threshold(*threshold)
+    gc.unfreeze()
 
 
 @pytest.fixture(autouse=True)

@@ -22,6 +22,7 @@ from textual.notifications import SeverityLevel
 from tui_chat.core.config import Settings
 from tui_chat.core.models import Message
 from tui_chat.core.secrets import scrub
+from tui_chat.ui import gc_policy
 from tui_chat.ui.commands import ActionCommands
 from tui_chat.ui.screens.conversation import ConversationScreen
 from tui_chat.ui.screens.help import HelpScreen
@@ -111,6 +112,7 @@ class TuiChatApp(App[int]):
         hint = no_key_sentence(self.workspace)
         if hint:
             screen.show_first_run(hint)
+        self.call_after_refresh(gc_policy.after_start_up)
         self.call_after_refresh(self.run_worker, warm_up, thread=True, group="warm-up",
                                 exit_on_error=False)
         if self.services.list_models_at_start:

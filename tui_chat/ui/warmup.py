@@ -8,6 +8,8 @@ from __future__ import annotations
 import importlib
 import io
 
+from tui_chat.ui import gc_policy
+
 _MODULES = ("tui_chat.core.client", "tui_chat.core.model_catalog", "tui_chat.ui.widgets.reply_view",
             "tui_chat.ui.widgets.markdown_render",
             "anyio._backends._asyncio", "h11", "httpcore", "certifi", "concurrent.futures")
@@ -27,3 +29,4 @@ def warm_up() -> None:
     console = Console(file=io.StringIO(), width=80, color_system="truecolor")
     for theme in ("monokai", "friendly"):
         console.print(Markdown(_SAMPLE, code_theme=theme))
+    gc_policy.after_warm_up()

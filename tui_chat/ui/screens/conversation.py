@@ -32,6 +32,7 @@ from tui_chat.core.session import (
 from tui_chat.core.store import ConversationGoneError
 from tui_chat.core.text import one_line, sanitize
 from tui_chat.core.workspace import SettingsChange, Workspace
+from tui_chat.ui import gc_policy
 from tui_chat.ui.advice import sentence
 from tui_chat.ui.messages import ConversationChanged
 from tui_chat.ui.screens.attach_flow import AttachFlow
@@ -181,6 +182,8 @@ class ConversationScreen(Screen[None]):
         sidebar = self.sidebar
         if sidebar is not None:
             sidebar.refresh_active()
+        gc_policy.after_conversation_changed()
+        self.set_timer(gc_policy.IDLE_BEFORE_RECLAIM, self._reclaim_if_idle)
 
     def refresh_chrome(self, state: str | None = None) -> None:
         """Title bar, empty-state hint and status line from the workspace's state."""
@@ -328,6 +331,10 @@ class ConversationScreen(Screen[None]):
         finally:
             if self.workspace.session.is_saved:
                 self.post_message(ConversationChanged(self.workspace.session.conversation.id))
+            if gc_policy.reclaim_is_overdue():
+                self.call_after_refresh(gc_policy.reclaim)
+            elif gc_policy.reclaim_is_due():
+                self.set_timer(gc_policy.IDLE_BEFORE_RECLAIM, self._reclaim_if_idle)
 
     def _events_for(self, exchange: Exchange
                     ) -> AsyncGenerator[SessionEvent | CompareEvent, None]:
@@ -361,6 +368,14 @@ class ConversationScreen(Screen[None]):
                         severity="error", markup=False)
 
     # --- actions -----------------------------------------------------------------------
+
+    def _reclaim_if_idle(self) -> None:
+        if not gc_policy.reclaim_is_due():
+            return
+        if self.streaming:
+            gc_policy.postpone()  # the end of that reply runs it
+        else:
+            gc_policy.reclaim()
 
     async def stop_streaming(self) -> None:
         """Cancel the reply in progress (saved as interrupted) and wait until it is drawn."""
