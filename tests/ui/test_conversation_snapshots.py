@@ -76,6 +76,19 @@ def test_message_header_with_siblings_snapshot(snap_compare: Any, make_app: AppF
                         run_before=selected)
 
 
+async def settled(pilot: Pilot[Any]) -> None:
+    """Until two frames in a row are the same: the columns' finished views are laid out and
+    the list has followed them (a shot between the two drew the page at another height)."""
+    previous = None
+    for _ in range(50):  # a bound for a broken build, not a time
+        await pilot.pause()
+        shot = pilot.app.export_screenshot()
+        if shot == previous:
+            return
+        previous = shot
+    raise AssertionError("the screen never settled")
+
+
 def comparing(chutes: FakeProvider, sutra: FakeProvider) -> Callable[[Pilot[Any]], Any]:
     """Compare a Chutes and a SUTRA model until both have finished."""
     chutes.script(Reply(stream_of(COMPARE_CHUTES)))
@@ -97,7 +110,7 @@ def comparing(chutes: FakeProvider, sutra: FakeProvider) -> Callable[[Pilot[Any]
         # taller, rounded up to its row block: a shot taken between the two drew its rows).
         await wait_until(pilot, lambda: not screen.streaming and not view.query(ReplyView)
                          and all(column.message is not None for column in view.columns))
-        await pilot.pause()
+        await settled(pilot)
 
     return run
 
