@@ -11,16 +11,13 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.fakeprovider import FakeProvider, Reply, stream_of
+from tests.fakeprovider import FakeProvider
 from tests.faults.test_signals import (
     BOUND,
-    HELD,
-    PIECES,
     RECEIVED,
     ROOT,
     environment,
@@ -33,20 +30,10 @@ SENTENCE = {signal.SIGINT: b"tui-chat: interrupted.", signal.SIGTERM: b"tui-chat
 STOPS = pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["INT", "TERM"])
 
 
-@pytest.fixture
-def held(chutes_server: FakeProvider) -> Iterator[threading.Event]:
-    """A reply that stops mid-line after PIECES until the test ends."""
-    gate = threading.Event()
-    chutes_server.script(Reply(stream_of([*PIECES, *HELD]), gate=gate,
-                               gate_after=len(PIECES) + 1))
-    yield gate
-    gate.set()
-
-
 @STOPS
 def test_on_a_terminal_the_sentence_starts_its_own_line(
         signum: int, tmp_path: Path, chutes_server: FakeProvider,
-        held: threading.Event) -> None:
+        held_reply: threading.Event) -> None:
     main_fd, child_fd = pty.openpty()
     os.set_blocking(main_fd, True)
     process = subprocess.Popen([sys.executable, "-m", "tui_chat", "ask", "tell me"],
@@ -73,7 +60,7 @@ def test_on_a_terminal_the_sentence_starts_its_own_line(
 @STOPS
 def test_into_a_pipe_the_text_is_what_was_received(
         signum: int, tmp_path: Path, chutes_server: FakeProvider,
-        held: threading.Event) -> None:
+        held_reply: threading.Event) -> None:
     process = subprocess.Popen([sys.executable, "-m", "tui_chat", "ask", "tell me"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                env=environment(tmp_path, chutes_server), cwd=ROOT)
@@ -89,7 +76,7 @@ def test_into_a_pipe_the_text_is_what_was_received(
 
 
 def test_a_closed_pipe_ends_quietly_with_141_and_the_reply_so_far_is_saved(
-        tmp_path: Path, chutes_server: FakeProvider, held: threading.Event) -> None:
+        tmp_path: Path, chutes_server: FakeProvider, held_reply: threading.Event) -> None:
     """`tui-chat ask … | head -1`: the reader goes away mid-reply. As any Unix tool killed by
     SIGPIPE: exit 128 + 13, nothing on stderr; what was received is saved, interrupted."""
     process = subprocess.Popen([sys.executable, "-m", "tui_chat", "ask", "tell me"],
@@ -99,7 +86,7 @@ def test_a_closed_pipe_ends_quietly_with_141_and_the_reply_so_far_is_saved(
     printed = bytearray()
     read_until(process.stdout.fileno(), b"LASTBEFOREGATE ", printed)
     process.stdout.close()  # the reader exits
-    held.set()  # the next piece meets the closed pipe
+    held_reply.set()  # the next piece meets the closed pipe
     err = process.stderr.read()
     process.wait(timeout=BOUND)
     assert (process.returncode, err) == (128 + signal.SIGPIPE, b"")

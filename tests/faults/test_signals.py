@@ -16,6 +16,7 @@ import sys
 import termios
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,12 +31,13 @@ BOUND = 60.0  # seconds: a bound for a broken build, never a timing
 
 
 @pytest.fixture
-def held_reply(chutes_server: FakeProvider) -> threading.Event:
-    """A reply that stops after PIECES until the test ends (it can never finish first)."""
+def held_reply(chutes_server: FakeProvider) -> Iterator[threading.Event]:
+    """A reply that stops mid-line after PIECES until the test ends (it can never finish
+    first)."""
     gate = threading.Event()
     chutes_server.script(Reply(stream_of([*PIECES, *HELD]), gate=gate,
                                gate_after=len(PIECES) + 1))
-    yield gate  # type: ignore[misc]
+    yield gate
     gate.set()
 
 
