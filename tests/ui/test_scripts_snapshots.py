@@ -1,6 +1,7 @@
 """Snapshots of screens in many scripts: a Devanagari, Tamil, Bengali, CJK and emoji Markdown
-table and titles, the model picker and settings, at 80×24 and 200×60, laid out with the terminal's cell widths (a vowel sign
-such as `ी` takes a cell). The same screens in a real terminal: test_tmux_borders.py."""
+table and titles, the model picker and settings, at 80×24 and 200×60, laid out with the
+terminal's cell widths (a vowel sign such as `ी` takes a cell). The same screens in a real
+terminal: test_tmux_borders.py."""
 
 from __future__ import annotations
 
