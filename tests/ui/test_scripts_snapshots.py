@@ -53,7 +53,7 @@ def test_titles_in_many_scripts_in_the_sidebar_snapshot(snap_compare: Any,
     assert snap_compare(make_app(conversation=chat.id), terminal_size=size, run_before=sidebar)
 
 
-LOCAL = ProviderConfig(base_url="http://127.0.0.1:9/v1", needs_key=False,  # type: ignore[call-arg]
+LOCAL = ProviderConfig(base_url="http://127.0.0.1:9/v1", needs_key=False,
                        display_name="स्थानीय सर्वर 本地")
 HINDI_PROMPT = ("आप एक सहायक हैं: संक्षिप्त उत्तर दें, परीक्षण के साथ। 请简洁回答。"
                 " தமிழில் பதில் சொல்லுங்கள் 👍🏽")
