@@ -185,7 +185,8 @@ def test_one_blank_row_sets_tables_and_code_blocks_apart() -> None:
     console = Console(width=100, color_system="truecolor", force_terminal=True)
     message = Message(conversation_id="c", role=Role.ASSISTANT, content=ANSWER)
     for reading_width in (None, 60):
-        rows = [Strip(line) for line in console.render_lines(
-            render_message(message, reading_width=reading_width), pad=False)]
+        drawn = (render_message(message, reading_width=reading_width) if reading_width
+                 else render_message(message))
+        rows = [Strip(line) for line in console.render_lines(drawn, pad=False)]
         assert set(blank_runs(rows)) == {1}, [row.text for row in rows]
 
