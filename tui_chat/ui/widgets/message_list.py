@@ -1,7 +1,8 @@
 """The scrolling list of messages: a window of the conversation, mounted lazily.
 
 Only the newest PAGE messages are mounted when a conversation opens; older pages are mounted
-when the view reaches the top (Home jumps to the first page, End back to the last). Each
+when the view reaches the top (Home jumps to the first page, End back to the last). A short
+conversation is drawn from the top; once it fills the view, the view follows its end. Each
 finished message is one `MessageView`; the reply in progress is one `ReplyView`.
 The list is focusable: it then selects a message for the keyboard actions below (and those
 on branches: message_branch_keys). A message with siblings shows its place among them

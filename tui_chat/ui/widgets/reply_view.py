@@ -10,7 +10,8 @@ that grows the reply lays out and repaints everything on screen, and each nested
 its rows to repaint: a container with Textual `Markdown` costs several times a frame of one
 widget, more with a code fence (the README's Speed section has the figures). And the widget's
 height is the text's rounded up to a multiple of GROW_ROWS: an append that fits in the blank
-rows below the text repaints only its own rows, with no layout and no scrolling.
+rows below the text repaints only its own rows, with no layout and no scrolling. Those rows
+are drawn blank whole (`render_lines`): the message's bar stops with its text.
 """
 
 from __future__ import annotations
