@@ -90,6 +90,24 @@ async def test_a_new_reading_width_saved_in_settings_is_in_force_at_once(
         assert max(prose) <= 60 and len(prose) >= 5, prose
 
 
+async def test_a_reading_width_saved_while_a_reply_streams_applies_to_it_once_finished(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    gate = threading.Event()
+    chutes_server.script(Reply(stream_of([PROSE]), gate=gate, gate_after=2))
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        screen = conversation(app)
+        screen.prompt.load_text("x")
+        screen.prompt.submit()
+        reply = await live_reply(pilot, screen, lambda text: text == PROSE)
+        assert max(widths(reply.answer.lines, PROSE)) > 60  # drawn at 100
+        await save_settings(pilot, reading_width="60")
+        gate.set()
+        await wait_idle(pilot)
+        prose = widths(last_view(pilot).cached.lines, PROSE)
+        assert prose and max(prose) <= 60, prose
+
+
 async def test_a_reading_width_too_narrow_is_refused_in_settings(make_app: AppFactory) -> None:
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:

@@ -214,8 +214,9 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
             self._hi = len(self.messages)
             view = self._view(message)
             width = self._finished_width(message)
-            lines = await asyncio.to_thread(reply.finished_lines, message, width,
-                                            view.position)
+            lines = (await asyncio.to_thread(reply.finished_lines, message, width,
+                                             view.position)
+                     if reply.reading_width == view.reading_width else None)  # else: changed
             if lines is not None:
                 view.cached.adopt(lines, width)
             else:
