@@ -1,10 +1,12 @@
 """Start-up of `tui-chat` to a ready prompt, in a fresh process each time (interpreter start and
-every import included; see ui_driver.startup), headless at 120×40: with an empty store, and with
-10,000 stored conversations × 50 messages (generated once, cached: ui_stores). Runs of the two
-are interleaved so that both see the same machine; medians of RUNS.
+every import included; see ui_driver.startup), headless at 120×40: with an empty store, with
+10,000 stored conversations × 50 messages and with 100,000 × 10 (generated once, cached:
+ui_stores); and, as the reference, a bare Textual app with a TextArea and a Footer started the
+same way to its first frame (ui_driver.bare). Runs are interleaved run by run so that all see
+the same machine; medians of RUNS.
 
-Targets: empty ≤ 0.5 s; 10,000 conversations ≤ 1.2 × empty.
-Run: `python -m benchmarks ui_startup`.
+Targets: empty ≤ 0.5 s and ≤ 1.25 × the bare Textual app; 10,000 and 100,000 conversations
+≤ 1.2 × empty. Run: `python -m benchmarks ui_startup`.
 """
 
 from __future__ import annotations
@@ -33,12 +35,13 @@ def bench_env(folder: Path, store: Path) -> dict[str, str]:
     return env
 
 
-def start_once(store: Path) -> float:
+def start_once(store: Path, mode: str = "startup") -> float:
+    """Seconds from launch to the first ready frame of `mode` (ui_driver: startup or bare)."""
     with tempfile.TemporaryDirectory(prefix="tui-chat-bench-") as name:
         folder = Path(name)
         out = folder / "out.json"
         launched = time.time()
-        subprocess.run([sys.executable, "-m", "benchmarks.ui_driver", "startup", str(out),
+        subprocess.run([sys.executable, "-m", "benchmarks.ui_driver", mode, str(out),
                         repr(launched)], env=bench_env(folder, store), cwd=ROOT, check=True,
                        timeout=60)
         result = json.loads(out.read_text())
@@ -48,23 +51,32 @@ def start_once(store: Path) -> float:
 
 def run() -> dict[str, Figure]:
     many = many_conversations()
+    scale = many_conversations(100_000, 10)  # the same cached file as bench_store's
     reference = machine_reference()
     with tempfile.TemporaryDirectory(prefix="tui-chat-bench-") as name:
         empty = Path(name) / "empty.sqlite3"
-        start_once(empty)  # warm the page cache for both
-        start_once(many)
-        empty_s, many_s = [], []
+        cases = {"bare Textual": (empty, "bare"), "empty": (empty, "startup"),
+                 "10,000 conversations": (many, "startup"),
+                 "100,000 conversations": (scale, "startup")}
+        times: dict[str, list[float]] = {label: [] for label in cases}
+        for store, mode in cases.values():
+            start_once(store, mode)  # warm the page cache for each
         for _ in range(RUNS):
-            empty_s.append(start_once(empty))
-            many_s.append(start_once(many))
-    print("  empty: " + ", ".join(f"{v:.3f}" for v in empty_s), flush=True)
-    print("  10,000 conversations: " + ", ".join(f"{v:.3f}" for v in many_s), flush=True)
-    empty_median, many_median = median(empty_s), median(many_s)
+            for label, (store, mode) in cases.items():
+                times[label].append(start_once(store, mode))
+    for label, values in times.items():
+        print(f"  {label}: " + ", ".join(f"{v:.3f}" for v in values), flush=True)
+    bare, empty_s = median(times["bare Textual"]), median(times["empty"])
+    many_s, scale_s = median(times["10,000 conversations"]), median(times["100,000 conversations"])
     return {
         "ui.startup_machine_reference_s": info(reference, "s"),
-        "ui.startup_empty_store_s": figure(empty_median, 0.5, "s"),
-        "ui.startup_10k_conversations_s": info(many_median, "s"),
-        "ui.startup_10k_over_empty": figure(many_median / empty_median, 1.2, "x"),
+        "ui.startup_bare_textual_s": info(bare, "s"),
+        "ui.startup_empty_store_s": figure(empty_s, 0.5, "s"),
+        "ui.startup_over_bare_textual": figure(empty_s / bare, 1.25, "x"),
+        "ui.startup_10k_conversations_s": info(many_s, "s"),
+        "ui.startup_10k_over_empty": figure(many_s / empty_s, 1.2, "x"),
+        "ui.startup_100k_conversations_s": info(scale_s, "s"),
+        "ui.startup_100k_over_empty": figure(scale_s / empty_s, 1.2, "x"),
     }
 
 

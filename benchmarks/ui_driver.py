@@ -6,6 +6,10 @@ wall-clock time (time.time) of the first frame painted with the conversation scr
 the prompt focused, then quits. The parent passes LAUNCHED, its time.time() just before it
 started this process, so the figure includes the interpreter's start and every import.
 
+`python -m benchmarks.ui_driver bare OUT LAUNCHED`: the reference for that figure, a bare
+Textual app (a TextArea and a Footer, nothing else) started the same way to its first frame
+with the text area focused.
+
 `python -m benchmarks.ui_driver history OUT CONVERSATION_ID ROUNDS`: the app on TUI_CHAT_DB,
 then opens the conversation as the sidebar does (posts ConversationChosen) and times: to the
 first frame with its newest page drawn; VmRSS after; ROUNDS × Home and End in the focused
@@ -50,6 +54,27 @@ def startup(out: Path, launched: float) -> None:
     result["launched"] = launched
     result["ready_s"] = result["ready"] - launched
     result["code"] = code
+    out.write_text(json.dumps(result))
+
+
+def bare(out: Path, launched: float) -> None:
+    from textual.app import App, ComposeResult
+    from textual.widgets import Footer, TextArea
+
+    result: dict[str, float] = {}
+
+    class Bare(App[int]):
+        def compose(self) -> ComposeResult:
+            yield TextArea(id="prompt")
+            yield Footer()
+
+        def post_display_hook(self) -> None:
+            if "ready" not in result and isinstance(self.focused, TextArea):
+                result["ready"] = time.time()
+                self.exit(0)
+
+    code = Bare().run(headless=True, size=SIZE)
+    result.update(launched=launched, ready_s=result["ready"] - launched, code=code or 0)
     out.write_text(json.dumps(result))
 
 
@@ -106,8 +131,8 @@ async def history(out: Path, conversation_id: str, rounds: int) -> dict[str, Any
 
 def main(argv: list[str]) -> None:
     mode, out = argv[0], Path(argv[1])
-    if mode == "startup":
-        startup(out, float(argv[2]))
+    if mode in ("startup", "bare"):
+        (startup if mode == "startup" else bare)(out, float(argv[2]))
     else:
         out.write_text(json.dumps(asyncio.run(history(out, argv[2], int(argv[3])))))
 
