@@ -3,8 +3,13 @@ a reply, a dialog or a provider request needs is imported when first used."""
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
+
+import pytest
+
+from tui_chat import cli
 
 LATER = ("httpx", "tui_chat.core.client", "markdown_it", "rich.markdown", "pygments",
          "textual.widgets._markdown", "tui_chat.ui.screens.model_picker",
@@ -19,3 +24,32 @@ def test_the_app_imports_no_http_markdown_or_dialog_code_at_start() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True, timeout=60)
     assert result.stdout.strip() == "[]"
+
+
+def test_collections_wait_while_the_app_starts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Start-up allocates a few hundred thousand objects that all live on: collections then
+    only slow it down. The app resumes them after its first frame (gc_policy.after_start_up);
+    the command line, whatever happens, on the way out."""
+    seen: list[bool] = []
+
+    def app_starting(context: object, **options: object) -> int:
+        seen.append(gc.isenabled())
+        return 0
+
+    monkeypatch.setattr("tui_chat.commands.app.run_app", app_starting)
+    assert cli.main([]) == 0
+    assert seen == [False]
+    assert gc.isenabled()
+
+
+def test_a_command_runs_with_collections_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[bool] = []
+
+    def command(args: object, store: object) -> int:
+        seen.append(gc.isenabled())
+        return 0
+
+    monkeypatch.setattr("tui_chat.commands_store.run_store_command", command)
+    assert cli.main(["history"]) == 0
+    assert seen == [True]
+    assert gc.isenabled()
