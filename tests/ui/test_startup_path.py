@@ -26,6 +26,25 @@ def test_the_app_imports_no_http_markdown_or_dialog_code_at_start() -> None:
     assert result.stdout.strip() == "[]"
 
 
+DEFERRED = ("Usage", "AttachmentInfo", "Attachment", "ChatMessage", "Message", "ModelInfo",
+            "ConversationSummary", "SearchHit")
+
+
+def test_the_app_builds_no_validator_of_a_record_it_has_not_read() -> None:
+    """pydantic builds a model's validator as its class is defined unless told to defer it:
+    the stored records' validators wait until a record is read (core.models)."""
+    code = ("import sys; from tui_chat import cli; import tui_chat.ui.app\n"
+            "from tui_chat.core import models, config, model_facts\n"
+            f"names = {DEFERRED!r}\n"
+            "built = [n for n in names if getattr(models, n).__pydantic_complete__]\n"
+            "built += [m.__name__ for m in (config.ProviderConfig, model_facts.ModelSettings)"
+            " if m.__pydantic_complete__]\n"
+            "print(built)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True, timeout=60)
+    assert result.stdout.strip() == "[]"
+
+
 def test_collections_wait_while_the_app_starts(monkeypatch: pytest.MonkeyPatch) -> None:
     """Start-up allocates a few hundred thousand objects that all live on: collections then
     only slow it down. The app resumes them after its first frame (gc_policy.after_start_up);

@@ -56,7 +56,7 @@ PROXY_SCHEMES = ("http", "https", "socks5", "socks5h")
 class ProviderConfig(BaseModel):
     """A provider's section, `[providers.NAME]`: overrides a built-in or declares a new one."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)  # see core.models
 
     api_key: SecretStr | None = None
     """The key, when it is not in the provider's environment variable."""
