@@ -15,6 +15,7 @@ LATER = ("httpx", "tui_chat.core.client", "markdown_it", "rich.markdown", "pygme
          "textual.widgets._markdown", "tui_chat.ui.screens.model_picker",
          "tui_chat.ui.screens.settings", "tui_chat.ui.widgets.reply_view", "tui_chat.core.export",
          "tui_chat.ui.screens.confirm", "tui_chat.ui.widgets.compare_view",
+         "tui_chat.ui.screens.help", "tui_chat.ui.commands", "tui_chat.ui.keymap",
          "tui_chat.ui.screens.compare_presenter")
 
 
