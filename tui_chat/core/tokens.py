@@ -121,7 +121,6 @@ class TextCounts:
 
     def __init__(self) -> None:
         self._text = ""
-        self._pieces: list[str] = []
         self._ends: list[int] = []  # where each piece ends in the text
         self._counts: list[dict[str, int]] = []
         self._total: dict[str, int] = {}
@@ -138,7 +137,7 @@ class TextCounts:
         first = bisect.bisect_right(self._ends, max(same_start - 1, 0))
         last = min(bisect.bisect_left(self._ends, len(old) - same_end + 1), len(self._ends) - 1)
         start = self._ends[first - 1] if first > 0 else 0
-        end = self._ends[last] if self._pieces else 0
+        end = self._ends[last] if self._ends else 0
         delta = len(text) - len(old)
         pieces = _pieces(text[start:end + delta])
         counts = [script_counts(piece) for piece in pieces]
@@ -149,7 +148,6 @@ class TextCounts:
             for name, count in new.items():
                 self._total[name] = self._total.get(name, 0) + count
         ends = list(itertools.accumulate(map(len, pieces), initial=start))[1:]
-        self._pieces[first:last + 1] = pieces
         self._counts[first:last + 1] = counts
         self._ends[first:] = ends + [e + delta for e in self._ends[last + 1:]]
         self._text = text
