@@ -58,7 +58,7 @@ MIN_READING_WIDTH = 20
 class ProviderConfig(BaseModel):
     """A provider's section, `[providers.NAME]`: overrides a built-in or declares a new one."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)  # see core.models
 
     api_key: SecretStr | None = None
     """The key, when it is not in the provider's environment variable."""
