@@ -84,12 +84,20 @@ class ContextStatus:
         self._reply_cost = message.usage.cost_usd if message.usage is not None else None
         self.refresh()
 
-    def changed(self) -> None:
-        """Another model or conversation: the last reply's figures are no longer this one's."""
+    def changed(self, *, after_frame: bool = False) -> None:
+        """Another model or conversation: the last reply's figures are no longer this one's.
+        `after_frame`: a conversation just shown, whose messages are drawn first; the context
+        and cost follow in the next moment (estimating a long path takes a while)."""
         self._reply_cost = None
         self.host.status.update_info(time_to_first_token=None, tokens_per_second=None,
-                                     usage=None, speed_estimated=False, note="")
-        self.refresh()
+                                     usage=None, speed_estimated=False, note="",
+                                     **({"context": "", "cost": ""} if after_frame else {}))
+        if after_frame:
+            workspace = self.host.workspace
+            self.host.message_list.set_context_from(workspace.session.conversation.context_from)
+            self.host.call_after_refresh(self.refresh)
+        else:
+            self.refresh()
 
     def before_send(self, text: str, send: Callable[[str], None],
                     attachments: Sequence[AttachmentInfo] = ()) -> None:
