@@ -21,6 +21,10 @@ from tui_chat.core.models import AttachmentInfo, Message, Role
 if TYPE_CHECKING:
     from tui_chat.ui.screens.conversation import ConversationScreen
 
+FIGURES_AFTER = 0.05
+"""Seconds after a conversation is shown that its context and cost are worked out: after its
+first frame (a screen update is due every 1/60 s), so that the messages come first."""
+
 
 def cost_line(reply_cost: float | None, total: float | None, unpriced: int) -> str:
     """"0.0012 USD · total 0.0340 USD" (either part only when known)."""
@@ -95,7 +99,8 @@ class ContextStatus:
         if after_frame:
             workspace = self.host.workspace
             self.host.message_list.set_context_from(workspace.session.conversation.context_from)
-            self.host.call_after_refresh(self.refresh)
+            # A timer, not call_after_refresh: that ran before the messages were painted.
+            self.host.set_timer(FIGURES_AFTER, self.refresh)
         else:
             self.refresh()
 
