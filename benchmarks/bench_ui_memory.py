@@ -95,6 +95,7 @@ async def session(url: str, replies: int) -> dict[str, Any]:
     from benchmarks.bench_ui_stream import full_collections
     from benchmarks.textgen import markdown_chunks
     from benchmarks.ui_harness import FrameClock, reply_shown, running_app
+    from tui_chat.ui import gc_policy
     from tui_chat.ui.widgets.message_view import MessageView
     from tui_chat.ui.widgets.reply_view import ReplyView
 
@@ -104,22 +105,15 @@ async def session(url: str, replies: int) -> dict[str, Any]:
 
     def sample() -> None:
         # gc.get_objects() leaves out frozen objects, and the app's gc policy freezes what
-        # start-up, a shown conversation and each full collection left (gc_policy): unfreeze
-        # to count them, with the policy's hook (and the pause recorder) held off meanwhile;
-        # frozen again after, as the hook would have left them.
-        hooks = gc.callbacks[:]
-        gc.callbacks.clear()
-        try:
-            gc.unfreeze()
-            gc.collect()
-            samples.append({"rss_mb": rss_mb(), "anon_mb": status_mb("RssAnon"),
-                            "file_mb": status_mb("RssFile"),
-                            "heap_blocks": sys.getallocatedblocks(),
-                            "objects": len(gc.get_objects()),
-                            **alive((MessageView, ReplyView))})
-            gc.freeze()
-        finally:
-            gc.callbacks.extend(hooks)
+        # start-up, a shown conversation and each full collection left: the count runs in
+        # a reclaim (everything unfrozen, collected, frozen again, as the policy would), with
+        # the collector's callbacks (the policy's, the pause probe) held off meanwhile.
+        def count() -> dict[str, Any]:
+            return {"rss_mb": rss_mb(), "anon_mb": status_mb("RssAnon"),
+                    "file_mb": status_mb("RssFile"), "heap_blocks": sys.getallocatedblocks(),
+                    "objects": len(gc.get_objects()), **alive((MessageView, ReplyView))}
+
+        samples.append(gc_policy.reclaim_counting(count))
 
     with tempfile.TemporaryDirectory(prefix="tui-chat-bench-") as folder:
         async with running_app(url, Path(folder), model=MODEL) as (app, pilot, screen):

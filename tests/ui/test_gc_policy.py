@@ -104,3 +104,19 @@ def test_a_reclaim_postponed_by_a_streaming_reply_is_overdue_at_its_end() -> Non
     assert gc_policy.reclaim_is_overdue()
     gc_policy.reclaim()
     assert not gc_policy.reclaim_is_overdue()
+
+
+def test_a_count_in_a_reclaim_sees_frozen_objects_and_no_callback_runs() -> None:
+    class Thing:
+        pass
+
+    kept = Thing()
+    gc.freeze()
+    assert frozen(kept)
+    calls: list[str] = []
+    gc.callbacks.append(lambda phase, info: calls.append(phase))
+    counted = gc_policy.reclaim_counting(
+        lambda: sum(1 for item in gc.get_objects() if isinstance(item, Thing)))
+    assert counted == 1 and not calls
+    assert frozen(kept)  # frozen again after the count
+    assert not gc_policy.reclaim_is_due()
