@@ -7,7 +7,8 @@ resident memory is its own and not that of benchmarks run before it.
 After each reply is rendered whole (see ui_harness.reply_shown) and Ctrl+N has emptied the
 view, a full collection runs and the child records: VmRSS, the Python heap
 (`sys.getallocatedblocks`, blocks held by Python's allocator), the objects the collector
-tracks, and how many message views and live reply views are still alive anywhere.
+tracks, and how many message views and live reply views are still alive anywhere (frozen
+ones included: see `sample`).
 
 Figures: the growth of VmRSS per reply after the first WARM (the least-squares slope over
 replies WARM..REPLIES; memory taken by the first replies fills caches meant to stay, and
@@ -94,6 +95,7 @@ async def session(url: str, replies: int) -> dict[str, Any]:
     from benchmarks.bench_ui_stream import full_collections
     from benchmarks.textgen import markdown_chunks
     from benchmarks.ui_harness import FrameClock, reply_shown, running_app
+    from tui_chat.ui import gc_policy
     from tui_chat.ui.widgets.message_view import MessageView
     from tui_chat.ui.widgets.reply_view import ReplyView
 
@@ -102,11 +104,16 @@ async def session(url: str, replies: int) -> dict[str, Any]:
     pauses: list[float] = []
 
     def sample() -> None:
-        gc.collect()
-        samples.append({"rss_mb": rss_mb(), "anon_mb": status_mb("RssAnon"),
-                        "file_mb": status_mb("RssFile"), "heap_blocks": sys.getallocatedblocks(),
-                        "objects": len(gc.get_objects()),
-                        **alive((MessageView, ReplyView))})
+        # gc.get_objects() leaves out frozen objects, and the app's gc policy freezes what
+        # start-up, a shown conversation and each full collection left: the count runs in
+        # a reclaim (everything unfrozen, collected, frozen again, as the policy would), with
+        # the collector's callbacks (the policy's, the pause probe) held off meanwhile.
+        def count() -> dict[str, Any]:
+            return {"rss_mb": rss_mb(), "anon_mb": status_mb("RssAnon"),
+                    "file_mb": status_mb("RssFile"), "heap_blocks": sys.getallocatedblocks(),
+                    "objects": len(gc.get_objects()), **alive((MessageView, ReplyView))}
+
+        samples.append(gc_policy.reclaim_counting(count))
 
     with tempfile.TemporaryDirectory(prefix="tui-chat-bench-") as folder:
         async with running_app(url, Path(folder), model=MODEL) as (app, pilot, screen):

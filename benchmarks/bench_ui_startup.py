@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from benchmarks.common import Figure, figure, info, machine_reference, median, report
-from benchmarks.ui_stores import CACHE, many_conversations
+from benchmarks.ui_stores import CACHE, hundred_thousand_conversations, many_conversations
 
 RUNS = 7
 ROOT = Path(__file__).parent.parent
@@ -57,7 +57,7 @@ def start_once(store: Path, mode: str = "startup") -> tuple[float, float]:
 
 def run() -> dict[str, Figure]:
     many = many_conversations()
-    scale = many_conversations(100_000, 10)  # the same cached file as bench_store's
+    scale = hundred_thousand_conversations()  # the same cached file as bench_store_scale
     reference = machine_reference()
     with tempfile.TemporaryDirectory(prefix="tui-chat-bench-") as name:
         empty = Path(name) / "empty.sqlite3"

@@ -16,6 +16,7 @@ from tui_chat.core.store import Store
 from tui_chat.ui.screens.context_offer import ContextOverflowScreen
 from tui_chat.ui.screens.model_picker import ModelPickerScreen
 from tui_chat.ui.services import AppServices
+from tui_chat.ui.widgets.conversation_list import ConversationList
 from tui_chat.ui.widgets.message_view import OUT_OF_CONTEXT, MessageView
 from tui_chat.ui.widgets.status_bar import status_text
 
@@ -181,6 +182,26 @@ def test_refreshing_model_facts_at_start_is_the_commands_choice() -> None:
     finally:
         services.workspace.store.close()
     assert AppServices.__dataclass_fields__["list_models_at_start"].default is False
+
+
+async def test_a_conversation_opened_shows_its_context_after_its_messages(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    """The figures are worked out once the messages are drawn (a long path takes a while to
+    estimate): blank at first, not the last conversation's, then this one's."""
+    app = make_app(model="fake/large")
+    await listed(app, chutes_server)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await send(pilot, "hello")
+        screen = conversation(app)
+        chat_id = screen.workspace.session.conversation.id
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: not screen.message_list.messages)
+        await send(pilot, "another")
+        assert screen.status.info.context.endswith(" / 131k ctx")
+        screen.post_message(ConversationList.ConversationChosen(chat_id))
+        await wait_until(pilot, lambda: screen.workspace.session.conversation.id == chat_id)
+        await wait_until(pilot, lambda: screen.status.info.context.endswith(" / 131k ctx")
+                         and "total" in screen.status.info.cost)
 
 
 async def test_the_app_lists_the_models_once_when_it_never_did(

@@ -118,3 +118,19 @@ def test_a_start_up_with_collections_paused_resumes_them_and_freezes_what_it_bui
         assert frozen(built)
     finally:
         gc.enable()
+
+
+def test_a_count_in_a_reclaim_sees_frozen_objects_and_no_callback_runs() -> None:
+    class Thing:
+        pass
+
+    kept = Thing()
+    gc.freeze()
+    assert frozen(kept)
+    calls: list[str] = []
+    gc.callbacks.append(lambda phase, info: calls.append(phase))
+    counted = gc_policy.reclaim_counting(
+        lambda: sum(1 for item in gc.get_objects() if isinstance(item, Thing)))
+    assert counted == 1 and not calls
+    assert frozen(kept)  # frozen again after the count
+    assert not gc_policy.reclaim_is_due()

@@ -184,3 +184,22 @@ def test_conversations_are_counted_not_hits(store: Store, query: str) -> None:
 def test_a_conversation_search_that_finds_nothing(store: Store) -> None:
     found = store.search_conversations("quagga")
     assert found.total == 0 and found.hits == [] and found.conversation_ids == frozenset()
+
+
+@pytest.mark.parametrize("query", ["zebra", "ok"])
+def test_counting_stops_at_count_limit_conversations(store: Store, query: str) -> None:
+    """A word in every conversation of a big store: the newest `count_limit` are counted (it
+    says the count is incomplete), the newest hits still the newest conversations'."""
+    ids = chatty_store(store, 8, 4, "zebra")
+    found = store.search_conversations(query, limit=2, count_limit=5)
+    assert not found.complete and found.total == 5
+    assert found.conversation_ids == frozenset(ids[::-1][:5])
+    assert [hit.conversation_id for hit in found.hits] == ids[::-1][:2]
+    assert all(hit.snippet.startswith("zebra 3") for hit in found.hits)
+
+
+def test_a_count_within_the_limit_is_complete(store: Store) -> None:
+    ids = chatty_store(store, 4, 4, "zebra")
+    found = store.search_conversations("zebra", limit=2, count_limit=4)
+    assert found.complete and found.total == 4 and found.conversation_ids == frozenset(ids)
+    assert store.search_conversations("quagga").complete

@@ -314,6 +314,8 @@ def test_a_cycle_in_a_damaged_file_does_not_hang_a_walk(store: Store) -> None:
         add(store, mid)
     store._conn.execute("UPDATE messages SET parent_id = 'a1' WHERE id = 'q1'")
     assert path(store, limit=5) == ["a1", "q1", "a1", "q1", "a1"]
+    # The whole path (read in one range, linked in Python) stops at the conversation's size.
+    assert path(store) == ["q1", "a1"]
 
 
 # -- the migration of a store written before trees ---------------------------------------

@@ -4,11 +4,14 @@ counts are in tests/fixtures/token_samples.json; token_reference.py.txt made the
 from __future__ import annotations
 
 import json
+import random
+import re
 from pathlib import Path
 
 import pytest
 
-from tui_chat.core.tokens import estimate_tokens
+from tui_chat.core import tokens
+from tui_chat.core.tokens import estimate_tokens, script_counts
 
 SAMPLES = json.loads((Path(__file__).parents[1] / "fixtures" / "token_samples.json")
                      .read_text(encoding="utf-8"))
@@ -51,3 +54,39 @@ def test_more_text_is_more_tokens() -> None:
     for sample in SAMPLES.values():
         text = sample["text"]
         assert estimate_tokens(text + text) >= 2 * estimate_tokens(text) - 1
+
+
+def regex_counts(text: str) -> dict[str, int]:
+    """script_counts as the regexes of its classes define it, character by character."""
+    counts: dict[str, int] = {}
+    covered = 0
+    for name, pattern in (*tokens._CLASSES, *tokens._NON_ASCII):
+        found = sum(map(len, pattern.findall(text)))
+        if found:
+            counts[name] = found
+            covered += found
+    runs = re.findall(r"[\t\n\r\f\v]+ *| {2,}", text)
+    if runs:
+        counts["space"] = len(runs)
+        covered += sum(map(len, runs))
+    other = len(text) - covered - (text.count(" ") - sum(r.count(" ") for r in runs))
+    if other > 0:
+        counts["other"] = other
+    return counts
+
+
+def test_a_text_is_counted_class_by_class() -> None:
+    assert script_counts("Ab  c!?\n\n  9 x\tй") == {
+        "latin": 4, "punct": 2, "digit": 1, "space": 3, "cyrillic": 1}
+
+
+@pytest.mark.parametrize("alphabet", ["ascii", "mixed"])
+def test_counts_match_the_classes_regexes(alphabet: str) -> None:
+    """The ASCII text's quick count (bytes deleted by class) and the regexes agree."""
+    rng = random.Random(5)
+    pool = [chr(c) for c in range(128)] + ["  ", "\n\n", " \n  "]
+    if alphabet == "mixed":
+        pool += list("नमस्ते你好Привет😀é")
+    for _ in range(300):
+        text = "".join(rng.choice(pool) for _ in range(rng.randint(0, 60)))
+        assert script_counts(text) == regex_counts(text), repr(text)

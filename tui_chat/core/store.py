@@ -448,12 +448,14 @@ class Store(Branches, UsageQueries, AttachmentQueries):
         with self._read() as conn:
             return store_search.run(conn, query, limit)
 
-    def search_conversations(self, query: str, limit: int = 50
+    def search_conversations(self, query: str, limit: int = 50,
+                             count_limit: int = store_search.COUNT_LIMIT
                              ) -> store_search.ConversationMatches:
-        """Every conversation holding a message that matches `query` (counted, not its hits),
-        with the newest matching message of each of the newest `limit` of them."""
+        """The conversations holding a message that matches `query` (counted, not its hits;
+        `count_limit` at most, the count then marked incomplete), with the newest matching
+        message of each of the newest `limit` of them."""
         with self._read() as conn:
-            return store_search.run_by_conversation(conn, query, limit)
+            return store_search.run_by_conversation(conn, query, limit, count_limit)
 
     def recover_interrupted(self) -> int:
         """Mark streaming messages whose writer is gone as interrupted; returns how many.

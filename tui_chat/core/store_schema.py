@@ -321,17 +321,26 @@ def message_row(m: Message) -> tuple[object, ...]:
             m.tokens_per_second, to_text(m.created))
 
 
+_MESSAGE_FIELDS = len(MESSAGE_SELECT.split(","))
+_ROLES = {role.value: role for role in Role}
+_STATUSES = {status.value: status for status in MessageStatus}
+
+
 def message_from(row: sqlite3.Row) -> Message:
-    usage = row["usage"]
+    """The message of a row whose first columns are MESSAGE_SELECT's. Read by position, the
+    enums by a dict: opening a long conversation makes one per message of its path."""
+    (message_id, conversation_id, role, content, reasoning, provider, model, status, error,
+     finish_reason, usage, time_to_first_token, tokens_per_second, created, parent_id,
+     partial_in_context, attachments) = tuple(row)[:_MESSAGE_FIELDS]
     return Message(
-        id=row["id"], conversation_id=row["conversation_id"], role=Role(row["role"]),
-        content=row["content"], reasoning=row["reasoning"], provider=row["provider"],
-        model=row["model"], status=MessageStatus(row["status"]), error=row["error"],
-        finish_reason=row["finish_reason"],
+        id=message_id, conversation_id=conversation_id, role=_ROLES.get(role) or Role(role),
+        content=content, reasoning=reasoning, provider=provider, model=model,
+        status=_STATUSES.get(status) or MessageStatus(status), error=error,
+        finish_reason=finish_reason,
         usage=Usage.model_validate_json(usage) if usage else None,
-        time_to_first_token=row["time_to_first_token"],
-        tokens_per_second=row["tokens_per_second"], created=from_text(row["created"]),
-        parent_id=row["parent_id"], partial_in_context=bool(row["partial_in_context"]),
-        attachments=infos_from(row["attachments"]),
+        time_to_first_token=time_to_first_token, tokens_per_second=tokens_per_second,
+        created=from_text(created), parent_id=parent_id,
+        partial_in_context=bool(partial_in_context), attachments=infos_from(attachments),
     )
+
 

@@ -48,16 +48,24 @@ def _escape_like(term: str) -> str:
     return term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
+COUNT_LIMIT = 1000
+"""Conversations a search by conversation counts at most (a common word is in every one of
+a big store: counting them all reads every match, seconds for 100,000 conversations)."""
+
+
 @dataclass(frozen=True)
 class ConversationMatches:
-    """A search counted by conversation: every conversation with a matching message, and the
+    """A search counted by conversation: the conversations with a matching message (all of
+    them when `complete`, else the `count_limit` whose newest match is newest), and the
     newest matching message of each of the newest `limit` of them (newest first)."""
 
     hits: list[SearchHit]
     conversation_ids: frozenset[str]
+    complete: bool = True
 
     @property
     def total(self) -> int:
+        """How many conversations match (at least, when not `complete`)."""
         return len(self.conversation_ids)
 
 
@@ -91,25 +99,37 @@ def run(conn: sqlite3.Connection, query: str, limit: int) -> list[SearchHit]:
     return _hits(rows, search)
 
 
-def run_by_conversation(conn: sqlite3.Connection, query: str, limit: int
-                        ) -> ConversationMatches:
-    """Every conversation matching `query`, and the newest hit of the newest `limit`: one
-    grouped pass over the matches (no message text read), then the text of `limit` rows."""
+def run_by_conversation(conn: sqlite3.Connection, query: str, limit: int,
+                        count_limit: int = COUNT_LIMIT) -> ConversationMatches:
+    """The conversations matching `query` (up to `count_limit`), and the newest hit of the
+    newest `limit`: one walk over the matches newest first (no message text read), which
+    stops at the first match of a conversation beyond `count_limit`; then the text of
+    `limit` rows."""
     search = plan(query)
     if not search.terms:
         return ConversationMatches([], frozenset())
     tables, where, params = _matching(search)
-    newest = conn.execute(f"SELECT m.conversation_id, max(m.seq) AS seq FROM {tables} "
-                          f"WHERE {where} GROUP BY m.conversation_id ORDER BY seq DESC",
-                          params).fetchall()
-    chosen = [row["seq"] for row in newest[:limit]]
+    order = "f.rowid" if search.match is not None else "m.seq"
+    cursor = conn.execute(f"SELECT m.conversation_id, m.seq FROM {tables} WHERE {where} "
+                          f"ORDER BY {order} DESC", params)
+    newest: dict[str, int] = {}  # conversation -> its newest match, in the order found
+    complete = True
+    while complete and (rows := cursor.fetchmany(500)):
+        for conversation_id, seq in rows:
+            if conversation_id in newest:
+                continue
+            if len(newest) == count_limit:
+                complete = False
+                break
+            newest[conversation_id] = seq
+    cursor.close()
+    chosen = list(newest.values())[:limit]
     rows = conn.execute(
         "SELECT m.id, m.conversation_id, m.role, m.content, m.created, c.title FROM messages m "
         "JOIN conversations c ON c.id = m.conversation_id "
         f"WHERE m.seq IN ({','.join('?' * len(chosen))}) ORDER BY m.seq DESC",
         chosen).fetchall() if chosen else []
-    return ConversationMatches(_hits(rows, search),
-                               frozenset(row["conversation_id"] for row in newest))
+    return ConversationMatches(_hits(rows, search), frozenset(newest), complete)
 
 
 def _hits(rows: list[sqlite3.Row], search: SearchPlan) -> list[SearchHit]:

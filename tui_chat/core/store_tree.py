@@ -91,12 +91,37 @@ def path_rows(conn: sqlite3.Connection, conversation_id: str, end_id: str,
               limit: int | None = None) -> list[sqlite3.Row]:
     """The rows of the path from the root down to `end_id` (included), oldest first; with
     `limit`, only its last `limit`."""
-    cap = WALK_LIMIT if limit is None else max(0, limit)
+    if limit is None:
+        return _whole_path_rows(conn, conversation_id, end_id)
+    cap = max(0, limit)
     columns = ", ".join(f"m.{c.strip()}" for c in MESSAGE_SELECT.split(","))
     rows = conn.execute(
         f"{_PATH_UP} SELECT {columns} FROM path JOIN messages m ON m.seq = path.seq "
         "ORDER BY path.depth DESC", (end_id, conversation_id, cap)).fetchall()
     return rows
+
+
+_COLUMNS = [c.strip() for c in MESSAGE_SELECT.split(",")]
+_ID, _PARENT = _COLUMNS.index("id"), _COLUMNS.index("parent_id")
+
+
+def _whole_path_rows(conn: sqlite3.Connection, conversation_id: str,
+                     end_id: str) -> list[sqlite3.Row]:
+    """`path_rows` without a limit: the conversation's rows in one range read, linked here by
+    their parents (a recursive walk looks up the index once per message: twice as long for
+    a 10,000-message path). Rows off the path are read too: a conversation's branches are a
+    small part of it."""
+    rows = conn.execute(f"SELECT {MESSAGE_SELECT} FROM messages WHERE conversation_id = ?",
+                        (conversation_id,)).fetchall()
+    by_id = {row[_ID]: row for row in rows}
+    path: list[sqlite3.Row] = []
+    row = by_id.get(end_id)
+    while row is not None and len(path) < len(rows):  # a cycle in a damaged file ends here
+        path.append(row)
+        parent = row[_PARENT]
+        row = by_id.get(parent) if parent is not None else None
+    path.reverse()
+    return path
 
 
 _ACTIVE_BELOW = """

@@ -64,24 +64,62 @@ _NON_ASCII: tuple[tuple[str, re.Pattern[str]], ...] = (
 _SPACE_RUN = re.compile(r"[\t\n\r\f\v]+ *| {2,}")
 
 
+_ASCII_CLASSES: tuple[tuple[str, bytes], ...] = (
+    ("latin", bytes(range(ord("A"), ord("Z") + 1)) + bytes(range(ord("a"), ord("z") + 1))),
+    ("digit", b"0123456789"),
+    ("punct", bytes(c for c in range(0x21, 0x7F) if not chr(c).isalnum())),
+)
+"""`_CLASSES` for ASCII text, as bytes to delete: counted by `bytes.translate`, many times
+faster than a regex substitution (what makes opening a 10,000-message conversation cost)."""
+
+
 def script_counts(text: str) -> dict[str, int]:
     """How many characters of each class `text` holds (whitespace: how many runs)."""
     counts: dict[str, int] = {}
     covered = 0
-    for name, pattern in _CLASSES if text.isascii() else (*_CLASSES, *_NON_ASCII):
-        found = len(text) - len(pattern.sub("", text))
-        if found:
-            counts[name] = found
-            covered += found
-    runs = _SPACE_RUN.findall(text)
+    raw = text.encode("ascii") if text.isascii() else None
+    if raw is not None:
+        for name, members in _ASCII_CLASSES:
+            found = len(raw) - len(raw.translate(None, members))
+            if found:
+                counts[name] = found
+                covered += found
+    else:
+        for name, pattern in (*_CLASSES, *_NON_ASCII):
+            found = len(text) - len(pattern.sub("", text))
+            if found:
+                counts[name] = found
+                covered += found
+    runs, in_runs, spaces_in_runs = _space_runs(text, raw)
     if runs:
-        counts["space"] = len(runs)
-        covered += sum(map(len, runs))
-    single_spaces = text.count(" ") - sum(run.count(" ") for run in runs)
+        counts["space"] = runs
+        covered += in_runs
+    single_spaces = text.count(" ") - spaces_in_runs
     other = len(text) - covered - single_spaces
     if other > 0:
         counts["other"] = other
     return counts
+
+
+def _space_runs(text: str, raw: bytes | None) -> tuple[int, int, int]:
+    """(how many whitespace runs, their characters, the spaces among them): what
+    `_SPACE_RUN` finds, counted without it in an ASCII text (`raw`, its bytes)."""
+    if raw is None:
+        rest, runs = _SPACE_RUN.subn("", text)
+        return runs, len(text) - len(rest), text.count(" ") - rest.count(" ")
+    # Each byte as "n" (other whitespace), " " or "x" (the rest), after an "x" standing for
+    # the start: a run is a group of "n" (with the spaces after it), or two spaces or more
+    # after an "x".
+    marks = b"x" + raw.translate(_WHITESPACE_MARKS)
+    groups = marks.count(b"xn") + marks.count(b" n")
+    long_spaces = marks.count(b"x  ")
+    single_spaces = marks.count(b"x ") - long_spaces
+    spaces_in_runs = text.count(" ") - single_spaces
+    return groups + long_spaces, marks.count(b"n") + spaces_in_runs, spaces_in_runs
+
+
+_WHITESPACE_MARKS = bytes(ord("n") if chr(c) in "\t\n\r\f\v" else ord(" ") if c == 0x20
+                          else ord("x") for c in range(256))
 
 
 def tokens_from_counts(counts: Mapping[str, int],

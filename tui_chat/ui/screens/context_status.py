@@ -21,6 +21,10 @@ from tui_chat.core.models import AttachmentInfo, Message, Role
 if TYPE_CHECKING:
     from tui_chat.ui.screens.conversation import ConversationScreen
 
+FIGURES_AFTER = 0.05
+"""Seconds after a conversation is shown that its context and cost are worked out: after its
+first frame (a screen update is due every 1/60 s), so that the messages come first."""
+
 
 def cost_line(reply_cost: float | None, total: float | None, unpriced: int) -> str:
     """"0.0012 USD · total 0.0340 USD" (either part only when known)."""
@@ -84,12 +88,21 @@ class ContextStatus:
         self._reply_cost = message.usage.cost_usd if message.usage is not None else None
         self.refresh()
 
-    def changed(self) -> None:
-        """Another model or conversation: the last reply's figures are no longer this one's."""
+    def changed(self, *, after_frame: bool = False) -> None:
+        """Another model or conversation: the last reply's figures are no longer this one's.
+        `after_frame`: a conversation just shown, whose messages are drawn first; the context
+        and cost follow in the next moment (estimating a long path takes a while)."""
         self._reply_cost = None
         self.host.status.update_info(time_to_first_token=None, tokens_per_second=None,
-                                     usage=None, speed_estimated=False, note="")
-        self.refresh()
+                                     usage=None, speed_estimated=False, note="",
+                                     **({"context": "", "cost": ""} if after_frame else {}))
+        if after_frame:
+            workspace = self.host.workspace
+            self.host.message_list.set_context_from(workspace.session.conversation.context_from)
+            # A timer, not call_after_refresh: that ran before the messages were painted.
+            self.host.set_timer(FIGURES_AFTER, self.refresh)
+        else:
+            self.refresh()
 
     def before_send(self, text: str, send: Callable[[str], None],
                     attachments: Sequence[AttachmentInfo] = ()) -> None:

@@ -179,7 +179,7 @@ class ConversationScreen(Screen[None]):
         await self.message_list.load(messages)
         self.prompt.prompt_history = [m.content for m in messages if m.role is Role.USER][-100:]
         self.refresh_chrome()
-        self.context_status.changed()
+        self.context_status.changed(after_frame=True)
         sidebar = self.sidebar
         if sidebar is not None:
             sidebar.refresh_active()

@@ -115,6 +115,8 @@ class ConversationList(Vertical):
         """The newest matching message of each of the newest conversations the search found."""
         self._matching: frozenset[str] = frozenset()
         """Every conversation the full-text search found (the count is theirs)."""
+        self._all_matching = True
+        """False: the search stopped counting (store_search.COUNT_LIMIT); there are more."""
         self._searched = ""
 
     def compose(self) -> ComposeResult:
@@ -146,7 +148,7 @@ class ConversationList(Vertical):
         if self.filter_text.strip():
             self._start_search(self.filter_text, delay=0)
         else:
-            self._hits, self._matching = {}, frozenset()
+            self._hits, self._matching, self._all_matching = {}, frozenset(), True
             self._draw()
 
     @property
@@ -192,7 +194,9 @@ class ConversationList(Vertical):
             if count == 0:
                 return "No saved conversations yet."
             return ("1 conversation" if count == 1 else f"{count} conversations") + more
-        return "Nothing matches." if count == 0 else f"{count} matching{more}"
+        if count == 0:
+            return "Nothing matches."
+        return f"{count} matching{more}" if self._all_matching else f"Over {count} matching{more}"
 
     def _prompt(self, summary: ConversationSummary, spans: list[tuple[int, int]],
                 hit: SearchHit | None) -> Content:
@@ -234,7 +238,7 @@ class ConversationList(Vertical):
     @on(Input.Changed, "#conversation-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
         event.stop()
-        self._hits, self._matching = {}, frozenset()
+        self._hits, self._matching, self._all_matching = {}, frozenset(), True
         self._draw()  # titles filter at once; full text follows
         if event.value.strip():
             self._start_search(event.value, delay=SEARCH_DELAY)
@@ -261,6 +265,7 @@ class ConversationList(Vertical):
             return  # typing went on; a newer search follows
         self._hits = {hit.conversation_id: hit for hit in found.hits}
         self._matching = found.conversation_ids
+        self._all_matching = found.complete
         self._searched = query
         self._draw()
 
