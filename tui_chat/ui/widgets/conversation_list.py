@@ -2,7 +2,15 @@
 open / new / rename / delete / export keys. It reads the store to draw the list; what the keys
 ask for it posts (`…Requested`), and the conversation screen decides and does it.
 
-Titles and snippets are untrusted: drawn as `rich.text.Text`, matches styled by span.
+A row is one line, two at most, so that more titles show and more of each: the title first
+(bold), its meta dim and right-aligned on the title's last line: the date, then the number of
+messages and the model when they fit too (a short title has room for all three; a long one
+keeps the date). A title too long for its line goes on onto a second one, cut there with "…".
+Widths are cells as the terminal counts them (ui/cells.py installs that table in Rich, which
+`Content` measures with), so a Hindi or CJK title never pushes the border. A search hit adds
+one line: the matching text.
+
+Titles and snippets are untrusted: drawn as `Content`, matches styled by span.
 """
 
 from __future__ import annotations
@@ -31,6 +39,48 @@ from tui_chat.ui.highlight import around_first_match, find_terms, highlighted_co
 LIST_LIMIT = 2000  # conversations read for the title filter
 MAX_SHOWN = 300  # rows drawn at most
 SEARCH_DELAY = 0.15  # seconds of typing pause before the full-text search runs
+
+
+TITLE_CHARS = 200  # of a title, at most, before it is cut to its lines
+INDENT = "  "  # the marker's width: a title's second line and a snippet start under it
+META_GAP = 2  # cells at least between a title and its meta
+
+
+def title_lines(marker: Content, title: Content, details: list[str], width: int
+                ) -> list[Content]:
+    """`title` after `marker` in one line of `width` cells, two when it needs them, with as
+    many of `details` (most important first) as fit dim and right-aligned on the last line;
+    the first detail (the date) always shows."""
+    room = width - marker.cell_length
+    first = title.wrap(room)[0] if title.cell_length > room else title
+    rest = title[len(first.plain):]
+    rest = rest[len(rest.plain) - len(rest.plain.lstrip()):]
+    if not rest.plain:  # one line, if the date fits beside it
+        meta = _meta(details, room - first.cell_length - META_GAP)
+        if meta is not None or not details:
+            return [_with_meta(Content.assemble(marker, first), meta, width)]
+    lines = [Content.assemble(marker, first)]
+    room = width - len(INDENT)
+    meta = _meta(details, room - rest.cell_length - META_GAP) or _meta(details[:1], room // 2)
+    space = room - (meta.cell_length + META_GAP if meta is not None else 0)
+    rest = rest.truncate(space, ellipsis=True) if rest.cell_length > space else rest
+    lines.append(_with_meta(Content.assemble(INDENT, rest), meta, width))
+    return lines
+
+
+def _meta(details: list[str], room: int) -> Content | None:
+    """The most of `details` (in order) that fits in `room` cells; None if not even the first."""
+    for count in range(len(details), 0, -1):
+        meta = Content.styled(" · ".join(details[:count]), "dim")
+        if meta.cell_length <= room:
+            return meta
+    return None
+
+
+def _with_meta(line: Content, meta: Content | None, width: int) -> Content:
+    if meta is None:
+        return line
+    return Content.assemble(line, " " * (width - line.cell_length - meta.cell_length), meta)
 
 
 class ConversationList(Vertical):
@@ -196,35 +246,37 @@ class ConversationList(Vertical):
 
     def _prompt(self, summary: ConversationSummary, spans: list[tuple[int, int]],
                 hit: SearchHit | None) -> Content:
-        width = self._line_width()
-        when = self._local_time(summary.updated).strftime("%b %d %H:%M")
-        details = [when, f"{summary.message_count} msgs"]
+        count = summary.message_count
+        details = [self._local_time(summary.updated).strftime("%b %d"),
+                   "1 msg" if count == 1 else f"{count} msgs"]
         if summary.model:
             details.append(one_line(summary.model.rsplit("/", 1)[-1], 30))
-        parts: list[Content | tuple[str, str]] = [
-            ("● " if summary.id == self.active_id else "  ", "bold"),
-            highlighted_content(summary.title, spans, style="bold", limit=width),
-            ("\n  " + one_line(" · ".join(details), width), "dim"),
-        ]
+        title = highlighted_content(summary.title, spans, style="bold", limit=TITLE_CHARS)
+        marker = "● " if summary.id == self.active_id else "  "
+        lines = title_lines(Content.styled(marker, "bold"), title, details,
+                            self._line_width())
         if hit is not None:
-            parts += [Content("\n  "), self._snippet(hit)]
-        return Content.assemble(*parts)
+            lines.append(Content.assemble(INDENT, self._snippet(hit)))
+        return Content("\n").join(lines)
 
     def _snippet(self, hit: SearchHit) -> Content:
-        text, spans = around_first_match(hit.snippet, hit.spans, self._line_width())
-        return highlighted_content(text, spans, style="italic", limit=self._line_width())
+        width = self._line_width() - len(INDENT)
+        text, spans = around_first_match(hit.snippet, hit.spans, width)
+        return highlighted_content(text, spans, style="italic", limit=200).truncate(
+            width, ellipsis=True)
 
     def _line_width(self) -> int:
-        """Characters that fit on one row of the list (options wrap otherwise)."""
+        """Cells that fit on one row of the list (options wrap otherwise)."""
         width = self.option_list.scrollable_content_region.width
-        return max(10, (width or 34) - 3)
+        return max(12, (width or 34) - 1)
 
     def on_resize(self) -> None:
         self._draw()
 
     def _hit_prompt(self, hit: SearchHit) -> Content:
-        title = highlighted_content(hit.title, [], style="bold", limit=self._line_width())
-        return Content.assemble("  ", title, "\n  ", self._snippet(hit))
+        title = highlighted_content(hit.title, [], style="bold", limit=TITLE_CHARS)
+        lines = title_lines(Content(INDENT), title, [], self._line_width())
+        return Content("\n").join([*lines, Content.assemble(INDENT, self._snippet(hit))])
 
     def _status(self, text: str) -> None:
         self.query_one("#conversation-status", Static).update(Text(one_line(text, 300)))
