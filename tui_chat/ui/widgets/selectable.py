@@ -12,9 +12,9 @@ of the screen gives: a paragraph wrapped in the view is copied wrapped).
 A selection snaps to grapheme clusters (what a reader sees as one character: a Devanagari
 consonant with its vowel sign or virama, `क्ष`, an emoji ZWJ sequence, a flag): its start moves
 back to the start of the cluster it falls in, its end on to that cluster's end, so what is
-painted and what is copied are whole clusters. The clusters are the `regex` module's `\\X`
-(Unicode's extended grapheme clusters, with the Indic conjunct rule), imported on the first
-selection, not at start-up.
+painted and what is copied are whole clusters. The clusters are the `wcwidth` package's
+(Unicode's extended grapheme clusters, with the Indic conjunct rule; the package whose tables
+give the cell widths, ui/cell_table.py), imported on the first selection, not at start-up.
 """
 
 from __future__ import annotations
@@ -56,9 +56,13 @@ def selection_paint(selection: Style, background: Color | None) -> Paint:
 @functools.lru_cache(maxsize=512)
 def cluster_starts(text: str) -> tuple[int, ...]:
     """Where each grapheme cluster of `text` starts (character offsets), and its length."""
-    import regex
+    from wcwidth import iter_graphemes
 
-    return (*(match.start() for match in regex.finditer(r"\X", text)), len(text))
+    starts, at = [], 0
+    for cluster in iter_graphemes(text):
+        starts.append(at)
+        at += len(cluster)
+    return (*starts, len(text))
 
 
 def snap_start(text: str, x: int) -> int:
