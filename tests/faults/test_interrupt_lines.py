@@ -97,8 +97,9 @@ def test_a_closed_pipe_ends_quietly_with_141_and_the_reply_so_far_is_saved(
     assert content.startswith(RECEIVED) and status == "interrupted"
 
 
+@STOPS
 def test_ctrl_c_before_the_first_token_leaves_a_stopped_reply_that_ask_again_replaces(
-        tmp_path: Path, chutes_server: FakeProvider) -> None:
+        signum: int, tmp_path: Path, chutes_server: FakeProvider) -> None:
     """Nothing arrived: the reply is saved as stopped before it began (not an empty
     "interrupted" text), and `ask -c` with the same prompt retries on the same message."""
     gate = threading.Event()
@@ -113,12 +114,13 @@ def test_ctrl_c_before_the_first_token_leaves_a_stopped_reply_that_ask_again_rep
         while not chutes_server.requests:
             assert time.monotonic() < deadline and process.poll() is None
             time.sleep(0.05)
-        process.send_signal(signal.SIGINT)
+        process.send_signal(signum)
         out, err = process.communicate(timeout=BOUND)
     finally:
         gate.set()
-    assert (process.returncode, out) == (128 + signal.SIGINT, b""), err
-    assert b"Traceback" not in err
+    assert (process.returncode, out) == (128 + signum, b""), err
+    assert err == (b"tui-chat: stopped before the reply began; ask again with -c and the same "
+                   b"prompt to retry it.\n")
     assert saved_reply(tmp_path / "store.sqlite3") == ("", "interrupted", NOT_STARTED_NOTE)
     again = subprocess.run([sys.executable, "-m", "tui_chat", "ask", "-c", "tell me"],
                            capture_output=True, env=env, cwd=ROOT, timeout=BOUND)
