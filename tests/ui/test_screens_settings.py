@@ -91,6 +91,7 @@ async def test_invalid_values_are_shown_inline_and_nothing_is_saved(tmp_path: Pa
             "Must start with http:// or https://.")
         assert error_text(screen, "timeouts", "read") == "Must be greater than 0."
         assert error_text(screen, "parameters", "max_tokens") == ""
+        assert screen.focused is field(screen, "parameters", "temperature")  # the top one
         summary = str(screen.query_one("#summary", Static).render())
         assert summary.startswith("3 settings need fixing")
         assert app.screen is screen and not path.exists()
@@ -252,6 +253,7 @@ async def test_a_key_typed_for_a_keyless_provider_marks_that_field(tmp_path: Pat
         marked = {w.id for w in screen.query(".-invalid")}
         assert marked == {screen._ids[("providers", "local", "api_key")],
                           screen._ids[("parameters", "temperature")]}
+        assert screen.focused is field(screen, "parameters", "temperature")  # the top one
         summary = str(screen.query_one("#summary", Static).render())
         assert summary.startswith("2 settings need fixing") and "sk-local" not in summary
         assert app.screen is screen and not path.exists()

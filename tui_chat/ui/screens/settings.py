@@ -245,9 +245,9 @@ class SettingsScreen(ModalScreen[Settings | None]):
                 self._unplaced.append(message)
                 continue
             said.setdefault(self._ids[field], []).append(message)
-        for field_id, lines in said.items():
-            shown = self.query_one(f"#error-{field_id}", Static)
-            shown.update(" ".join(lines))
+        for field_id in [field_id for field_id in self._ids.values() if field_id in said]:
+            shown = self.query_one(f"#error-{field_id}", Static)  # top first: focus goes there
+            shown.update(" ".join(said[field_id]))
             shown.add_class("shown")
             editor = self.query_one(f"#{field_id}")
             editor.add_class("-invalid")
