@@ -23,7 +23,7 @@ from benchmarks.common import Figure, figure, info, median, report, timer
 from tui_chat.core.text import one_line
 from tui_chat.ui import cells
 from tui_chat.ui.highlight import highlighted_content
-from tui_chat.ui.widgets.conversation_list import title_lines
+from tui_chat.ui.widgets.conversation_list import _title_lines, title_lines
 
 WIDTH = 33  # the list's cells at the sidebar's width of 36
 TITLES = [f"परीक्षण रिपोर्ट {i}: हिन्दी शीर्षक" if i % 3 == 0 else
@@ -40,7 +40,7 @@ def _old_rows() -> None:
 
 
 def _new_rows() -> None:
-    title_lines.cache_clear()
+    _title_lines.cache_clear()
     for title in TITLES:
         title_lines("  ", highlighted_content(title, [], style="bold", limit=200),
                     ("Nov 28", "2 msgs", "sutra-v2"), WIDTH)

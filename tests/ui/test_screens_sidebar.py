@@ -162,6 +162,10 @@ async def test_filter_by_title_and_nothing_matches(store: Store, tmp_path: Path)
         field.value = "PYTHON"
         await until(pilot, lambda: sidebar.search_done)
         assert [option.id for option in sidebar.option_list.options] == [ids["python"]]
+        # The title drawn plain a moment ago is drawn again with its match marked.
+        prompt = sidebar.option_list.options[0].prompt
+        assert [(span.start, span.end) for span in prompt.spans  # type: ignore[union-attr]
+                if span.style == "bold reverse"] == [(2, 8)]
         field.value = "zzzz nothing"
         await until(pilot, lambda: sidebar.search_done)
         assert sidebar.option_list.option_count == 0

@@ -50,14 +50,22 @@ META_GAP = 2  # cells at least between a title and its meta
 _JOINERS = frozenset("\u200c\u200d\ufe0e\ufe0f")  # ZWNJ, ZWJ, variation selectors
 
 
-@functools.lru_cache(maxsize=2048)
 def title_lines(marker: str, title: Content, details: tuple[str, ...], width: int) -> Content:
     """`title` after `marker` in one line of `width` cells, two when it needs them, with as
     many of `details` (most important first) as fit dim and right-aligned on the last line;
     the first detail (the date) always shows. Measured and put together on the plain text
     (the title's spans moved along): this runs for every row drawn, at each keystroke in the
     filter, where Content's own slicing and joining cost twice as much again."""
-    plain, room = title.plain, width - cell_len(marker)
+    # Cached by text AND spans: a Content equals any other with the same text, whatever its
+    # styles, so it cannot be the key itself (a match highlighted would be drawn plain).
+    return _title_lines(marker, title.plain, tuple(title.spans), details, width)
+
+
+@functools.lru_cache(maxsize=2048)
+def _title_lines(marker: str, plain: str, spans: tuple[Span, ...], details: tuple[str, ...],
+                 width: int) -> Content:
+    title = Content(plain, list(spans), strip_control_codes=False)
+    room = width - cell_len(marker)
     cut = _fit(plain, room, at_space=True) if cell_len(plain) > room else len(plain)
     rest = cut + len(plain[cut:]) - len(plain[cut:].lstrip())
     if rest == len(plain):  # one line, if the date fits beside it
