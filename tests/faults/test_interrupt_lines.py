@@ -8,14 +8,16 @@ from __future__ import annotations
 import os
 import pty
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
 
-from tests.fakeprovider import FakeProvider
+from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tests.faults.test_signals import (
     BOUND,
     RECEIVED,
@@ -25,6 +27,7 @@ from tests.faults.test_signals import (
     read_until,
     saved_reply,
 )
+from tui_chat.core.session import NOT_STARTED_NOTE
 
 SENTENCE = {signal.SIGINT: b"tui-chat: interrupted.", signal.SIGTERM: b"tui-chat: stopped by"}
 STOPS = pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["INT", "TERM"])
@@ -92,3 +95,39 @@ def test_a_closed_pipe_ends_quietly_with_141_and_the_reply_so_far_is_saved(
     assert (process.returncode, err) == (128 + signal.SIGPIPE, b"")
     content, status, _ = saved_reply(tmp_path / "store.sqlite3")
     assert content.startswith(RECEIVED) and status == "interrupted"
+
+
+@STOPS
+def test_ctrl_c_before_the_first_token_leaves_a_stopped_reply_that_ask_again_replaces(
+        signum: int, tmp_path: Path, chutes_server: FakeProvider) -> None:
+    """Nothing arrived: the reply is saved as stopped before it began (not an empty
+    "interrupted" text), and `ask -c` with the same prompt retries on the same message."""
+    gate = threading.Event()
+    chutes_server.script(Reply(stream_of(["never"]), gate=gate, gate_after=0),
+                         Reply(stream_of(["second ", "try"])))
+    env = environment(tmp_path, chutes_server)
+    try:
+        process = subprocess.Popen([sys.executable, "-m", "tui_chat", "ask", "tell me"],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                                   cwd=ROOT)
+        deadline = time.monotonic() + BOUND  # a bound for a broken build, not a timing
+        while not chutes_server.requests:
+            assert time.monotonic() < deadline and process.poll() is None
+            time.sleep(0.05)
+        process.send_signal(signum)
+        out, err = process.communicate(timeout=BOUND)
+    finally:
+        gate.set()
+    assert (process.returncode, out) == (128 + signum, b""), err
+    assert err == (b"tui-chat: stopped before the reply began; ask again with -c and the same "
+                   b"prompt to retry it.\n")
+    assert saved_reply(tmp_path / "store.sqlite3") == ("", "interrupted", NOT_STARTED_NOTE)
+    again = subprocess.run([sys.executable, "-m", "tui_chat", "ask", "-c", "tell me"],
+                           capture_output=True, env=env, cwd=ROOT, timeout=BOUND)
+    assert (again.returncode, again.stdout) == (0, b"second try"), again.stderr
+    with sqlite3.connect(tmp_path / "store.sqlite3") as raw:
+        rows = raw.execute("SELECT role, content FROM messages ORDER BY seq").fetchall()
+    raw.close()
+    assert rows == [("user", "tell me"), ("assistant", "second try")]
+    assert chutes_server.requests[-1].body["messages"] == [  # type: ignore[index]
+        {"role": "user", "content": "tell me"}]

@@ -61,3 +61,15 @@ def test_the_readme_lists_every_binding_id() -> None:
     declared = {b.id for bindings in declared_bindings().values() for b in bindings if b.id}
     assert listed == declared
 
+
+
+def test_alt_enter_and_ctrl_j_are_listed_as_new_line_keys_in_help_and_readme(
+        make_app: AppFactory) -> None:
+    rows = {row.keys: row.description for row in collect_key_help(make_app(), None)
+            if row.group == "Prompt"}
+    assert "new line" in rows["Ctrl+J"] and "new line" in rows["Alt+Enter"], rows
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    keys = {cells[1].strip(): cells[3] for line in readme.splitlines()
+            if (cells := line.split("|")) and len(cells) > 4 and "prompt" in cells[2]}
+    assert any("Alt+Enter" in key and "new line" in what for key, what in keys.items()), keys
+    assert "new line" in keys["Ctrl+J"]

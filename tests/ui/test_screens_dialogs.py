@@ -97,7 +97,9 @@ async def test_help_lists_every_described_binding_generated_from_bindings() -> N
         assert ("App", "Ctrl+P", "Command palette") in text
         assert ("App", "Ctrl+Q", "Quit") in text
         assert ("Chat screen", "Ctrl+R", "Regenerate the last reply") in text
-        assert ("Prompt", "Ctrl+J", "Insert a new line in the prompt") in text
+        assert ("Prompt", "Ctrl+J", "Insert a new line in the prompt (in every terminal)") in text
+        assert ("Prompt", "Alt+Enter",
+                "Insert a new line (in terminals that report Alt+Enter)") in text
         assert ("Prompt", "Enter", "Send the prompt") in text
         app.push_screen(HelpScreen())
         await pilot.pause()

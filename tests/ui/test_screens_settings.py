@@ -91,6 +91,7 @@ async def test_invalid_values_are_shown_inline_and_nothing_is_saved(tmp_path: Pa
             "Must start with http:// or https://.")
         assert error_text(screen, "timeouts", "read") == "Must be greater than 0."
         assert error_text(screen, "parameters", "max_tokens") == ""
+        assert screen.focused is field(screen, "parameters", "temperature")  # the top one
         summary = str(screen.query_one("#summary", Static).render())
         assert summary.startswith("3 settings need fixing")
         assert app.screen is screen and not path.exists()
@@ -214,3 +215,52 @@ async def test_theme_is_previewed_while_browsing_the_open_list() -> None:
         await pilot.pause()
         assert app.theme == "tui-chat-dusk"
     assert app.results == [None]
+
+
+async def test_tab_goes_through_the_fields_in_the_order_they_are_drawn() -> None:
+    app = Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        screen = await open_settings(app, pilot, SettingsScreen(Settings()))
+        form = screen.query_one("#form")
+        chain = screen.focus_chain
+        assert form not in chain  # no stop without a cue before the first field
+        inside = [w for w in chain if form in w.ancestors]
+        drawn = sorted(inside, key=lambda w: (w.region.y, w.region.x))  # on the screen
+        assert inside == drawn and len(inside) >= len(screen.specs)
+        assert [w.id for w in chain[len(inside):]] == ["cancel", "save"]  # then the buttons
+        visited = [screen.focused]
+        for _ in range(len(chain) - 1):
+            await pilot.press("tab")
+            visited.append(screen.focused)
+        assert visited == chain
+        await pilot.press("tab")
+        assert screen.focused is chain[0]  # round again, to the first field
+
+
+async def test_a_key_typed_for_a_keyless_provider_marks_that_field(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    original = Settings(providers={"local": ProviderConfig(base_url="http://127.0.0.1:9/v1",
+                                                           needs_key=False)})
+    app = Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        screen = await open_settings(app, pilot, SettingsScreen(original, path=path))
+        field(screen, "providers", "local", "api_key").value = "sk-local-1234"
+        field(screen, "parameters", "temperature").value = "5"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert "needs no key" in error_text(screen, "providers", "local", "api_key")
+        assert error_text(screen, "parameters", "temperature") == "Must be between 0 and 2."
+        marked = {w.id for w in screen.query(".-invalid")}
+        assert marked == {screen._ids[("providers", "local", "api_key")],
+                          screen._ids[("parameters", "temperature")]}
+        assert screen.focused is field(screen, "parameters", "temperature")  # the top one
+        summary = str(screen.query_one("#summary", Static).render())
+        assert summary.startswith("2 settings need fixing") and "sk-local" not in summary
+        assert app.screen is screen and not path.exists()
+        field(screen, "providers", "local", "api_key").value = ""
+        field(screen, "parameters", "temperature").value = ""
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    [saved] = app.results
+    local = saved.providers["local"]
+    assert local.api_key is None and local.needs_key is False and path.exists()

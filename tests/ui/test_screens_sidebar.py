@@ -93,10 +93,40 @@ async def test_newest_first_and_titles_literal(store: Store, tmp_path: Path) -> 
         ordered = [option.id for option in sidebar.option_list.options]
         assert ordered == [ids["nasty"], ids["python"], ids["trip"]]
         first = shown(sidebar)[0]
-        assert first.startswith("  [bold red]x[/] ]0;pwned[@cli")  # literal; cut to fit
+        assert " ".join(first.split()).startswith("[bold red]x[/] ]0;pwned[@cli")  # literal
         assert "\x1b" not in "".join(shown(sidebar))
-        assert re.search(r"\n  [A-Z][a-z]{2} \d\d \d\d:\d\d · 1 msgs$", first)
+        assert re.search(r"…  [A-Z][a-z]{2} \d\d$", first)  # cut to fit, the date beside it
+        assert re.search(r"^  Python help +[A-Z][a-z]{2} \d\d · 1 msg$", shown(sidebar)[1])
         assert app.is_running
+
+
+async def test_a_row_is_one_line_or_two_and_shows_more_of_a_long_title(
+        store: Store, tmp_path: Path) -> None:
+    long = ("Explain the difference between asyncio and threads in Python for a scraper "
+            "that fetches many pages")
+    store.create_conversation(Conversation(title=long))
+    for title in ("Short one", "परीक्षण रिपोर्ट: हिन्दी शीर्षक", "中文标题：边框测试"):
+        conversation = store.create_conversation(Conversation(title=title))
+        store.add_message(Message(conversation_id=conversation.id, role=Role.USER,
+                                  content="hi", provider="sutra", model="sutra-v2"))
+    app = Host(store, tmp_path)
+    async with app.run_test(size=(60, 30)) as pilot:
+        sidebar = app.query_one(ConversationList)
+        await pilot.pause()
+        width = sidebar.option_list.scrollable_content_region.width
+        rows = {option.id: str(option.prompt).split("\n")
+                for option in sidebar.option_list.options}
+        assert all(1 <= len(lines) <= 2 for lines in rows.values()), rows
+        short = next(lines for lines in rows.values() if "Short one" in lines[0])
+        assert len(short) == 1 and re.search(r"Short one +[A-Z][a-z]{2} \d\d · 1 msg", short[0])
+        wrapped = next(lines for lines in rows.values() if "Explain" in lines[0])
+        assert len(wrapped) == 2 and re.search(r"…  [A-Z][a-z]{2} \d\d( · 0 msgs)?$", wrapped[1])
+        seen = " ".join(" ".join(wrapped).split())
+        assert seen.startswith("Explain the difference between asyncio")
+        assert len(seen) > width  # more of it than the one line a row used to give it
+        for option in sidebar.option_list.options:  # every line fits: nothing wraps again
+            assert all(line.cell_length <= width
+                       for line in option.prompt.split("\n"))  # type: ignore[union-attr]
 
 
 async def test_filter_finds_a_hindi_message_by_full_text(store: Store, tmp_path: Path) -> None:
@@ -132,6 +162,10 @@ async def test_filter_by_title_and_nothing_matches(store: Store, tmp_path: Path)
         field.value = "PYTHON"
         await until(pilot, lambda: sidebar.search_done)
         assert [option.id for option in sidebar.option_list.options] == [ids["python"]]
+        # The title drawn plain a moment ago is drawn again with its match marked.
+        prompt = sidebar.option_list.options[0].prompt
+        assert [(span.start, span.end) for span in prompt.spans  # type: ignore[union-attr]
+                if span.style == "bold reverse"] == [(2, 8)]
         field.value = "zzzz nothing"
         await until(pilot, lambda: sidebar.search_done)
         assert sidebar.option_list.option_count == 0

@@ -18,6 +18,7 @@ from tui_chat.core.events import ContentDelta, ReasoningDelta
 from tui_chat.core.models import MessageStatus, Parameters, Role
 from tui_chat.core.session import (
     CANCELLED_NOTE,
+    NOT_STARTED_NOTE,
     ActivePathChanged,
     ChatSession,
     ReplyFailed,
@@ -327,3 +328,22 @@ async def test_stopping_right_after_the_reply_started_saves_it_interrupted(
     reply = store.get_messages(session.conversation.id)[-1]
     assert reply.role == Role.ASSISTANT and reply.status == MessageStatus.INTERRUPTED
     assert chutes_server.requests == []  # nothing was sent
+
+
+async def test_a_reply_stopped_before_its_first_token_says_so_and_the_retry_replaces_it(
+        store: Store, client: ProviderClient, chutes_server: FakeProvider) -> None:
+    chutes_server.script(Reply(stream_of(["again"])))
+    session = ChatSession.start(store)
+    events = session.send("q", client=client, model="m")
+    async for event in events:
+        if isinstance(event, ReplyStarted):
+            break
+    await events.aclose()
+    stopped = store.get_messages(session.conversation.id)[-1]
+    assert stopped.stopped_before_start and stopped.error == NOT_STARTED_NOTE
+    assert [m.role for m in session.history()] == [Role.USER]  # never context
+    await drain(session.send("q", client=client, model="m"))
+    saved = store.get_messages(session.conversation.id)
+    assert [(m.role, m.content) for m in saved] == [(Role.USER, "q"), (Role.ASSISTANT, "again")]
+    assert store.siblings(saved[-1].id).count == 1  # it gave its place; not a branch
+    assert [m["content"] for m in sent_messages(chutes_server)] == ["q"]

@@ -51,9 +51,15 @@ def read_prompt(prompt: str | None, stdin: TextIO) -> str:
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
+class StoppedBeforeStart(Exception):
+    """Ctrl+C or a stop signal came before the reply's first token: nothing was received."""
+
+
 async def run_ask(args: argparse.Namespace, context: Context) -> int:
     """The exit code. SIGTERM and SIGHUP stop it as Ctrl+C does: everything received so far
-    is saved as interrupted, and the code is 128 + the signal's number."""
+    is saved as interrupted, and the code is 128 + the signal's number. Stopped before the
+    first token, it says so (the reply is saved as stopped before it began, never context;
+    the same prompt asked again with -c takes its place)."""
     received: list[int] = []
     task = asyncio.current_task()
     loop = asyncio.get_running_loop()
@@ -67,6 +73,12 @@ async def run_ask(args: argparse.Namespace, context: Context) -> int:
         loop.add_signal_handler(signum, stop, signum)
     try:
         return await _ask(args, context)
+    except StoppedBeforeStart:
+        stopped_by = received[0] if received else int(signal.SIGINT)
+        with contextlib.suppress(OSError):  # SIGHUP: the terminal may be gone
+            print(f"{PROG}: stopped before the reply began; ask again with -c and the same "
+                  "prompt to retry it.", file=sys.stderr)
+        return 128 + stopped_by
     except asyncio.CancelledError:
         if not received:
             raise  # Ctrl+C: asyncio.run turns it into KeyboardInterrupt
@@ -132,8 +144,14 @@ async def _ask(args: argparse.Namespace, context: Context) -> int:
 
                 return await print_compare(workspace.compare(prompt, parameters), models,
                                            args.show_reasoning)
-            return await print_stream(workspace.send(prompt, parameters, files),
-                                      args.show_reasoning)
+            try:
+                return await print_stream(workspace.send(prompt, parameters, files),
+                                          args.show_reasoning)
+            except asyncio.CancelledError:
+                stopped = workspace.session.stopped_reply
+                if stopped is None or not stopped.stopped_before_start:
+                    raise
+                raise StoppedBeforeStart from None  # said as such, not as "interrupted"
         finally:
             await workspace.aclose()
 

@@ -166,6 +166,13 @@ class Message(BaseModel):
     def empty(self) -> bool:
         return not self.content and not self.reasoning
 
+    @property
+    def stopped_before_start(self) -> bool:
+        """A reply stopped (Esc, Ctrl+C, tui-chat ending) before any of it arrived: nothing to
+        show or send, only that it was stopped; the next attempt takes its place."""
+        return (self.role == Role.ASSISTANT and self.status == MessageStatus.INTERRUPTED
+                and self.empty and not self.partial_in_context)
+
 
 class Conversation(BaseModel):
     id: str = Field(default_factory=new_id)

@@ -18,12 +18,14 @@ Usage (the UI and `tui-chat ask` do exactly this)::
 `send`, `regenerate`, `edit_and_resend` and `reply_to` are async generators of SessionEvent.
 Nothing is ever deleted by them: regenerate adds a sibling reply and makes it active; edit and
 resend adds a sibling user message with its own new reply, the old branch stays. The one
-exception is a reply that failed before any token: it is not a branch, the retry (the same
-prompt sent again, or regenerate) takes its place, and the prompt is not saved twice.
+exception is a reply that failed, or was stopped, before any token: it is not a branch, the
+retry (the same prompt sent again, or regenerate) takes its place, and the prompt is not saved
+twice.
 
 Context (`history`): the active path up to the prompt, without replies still streaming, empty
 ones, and failed ones (`Message.failed`: errors, and interruptions by a failure or a crash). A
-reply the user stopped (Esc, Ctrl+C) is context; one cut off by a failure is only when the user
+reply the user stopped (Esc, Ctrl+C) is context (one stopped before any token is not: it is
+empty, `Message.stopped_before_start`); one cut off by a failure is only when the user
 continues from it on purpose (`send(..., continue_partial=True)`).
 
 The partial reply is flushed to the store at least every `flush_interval` seconds (by the
@@ -71,6 +73,8 @@ if TYPE_CHECKING:  # only a type here: the app starts without importing the HTTP
 Clock = Callable[[], float]
 TITLE_LIMIT = 80
 CANCELLED_NOTE = "The reply was stopped before it finished; the text received so far is kept."
+NOT_STARTED_NOTE = ("The reply was stopped before it began; sending the same message again "
+                    "(or regenerating) retries it.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -432,9 +436,10 @@ class ChatSession:
             # Stopped by the user: what they saw is what the conversation continues from.
             fold.message.partial_in_context = stopped and fold.received
             # A store that cannot save it now (disk full) must not replace the cancellation.
+            note = ((CANCELLED_NOTE if fold.received else NOT_STARTED_NOTE) if stopped
+                    else unexpected_error_sentence(error))
             self.stopped_reply, self.stop_error = self._final_flush(
-                fold.stop(CANCELLED_NOTE if stopped else unexpected_error_sentence(error),
-                          MessageStatus.INTERRUPTED if stopped else MessageStatus.ERROR))
+                fold.stop(note, MessageStatus.INTERRUPTED if stopped else MessageStatus.ERROR))
             raise
         message, unsaved = self._final_flush(self._priced(fold.finish()))
         yield ReplyFinished(message) if unsaved is None else ReplyFailed(message, unsaved)

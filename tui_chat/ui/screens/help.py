@@ -1,7 +1,8 @@
 """The help screen (F1): every key binding of the app and the screen below, from the bindings.
 
 Nothing here is hand-written except the prompt keys that are not bindings (Enter sends,
-Ctrl+J inserts a newline: TextArea swallows Enter, so the prompt handles both in `_on_key`).
+Ctrl+J and Alt+Enter insert a newline: TextArea swallows Enter, so the prompt handles them in
+`_on_key`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from tui_chat.ui.keymap import remapped
 
 PROMPT_KEYS: tuple[tuple[str, str], ...] = (
     ("enter", "Send the prompt"),
-    ("ctrl+j", "Insert a new line in the prompt"),
+    ("ctrl+j", "Insert a new line in the prompt (in every terminal)"),
+    ("alt+enter", "Insert a new line (in terminals that report Alt+Enter)"),
     ("up", "Recall the previous prompt (when the prompt is empty)"),
     ("tab", "Complete the path after @ (an @path attaches the file)"),
 )

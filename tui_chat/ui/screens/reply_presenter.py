@@ -172,8 +172,10 @@ class ReplyPresenter:
         if ended is None or ended.id != reply.message.id:  # stopped before the session saw it
             ended, unsaved = self._saved(reply.message.id), None
         await self.host.message_list.finish_reply(ended)
-        self.host.status.update_info(state="stopped", note="the partial reply is saved"
-                                     if unsaved is None else "the partial reply is NOT saved")
+        note = ("the partial reply is NOT saved" if unsaved is not None
+                else "nothing arrived; Enter sends it again" if not self.received
+                else "the partial reply is saved")
+        self.host.status.update_info(state="stopped", note=note)
         if unsaved is not None and (ended is None or not ended.error):  # else shown inline
             self.host.notify(sanitize(unsaved.message), title="Reply not saved",
                              severity="error", markup=False, timeout=8)

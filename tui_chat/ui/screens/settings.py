@@ -33,6 +33,7 @@ from tui_chat.ui.screens.settings_form import (
     build_settings,
     env_override,
     error_messages,
+    field_for,
     general_fields,
     initial_value,
     provider_fields,
@@ -66,11 +67,14 @@ class SettingsScreen(ModalScreen[Settings | None]):
                                            for index, spec in enumerate(self.specs)}
         self._locked: set[FieldPath] = set()
         self._original_theme: str | None = None
+        self._unplaced: list[str] = []
 
     def compose(self) -> ComposeResult:
         with Vertical(id="settings") as box:
             box.border_title = "Settings"
-            with VerticalScroll(id="form"):
+            # Not a stop of its own for Tab (a stop without a cue, before the first field):
+            # the form scrolls to the field that has focus.
+            with VerticalScroll(id="form", can_focus=False):
                 section = None
                 for spec in self.specs:
                     if spec.section != section:
@@ -210,6 +214,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
         for error in self.query(".error").results(Static):
             error.update("")
             error.remove_class("shown")
+        self.query(".-invalid").remove_class("-invalid")
         try:
             settings = build_settings(self.settings, self.values(),
                                       {spec.path: spec for spec in self.specs})
@@ -231,19 +236,28 @@ class SettingsScreen(ModalScreen[Settings | None]):
         self.dismiss(settings)
 
     def _show_errors(self, messages: dict[FieldPath, str]) -> None:
+        """Each failure on the field it is about: its editor marked, its own error line."""
         first: Widget | None = None
+        said: dict[str, list[str]] = {}
         for path, message in messages.items():
-            field_id = self._ids.get(path)
-            if field_id is None:
+            field = field_for(path, list(self._ids))
+            if field is None:  # about nothing the form shows: the summary says it
+                self._unplaced.append(message)
                 continue
-            shown = self.query_one(f"#error-{field_id}", Static)
-            shown.update(message)
+            said.setdefault(self._ids[field], []).append(message)
+        for field_id in [field_id for field_id in self._ids.values() if field_id in said]:
+            shown = self.query_one(f"#error-{field_id}", Static)  # top first: focus goes there
+            shown.update(" ".join(said[field_id]))
             shown.add_class("shown")
-            first = first or self.query_one(f"#{field_id}")
+            editor = self.query_one(f"#{field_id}")
+            editor.add_class("-invalid")
+            first = first or editor
         count = len(messages)
         noun = "setting needs" if count == 1 else "settings need"
-        self._summary(f"{count} {noun} fixing (marked in red); nothing was saved yet. "
-                      "Fix and press Ctrl+S, or Esc to cancel.")
+        self._summary(" ".join([f"{count} {noun} fixing (marked in red); nothing was saved "
+                                "yet. Fix and press Ctrl+S, or Esc to cancel.",
+                                *self._unplaced]))
+        self._unplaced = []
         if first is not None:
             first.focus()
             first.scroll_visible()

@@ -7,12 +7,13 @@ the editor, their constraints are checked by pydantic on save. No Textual here.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import UnionType
 from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails, InitErrorDetails
 
 from tui_chat.core.config import Settings, Timeouts
 from tui_chat.core.errors import TuiChatError
@@ -154,17 +155,56 @@ def build_settings(original: Settings, values: Mapping[Path, str],
             target.pop(path[-1], None)  # an emptied field goes back to its default
             continue
         target[path[-1]] = value
+    # A key typed for a provider that needs none: said on the key's own field (pydantic would
+    # say it of the whole section, which has no field), the rest validated without it.
+    keyless: list[tuple[Path, str]] = []
+    for name, section in providers.items():
+        if section.get("needs_key") is False and section.get("api_key"):
+            section["api_key"] = None
+            keyless.append((("providers", name, "api_key"), KEYLESS_PROBLEM))
     data["providers"] = {name: section for name, section in providers.items()
                          if any(v is not None for v in section.values())}
-    settings = Settings.model_validate(data)
-    _check_providers(settings)
+    try:
+        settings = Settings.model_validate(data)
+    except ValidationError as error:
+        raise _with_problems(error.errors(), keyless) from None
+    _check_providers(settings, keyless)
     return settings
 
 
-def _check_providers(settings: Settings) -> None:
+KEYLESS_PROBLEM = ("this provider needs no key (needs_key = false in config.toml): leave it "
+                   "empty, or remove needs_key there")
+
+
+def _with_problems(errors: Sequence[ErrorDetails], problems: Sequence[tuple[Path, str]]
+                   ) -> ValidationError:
+    """One ValidationError holding pydantic's `errors` and our `problems` (path, sentence)."""
+    details: list[InitErrorDetails] = []
+    for item in errors:
+        detail = InitErrorDetails(type=item["type"], loc=item["loc"], input=item["input"])
+        if "ctx" in item:
+            detail["ctx"] = item["ctx"]
+        details.append(detail)
+    details += [InitErrorDetails(type="value_error", loc=path, input=None,
+                                 ctx={"error": ValueError(message)})
+                for path, message in problems]
+    return ValidationError.from_exception_data("Settings", details)
+
+
+def field_for(path: Path, fields: Sequence[Path]) -> Path | None:
+    """The form field an error at `path` is about: that field, the one it lies inside, or,
+    for an error about a whole section (a provider's), the first field of that section."""
+    if path in fields:
+        return path
+    inside = [field for field in fields if path[:len(field)] == field]
+    if inside:
+        return max(inside, key=len)
+    return next((field for field in fields if path and field[:len(path)] == path), None)
+
+
+def _check_providers(settings: Settings, problems: list[tuple[Path, str]]) -> None:
     """Problems pydantic cannot see alone: a declared provider without a base URL, a pasted
-    key that cannot be sent (its sentence never quotes it)."""
-    problems: list[tuple[Path, str]] = []
+    key that cannot be sent (its sentence never quotes it); `problems`: those found before."""
     for name in settings.provider_names():
         try:
             settings.resolve_provider(name, env={})
@@ -179,9 +219,7 @@ def _check_providers(settings: Settings) -> None:
             problems.append((("providers", name, "api_key"),
                              f"the key {problem}; paste it again"))
     if problems:
-        raise ValidationError.from_exception_data("Settings", [{
-            "type": "value_error", "loc": path, "input": None,
-            "ctx": {"error": ValueError(message)}} for path, message in problems])
+        raise _with_problems([], problems)
 
 
 def error_messages(error: ValidationError,

@@ -2,22 +2,33 @@
 open / new / rename / delete / export keys. It reads the store to draw the list; what the keys
 ask for it posts (`…Requested`), and the conversation screen decides and does it.
 
-Titles and snippets are untrusted: drawn as `rich.text.Text`, matches styled by span.
+A row is one line, two at most, so that more titles show and more of each: the title first
+(bold), its meta dim and right-aligned on the title's last line: the date, then the number of
+messages and the model when they fit too (a short title has room for all three; a long one
+keeps the date). A title too long for its line goes on onto a second one, cut there with "…".
+Widths are cells as the terminal counts them (ui/cells.py installs that table in Rich, which
+`Content` measures with), so a Hindi or CJK title never pushes the border. A search hit adds
+one line: the matching text.
+
+Titles and snippets are untrusted: drawn as `Content`, matches styled by span.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import unicodedata
 from collections.abc import Callable
 from datetime import datetime
 from typing import ClassVar
 
+from rich.cells import cell_len, get_character_cell_size
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.content import Content
+from textual.content import Content, Span
 from textual.message import Message
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
@@ -31,6 +42,98 @@ from tui_chat.ui.highlight import around_first_match, find_terms, highlighted_co
 LIST_LIMIT = 2000  # conversations read for the title filter
 MAX_SHOWN = 300  # rows drawn at most
 SEARCH_DELAY = 0.15  # seconds of typing pause before the full-text search runs
+
+
+TITLE_CHARS = 200  # of a title, at most, before it is cut to its lines
+INDENT = "  "  # the marker's width: a title's second line and a snippet start under it
+META_GAP = 2  # cells at least between a title and its meta
+_JOINERS = frozenset("\u200c\u200d\ufe0e\ufe0f")  # ZWNJ, ZWJ, variation selectors
+
+
+def title_lines(marker: str, title: Content, details: tuple[str, ...], width: int) -> Content:
+    """`title` after `marker` in one line of `width` cells, two when it needs them, with as
+    many of `details` (most important first) as fit dim and right-aligned on the last line;
+    the first detail (the date) always shows. Measured and put together on the plain text
+    (the title's spans moved along): this runs for every row drawn, at each keystroke in the
+    filter, where Content's own slicing and joining cost twice as much again."""
+    # Cached by text AND spans: a Content equals any other with the same text, whatever its
+    # styles, so it cannot be the key itself (a match highlighted would be drawn plain).
+    return _title_lines(marker, title.plain, tuple(title.spans), details, width)
+
+
+@functools.lru_cache(maxsize=2048)
+def _title_lines(marker: str, plain: str, spans: tuple[Span, ...], details: tuple[str, ...],
+                 width: int) -> Content:
+    title = Content(plain, list(spans), strip_control_codes=False)
+    room = width - cell_len(marker)
+    cut = _fit(plain, room, at_space=True) if cell_len(plain) > room else len(plain)
+    rest = cut + len(plain[cut:]) - len(plain[cut:].lstrip())
+    if rest == len(plain):  # one line, if the date fits beside it
+        meta = _meta(details, room - cell_len(plain) - META_GAP)
+        if meta or not details:
+            return _row(title, [(marker, 0, len(plain), "", meta)], width)
+    room = width - len(INDENT)
+    rest_cells = cell_len(plain[rest:])
+    meta = _meta(details, room - rest_cells - META_GAP) or _meta(details[:1], room // 2)
+    space = room - (cell_len(meta) + META_GAP if meta else 0)
+    end, ellipsis = len(plain), ""
+    if rest_cells > space:
+        end, ellipsis = rest + _fit(plain[rest:], space - 1), "…"
+    return _row(title, [(marker, 0, cut, "", ""), (INDENT, rest, end, ellipsis, meta)], width)
+
+
+def _row(title: Content, lines: list[tuple[str, int, int, str, str]], width: int) -> Content:
+    """Lines of (lead, title[start:end], an ellipsis, meta right-aligned) as one Content."""
+    text: list[str] = []
+    spans: list[Span] = []
+    at = 0
+    for index, (lead, start, end, ellipsis, meta) in enumerate(lines):
+        if index:
+            text.append("\n")
+            at += 1
+        shown = title.plain[start:end] + ellipsis
+        text += [lead, shown]
+        if not index and lead.strip():
+            spans.append(Span(at, at + len(lead), "bold"))  # the marker of the open one
+        at += len(lead)
+        spans += [Span(max(span.start, start) - start + at, min(span.end, end) - start + at,
+                       span.style)
+                  for span in title.spans if span.start < end and span.end > start]
+        at += len(shown)
+        if meta:
+            gap = " " * (width - cell_len(lead) - cell_len(shown) - cell_len(meta))
+            text += [gap, meta]
+            spans.append(Span(at + len(gap), at + len(gap) + len(meta), "dim"))
+            at += len(gap) + len(meta)
+    return Content("".join(text), spans, strip_control_codes=False)
+
+
+def _fit(text: str, room: int, *, at_space: bool = False) -> int:
+    """How many characters of `text` fit in `room` cells (`at_space`: up to the last space
+    among them, when there is one), never parting a mark or joiner from what it follows."""
+    cells = fit = 0
+    for index, char in enumerate(text):
+        cells += get_character_cell_size(char)
+        if cells > room:
+            break
+        fit = index + 1
+    if at_space and fit < len(text):
+        space = text.rfind(" ", 0, fit + 1)
+        if space > 0:
+            return space
+    while 0 < fit < len(text) and (text[fit] in _JOINERS or text[fit - 1] in _JOINERS
+                                   or unicodedata.category(text[fit]).startswith("M")):
+        fit -= 1
+    return fit
+
+
+def _meta(details: tuple[str, ...], room: int) -> str:
+    """The most of `details` (in order) that fits in `room` cells; "" if not even the first."""
+    for count in range(len(details), 0, -1):
+        meta = " · ".join(details[:count])
+        if cell_len(meta) <= room:
+            return meta
+    return ""
 
 
 class ConversationList(Vertical):
@@ -200,35 +303,34 @@ class ConversationList(Vertical):
 
     def _prompt(self, summary: ConversationSummary, spans: list[tuple[int, int]],
                 hit: SearchHit | None) -> Content:
-        width = self._line_width()
-        when = self._local_time(summary.updated).strftime("%b %d %H:%M")
-        details = [when, f"{summary.message_count} msgs"]
+        count = summary.message_count
+        details = [self._local_time(summary.updated).strftime("%b %d"),
+                   "1 msg" if count == 1 else f"{count} msgs"]
         if summary.model:
             details.append(one_line(summary.model.rsplit("/", 1)[-1], 30))
-        parts: list[Content | tuple[str, str]] = [
-            ("● " if summary.id == self.active_id else "  ", "bold"),
-            highlighted_content(summary.title, spans, style="bold", limit=width),
-            ("\n  " + one_line(" · ".join(details), width), "dim"),
-        ]
-        if hit is not None:
-            parts += [Content("\n  "), self._snippet(hit)]
-        return Content.assemble(*parts)
+        title = highlighted_content(summary.title, spans, style="bold", limit=TITLE_CHARS)
+        marker = "● " if summary.id == self.active_id else INDENT
+        row = title_lines(marker, title, tuple(details), self._line_width())
+        return row if hit is None else Content.assemble(row, "\n", INDENT, self._snippet(hit))
 
     def _snippet(self, hit: SearchHit) -> Content:
-        text, spans = around_first_match(hit.snippet, hit.spans, self._line_width())
-        return highlighted_content(text, spans, style="italic", limit=self._line_width())
+        width = self._line_width() - len(INDENT)
+        text, spans = around_first_match(hit.snippet, hit.spans, width)
+        return highlighted_content(text, spans, style="italic", limit=200).truncate(
+            width, ellipsis=True)
 
     def _line_width(self) -> int:
-        """Characters that fit on one row of the list (options wrap otherwise)."""
+        """Cells that fit on one row of the list (options wrap otherwise)."""
         width = self.option_list.scrollable_content_region.width
-        return max(10, (width or 34) - 3)
+        return max(12, (width or 34) - 1)
 
     def on_resize(self) -> None:
         self._draw()
 
     def _hit_prompt(self, hit: SearchHit) -> Content:
-        title = highlighted_content(hit.title, [], style="bold", limit=self._line_width())
-        return Content.assemble("  ", title, "\n  ", self._snippet(hit))
+        title = highlighted_content(hit.title, [], style="bold", limit=TITLE_CHARS)
+        row = title_lines(INDENT, title, (), self._line_width())
+        return Content.assemble(row, "\n", INDENT, self._snippet(hit))
 
     def _status(self, text: str) -> None:
         self.query_one("#conversation-status", Static).update(Text(one_line(text, 300)))

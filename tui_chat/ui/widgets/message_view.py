@@ -64,6 +64,10 @@ def branch_label(position: Position | None) -> str:
     return f"‹ {position[0]}/{position[1]} ›"
 
 
+STOPPED_BEFORE_START = "stopped before it began; Ctrl+R tries again"
+"""The header's note on a reply stopped before any of it arrived (it has no other row)."""
+
+
 def author_line(message: Message, *, live: bool = False, position: Position | None = None,
                 labels: ProviderLabels | None = None) -> Text:
     """The header of a message: who wrote it, which of its branch's alternatives it is, and
@@ -76,7 +80,9 @@ def author_line(message: Message, *, live: bool = False, position: Position | No
     branch = branch_label(position)
     if branch:
         line.append(f"  {branch}", style="bold")
-    if message.status is MessageStatus.INTERRUPTED:
+    if message.stopped_before_start:  # the one row it has: nothing arrived, nothing to keep
+        line.append(f"  · {STOPPED_BEFORE_START}", style="italic")
+    elif message.status is MessageStatus.INTERRUPTED:
         line.append("  · interrupted", style="italic")
     elif message.status is MessageStatus.ERROR:
         line.append("  · failed", style="italic")
@@ -127,7 +133,7 @@ def message_chrome(message: Message, *, show_reasoning: bool = False,
             below.extend(Text(f"  {sanitize(line)}", style="dim") for line in lines)
         else:
             below.append(Text(f"▶ {sanitize(head)} (t shows the calls)", style="italic"))
-    elif message.error:
+    elif message.error and not message.stopped_before_start:
         below.append(capped(Text(f"⚠ {sanitize(message.error)}", style="bold red"),
                             reading_width))
     return above, below

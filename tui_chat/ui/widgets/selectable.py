@@ -8,16 +8,25 @@ that lies between the two), asks each widget for its text (`get_selection`), and
 (`Screen.get_selected_text`, what Ctrl+C copies). Our widgets' rows are Rich renders; the
 text is those rows as drawn, each without the padding at its end (what a terminal's own copy
 of the screen gives: a paragraph wrapped in the view is copied wrapped).
+
+A selection snaps to grapheme clusters (what a reader sees as one character: a Devanagari
+consonant with its vowel sign or virama, `क्ष`, an emoji ZWJ sequence, a flag): its start moves
+back to the start of the cluster it falls in, its end on to that cluster's end, so what is
+painted and what is copied are whole clusters. The clusters are the `wcwidth` package's
+(Unicode's extended grapheme clusters, with the Indic conjunct rule; the package whose tables
+give the cell widths, ui/cell_table.py), imported on the first selection, not at start-up.
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
 from collections.abc import Callable, Sequence
 
 from rich.segment import Segment
 from rich.style import Style as RichStyle
 from textual.color import Color
+from textual.geometry import Offset
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.style import Style
@@ -44,6 +53,44 @@ def selection_paint(selection: Style, background: Color | None) -> Paint:
     return paint
 
 
+@functools.lru_cache(maxsize=512)
+def cluster_starts(text: str) -> tuple[int, ...]:
+    """Where each grapheme cluster of `text` starts (character offsets), and its length."""
+    from wcwidth import iter_graphemes
+
+    starts, at = [], 0
+    for cluster in iter_graphemes(text):
+        starts.append(at)
+        at += len(cluster)
+    return (*starts, len(text))
+
+
+def snap_start(text: str, x: int) -> int:
+    """`x` moved back to the start of the cluster of `text` it falls inside."""
+    if x <= 0 or x >= len(text) or text.isascii():
+        return x
+    starts = cluster_starts(text)
+    return starts[bisect.bisect_right(starts, x) - 1]
+
+
+def snap_end(text: str, x: int) -> int:
+    """`x` (an end, exclusive) moved on to the end of the cluster of `text` it falls inside."""
+    if x <= 0 or x >= len(text) or text.isascii():
+        return x
+    starts = cluster_starts(text)
+    return starts[bisect.bisect_left(starts, x)]
+
+
+def snapped(selection: Selection, lines: Sequence[str]) -> Selection:
+    """`selection` over rows `lines`, its ends moved out to whole grapheme clusters."""
+    start, end = selection
+    if start is not None and 0 <= start.y < len(lines):
+        start = Offset(snap_start(lines[start.y], start.x), start.y)
+    if end is not None and 0 <= end.y < len(lines):
+        end = Offset(snap_end(lines[end.y], end.x), end.y)
+    return Selection(start, end)
+
+
 def highlighted(strips: Sequence[Strip], selection: Selection, paint: Paint) -> list[Strip]:
     """`strips` with the characters of `selection` painted."""
     return [highlighted_row(strip, y, selection, paint) for y, strip in enumerate(strips)]
@@ -55,7 +102,9 @@ def highlighted_row(strip: Strip, y: int, selection: Selection, paint: Paint) ->
     if span is None:
         return strip
     start, end = span
-    return _painted(strip, start, len(strip.text) if end == -1 else end, paint)
+    text = strip.text
+    end = len(text) if end == -1 else snap_end(text, end)
+    return _painted(strip, snap_start(text, start), end, paint)
 
 
 def _painted(strip: Strip, start: int, end: int, paint: Paint) -> Strip:
@@ -79,6 +128,6 @@ def _painted(strip: Strip, start: int, end: int, paint: Paint) -> Strip:
 def selected_text(strips: Sequence[Strip], selection: Selection) -> tuple[str, str]:
     """The text of `strips` under `selection`, and what ends it (a line break), for
     `Widget.get_selection`."""
-    text = "\n".join(strip.text for strip in strips)
-    chosen = selection.extract(text)
+    lines = [strip.text for strip in strips]
+    chosen = snapped(selection, lines).extract("\n".join(lines))
     return "\n".join(line.rstrip() for line in chosen.split("\n")), "\n"
