@@ -92,6 +92,19 @@ class TuiChatApp(App[int]):
             self._exit_renderables.append(Text(sentence))
         self._close_messages_no_wait()
 
+    def get_css_variables(self) -> dict[str, str]:
+        """Textual's design variables and tui-chat's colour roles (`ui.colour_roles`)."""
+        from tui_chat.ui import colour_roles
+
+        return {**super().get_css_variables(), **colour_roles.css_variables(self.current_theme)}
+
+    def watch_theme(self, _name: str) -> None:
+        """Markdown and the warning rows take their colours from the theme in use (before
+        the theme-changed signal redraws the messages)."""
+        from tui_chat.ui import colour_roles
+
+        colour_roles.apply(self.console, self.current_theme)
+
     async def on_mount(self) -> None:
         self._catch_stop_signals()
         self.apply_keys(self.workspace.settings)

@@ -19,6 +19,8 @@ from rich.style import Style as RichStyle
 from rich.syntax import Syntax
 from rich.text import Text
 
+from tui_chat.ui.colour_roles import syntax_theme
+
 
 class _CodeBlock(RichCodeBlock):
     """Rich's code block, drawn as one highlighted Text in a padded box: the same look,
@@ -44,7 +46,8 @@ class _CodeBlock(RichCodeBlock):
         code = str(self.text).rstrip()
         text = (highlighted(code, self.lexer_name, str(self.theme)) if self.keep
                 else _highlight(code, self.lexer_name, str(self.theme)))
-        background = Syntax.get_theme(self.theme).get_background_style() or RichStyle()
+        background = (Syntax.get_theme(syntax_theme(str(self.theme))).get_background_style()
+                      or RichStyle())
         if self.number is None:
             yield Padding(text, 1, style=background, expand=True)
             return
@@ -80,7 +83,7 @@ def _highlighted(code: str, lexer: str, theme: str) -> Text:
 
 
 def _highlight(code: str, lexer: str, theme: str) -> Text:
-    text = Syntax(code, lexer, theme=theme, word_wrap=True).highlight(code)
+    text = Syntax(code, lexer, theme=syntax_theme(theme), word_wrap=True).highlight(code)
     text.rstrip()
     return text
 

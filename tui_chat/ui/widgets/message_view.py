@@ -76,15 +76,15 @@ def author_line(message: Message, *, live: bool = False, position: Position | No
     if branch:
         line.append(f"  {branch}", style="bold")
     if message.status is MessageStatus.INTERRUPTED:
-        line.append("  · interrupted", style="italic")
+        line.append("  · interrupted", style="tc.warning")
     elif message.status is MessageStatus.ERROR:
-        line.append("  · failed", style="italic")
+        line.append("  · failed", style="tc.error")
     elif live:
         line.append("  · writing…", style="italic")
     elif message.status is MessageStatus.STREAMING:
-        line.append("  · incomplete", style="italic")
+        line.append("  · incomplete", style="tc.warning")
     if message.role is Role.ASSISTANT and message.finish_reason == "length" and not live:
-        line.append("  · cut at the max-tokens limit", style="bold italic")
+        line.append("  · cut at the max-tokens limit", style="tc.warning")
     return line
 
 
@@ -117,7 +117,7 @@ def message_chrome(message: Message, *, show_reasoning: bool = False,
         else:
             below.append(Text(f"▶ {sanitize(head)} (t shows the calls)", style="italic"))
     elif message.error:
-        below.append(Text(f"⚠ {sanitize(message.error)}", style="bold red"))
+        below.append(Text(f"⚠ {sanitize(message.error)}", style="tc.error"))
     return above, below
 
 
@@ -275,7 +275,7 @@ class MessageView(Static):
     MessageView.-user { border-left: thick $primary; background: $primary 8%; }
     MessageView.-assistant { border-left: thick $secondary; }
     MessageView.-failed { border-left: thick $error; }
-    MessageView.-selected { background: $accent 20%; border-left: thick $accent; }
+    MessageView.-selected { background: $tc-selection 20%; border-left: thick $tc-selection; }
     MessageView.-out-of-context { border-left: thick $panel; text-opacity: 60%; }
     """
 
