@@ -3,6 +3,8 @@ Markdown style comes from the theme, and text reads on its background (WCAG cont
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from rich.color import Color as RichColor
 from rich.default_styles import DEFAULT_STYLES
@@ -11,6 +13,7 @@ from textual.color import Color
 from textual.theme import BUILTIN_THEMES, Theme
 
 from tests.ui.conftest import AppFactory, conversation, wait_until
+from tests.ui.demo import T0
 from tui_chat.core.config import Settings
 from tui_chat.core.models import Conversation, Message, MessageStatus, Role
 from tui_chat.core.store import Store
@@ -109,16 +112,21 @@ def test_warnings_selection_and_content_have_distinct_roles(theme: Theme) -> Non
 
 
 def seed_warning_rows(store: Store) -> Conversation:
-    chat = store.create_conversation(Conversation(title="Roles"))
-    for message in [
+    """A conversation with a heading, a quote, inline code and a failed reply (fixed dates:
+    the sidebar shows them in snapshots)."""
+    chat = store.create_conversation(Conversation(title="Roles", created=T0, updated=T0))
+    for offset, message in enumerate([
         Message(conversation_id=chat.id, role=Role.USER, content="Quote something"),
         Message(conversation_id=chat.id, role=Role.ASSISTANT, provider="chutes", model="m",
                 content="## Heading two\n\n> quoted words\n\nSome `inline_code()` here."),
         Message(conversation_id=chat.id, role=Role.USER, content="Again"),
         Message(conversation_id=chat.id, role=Role.ASSISTANT, provider="chutes", model="m",
                 content="", status=MessageStatus.ERROR, error="The provider failed (HTTP 500)."),
-    ]:
+    ]):
+        message.created = T0 + timedelta(minutes=offset)
         store.add_message(message)
+    chat.updated = T0 + timedelta(minutes=3)
+    store.update_conversation(chat)
     return chat
 
 

@@ -103,7 +103,7 @@ class TuiChatApp(App[int]):
         the theme-changed signal redraws the messages)."""
         from tui_chat.ui import colour_roles
 
-        colour_roles.apply(self.console, self.current_theme)
+        colour_roles.apply(self.console, self.current_theme, no_color=self.no_color)
 
     async def on_mount(self) -> None:
         self._catch_stop_signals()

@@ -162,8 +162,10 @@ def css_variables(theme: Theme) -> dict[str, str]:
     return {"tc-selection": f"ansi_{_ansi_name(colour)}" if theme.ansi else colour.hex6}
 
 
-def rich_theme(theme: Theme) -> RichTheme:
-    """Every `markdown.*` style Rich uses, and tui-chat's own `tc.*` roles, from `theme`."""
+def rich_theme(theme: Theme, *, no_color: bool = False) -> RichTheme:
+    """Every `markdown.*` style Rich uses, and tui-chat's own `tc.*` roles, from `theme`.
+    With `no_color` (NO_COLOR is set: Textual draws everything in grey), warnings are told
+    apart by attributes alone: an error row in reverse video, warning states underlined."""
     p = Palette.of(theme)
     code_bg = "" if p.ansi else f" on {p.code_background.hex6}"
     on_code = None if p.ansi else p.code_background
@@ -191,22 +193,26 @@ def rich_theme(theme: Theme) -> RichTheme:
         "tc.error": f"bold {p.text(p.error)}",
         "tc.warning": f"bold italic {p.text(p.warning)}",
     }
+    if no_color:
+        styles["tc.error"] = "bold reverse"
+        styles["tc.warning"] = "bold italic underline"
     return RichTheme(styles, inherit=True)
 
 
-_pushed: dict[int, str] = {}
-"""The theme name pushed onto each console (by id) by `apply`."""
+_pushed: dict[int, tuple[str, bool]] = {}
+"""The theme pushed onto each console (by id) by `apply`: its name, and NO_COLOR."""
 
 
-def apply(console: Console, theme: Theme) -> None:
+def apply(console: Console, theme: Theme, *, no_color: bool = False) -> None:
     """Make `console` resolve the Markdown and role styles of `theme` (the last one applied
     is replaced, not stacked)."""
-    if _pushed.get(id(console)) == theme.name:
+    wanted = (theme.name, no_color)
+    if _pushed.get(id(console)) == wanted:
         return
     if id(console) in _pushed:
         console.pop_theme()
-    console.push_theme(rich_theme(theme))
-    _pushed[id(console)] = theme.name
+    console.push_theme(rich_theme(theme, no_color=no_color))
+    _pushed[id(console)] = wanted
     remember(theme)
 
 

@@ -76,15 +76,15 @@ def author_line(message: Message, *, live: bool = False, position: Position | No
     if branch:
         line.append(f"  {branch}", style="bold")
     if message.status is MessageStatus.INTERRUPTED:
-        line.append("  · interrupted", style="tc.warning")
+        line.append("  ").append("· interrupted", style="tc.warning")
     elif message.status is MessageStatus.ERROR:
-        line.append("  · failed", style="tc.error")
+        line.append("  ").append("· failed", style="tc.error")
     elif live:
         line.append("  · writing…", style="italic")
     elif message.status is MessageStatus.STREAMING:
-        line.append("  · incomplete", style="tc.warning")
+        line.append("  ").append("· incomplete", style="tc.warning")
     if message.role is Role.ASSISTANT and message.finish_reason == "length" and not live:
-        line.append("  · cut at the max-tokens limit", style="tc.warning")
+        line.append("  ").append("· cut at the max-tokens limit", style="tc.warning")
     return line
 
 
@@ -275,7 +275,11 @@ class MessageView(Static):
     MessageView.-user { border-left: thick $primary; background: $primary 8%; }
     MessageView.-assistant { border-left: thick $secondary; }
     MessageView.-failed { border-left: thick $error; }
-    MessageView.-selected { background: $tc-selection 20%; border-left: thick $tc-selection; }
+    MessageView.-selected {  /* a bar on both sides: seen without colour, or in 256 */
+        background: $tc-selection 20%;
+        border-left: thick $tc-selection;
+        outline-right: thick $tc-selection;
+    }
     MessageView.-out-of-context { border-left: thick $panel; text-opacity: 60%; }
     """
 
