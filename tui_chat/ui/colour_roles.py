@@ -96,6 +96,17 @@ class Palette:
 
     @classmethod
     def of(cls, theme: Theme) -> Palette:
+        """The palette of `theme` (kept per theme object: generating Textual's design
+        variables takes milliseconds, and the app asks on every CSS refresh)."""
+        known = _palettes.get(theme.name)
+        if known is not None and known[0] is theme:
+            return known[1]
+        palette = cls._made(theme)
+        _palettes[theme.name] = (theme, palette)
+        return palette
+
+    @classmethod
+    def _made(cls, theme: Theme) -> Palette:
         made = theme.to_color_system().generate()
         background = Color.parse(made["background"])
         foreground = Color.parse(made["foreground"])
@@ -135,6 +146,9 @@ class Palette:
     def code_background(self) -> Color:
         """Behind inline code and code blocks: the background, a little toward the text."""
         return self.background.blend(self.foreground, 0.08)
+
+
+_palettes: dict[str, tuple[Theme, Palette]] = {}
 
 
 def _ansi_name(colour: Color) -> str:
