@@ -275,6 +275,15 @@ def syntax_theme(name: str) -> SyntaxTheme | str:
                                (known.foreground, known.background))
 
 
+def prime() -> None:
+    """Build the code colours of every theme seen so far (the warm-up does it off the event
+    loop, before the first code block needs them)."""
+    with _lock:
+        names = list(_themes)
+    for name in names:
+        syntax_theme(f"{CODE_THEME_PREFIX}{name}")
+
+
 @functools.lru_cache(maxsize=64)
 def _built_syntax_theme(name: str, dark: bool, ansi: bool,
                         colours: tuple[str, str]) -> SyntaxTheme:
