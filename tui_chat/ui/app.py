@@ -96,7 +96,8 @@ class TuiChatApp(App[int]):
         """Textual's design variables and tui-chat's colour roles (`ui.colour_roles`)."""
         from tui_chat.ui import colour_roles
 
-        return {**super().get_css_variables(), **colour_roles.css_variables(self.current_theme)}
+        variables = super().get_css_variables()
+        return {**variables, **colour_roles.css_variables(self.current_theme, variables)}
 
     def watch_theme(self, _name: str) -> None:
         """Markdown and the warning rows take their colours from the theme in use (before

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -95,19 +96,18 @@ class Palette:
     ansi: bool
 
     @classmethod
-    def of(cls, theme: Theme) -> Palette:
-        """The palette of `theme` (kept per theme object: generating Textual's design
-        variables takes milliseconds, and the app asks on every CSS refresh)."""
+    def of(cls, theme: Theme, variables: Mapping[str, str] | None = None) -> Palette:
+        """The palette of `theme`, from its design `variables` when the caller has them
+        (kept per theme object: generating Textual's design variables takes milliseconds)."""
         known = _palettes.get(theme.name)
         if known is not None and known[0] is theme:
             return known[1]
-        palette = cls._made(theme)
+        palette = cls._made(theme, variables or theme.to_color_system().generate())
         _palettes[theme.name] = (theme, palette)
         return palette
 
     @classmethod
-    def _made(cls, theme: Theme) -> Palette:
-        made = theme.to_color_system().generate()
+    def _made(cls, theme: Theme, made: Mapping[str, str]) -> Palette:
         background = Color.parse(made["background"])
         foreground = Color.parse(made["foreground"])
         if not theme.ansi:  # a translucent foreground is drawn over the background
@@ -170,9 +170,11 @@ def selection_colour(palette: Palette) -> Color:
     return palette.foreground
 
 
-def css_variables(theme: Theme) -> dict[str, str]:
-    """Design variables for the roles (see app.tcss): `$tc-selection`."""
-    colour = selection_colour(Palette.of(theme))
+def css_variables(theme: Theme, variables: Mapping[str, str] | None = None
+                  ) -> dict[str, str]:
+    """Design variables for the roles: `$tc-selection`. `variables`: Textual's own for
+    `theme`, when already made."""
+    colour = selection_colour(Palette.of(theme, variables))
     return {"tc-selection": f"ansi_{_ansi_name(colour)}" if theme.ansi else colour.hex6}
 
 
