@@ -43,6 +43,8 @@ NEAR_HUE = 0.09
 """Hues closer than this (a fraction of the circle, about 32 degrees) read as the same colour."""
 GREY = 0.2
 """Colours less saturated than this have no hue to speak of (they never clash)."""
+CODE_TINT = 0.08
+"""How far the code background moves from the background toward the text."""
 CODE_THEME_PREFIX = "tui-chat:"
 """Code themes built here are named `tui-chat:<app theme>`; any other name is Pygments'."""
 
@@ -98,7 +100,7 @@ class Palette:
     @classmethod
     def of(cls, theme: Theme, variables: Mapping[str, str] | None = None) -> Palette:
         """The palette of `theme`, from its design `variables` when the caller has them
-        (kept per theme object: generating Textual's design variables takes milliseconds)."""
+        (kept per theme object: Textual's design variables are not cheap to generate)."""
         known = _palettes.get(theme.name)
         if known is not None and known[0] is theme:
             return known[1]
@@ -145,7 +147,7 @@ class Palette:
     @property
     def code_background(self) -> Color:
         """Behind inline code and code blocks: the background, a little toward the text."""
-        return self.background.blend(self.foreground, 0.08)
+        return self.background.blend(self.foreground, CODE_TINT)
 
 
 _palettes: dict[str, tuple[Theme, Palette]] = {}
@@ -296,7 +298,7 @@ def _built_syntax_theme(name: str, dark: bool, ansi: bool,
     if ansi:
         return ANSISyntaxTheme(ANSI_DARK if dark else ANSI_LIGHT)
     foreground, background = (Color.parse(colour) for colour in colours)
-    code_background = background.blend(foreground, 0.08)
+    code_background = background.blend(foreground, CODE_TINT)
     base = get_style_by_name("monokai" if dark else "friendly")
     styles: dict[object, str] = {}
     for token in base.styles:
