@@ -181,3 +181,15 @@ async def test_a_theme_change_recolours_the_drawn_messages(make_app: AppFactory,
                          and cell_colours(views[3], "HTTP 500") != before)
         assert cell_colours(views[3], "HTTP 500") == {
             colour_of(app.console.get_style("tc.error")).rgb}
+
+
+@pytest.mark.parametrize("theme", ["textual-dark", "textual-light"])
+async def test_markdown_styles_follow_the_theme_the_app_starts_with(
+        theme: str, make_app: AppFactory) -> None:
+    """Even Textual's own first theme (setting it again is no change: no watcher runs)."""
+    app = make_app(settings=Settings(theme=theme))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.theme == theme
+        expected = colour_roles.rich_theme(app.current_theme).styles["markdown.code"]
+        assert app.console.get_style("markdown.code") == expected

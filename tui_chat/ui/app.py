@@ -111,6 +111,7 @@ class TuiChatApp(App[int]):
         self.apply_keys(self.workspace.settings)
         note = install_themes(self, self.services.settings.theme,  # type: ignore[arg-type]
                               self._theme_dirs)
+        self.watch_theme(self.theme)  # not called when the theme chosen is Textual's first
         if note:
             self.notify(note, title="Themes", severity="warning", markup=False, timeout=10)
         screen = ConversationScreen(self.workspace)
