@@ -139,3 +139,22 @@ async def test_only_the_focused_pane_has_the_focus_colour(make_app: AppFactory,
         assert messages.styles.outline_left[1] == focus
         assert sidebar.styles.border_right[1] != focus
         assert prompt.styles.border_top[1] != focus
+
+
+async def test_the_focused_settings_field_has_its_label_in_the_focus_colour(
+        make_app: AppFactory) -> None:
+    from textual.widgets import Label
+
+    from tui_chat.ui.screens.settings import SettingsScreen
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: isinstance(app.screen, SettingsScreen)
+                         and app.focused is not None)
+        await pilot.pause()
+        focus = Color.parse(app.theme_variables["border"])
+        labels = list(app.screen.query(".row > .label").results(Label))
+        lit = [label for label in labels if label.styles.color == focus]
+        assert len(labels) > 3 and len(lit) == 1
+        assert app.focused is not None and lit[0].parent in app.focused.ancestors_with_self
