@@ -210,10 +210,12 @@ def rich_theme(theme: Theme, *, no_color: bool = False) -> RichTheme:
         # Warnings: the colour and a second cue that survives NO_COLOR (bold, the glyph).
         "tc.error": f"bold {p.text(p.error)}",
         "tc.warning": f"bold italic {p.text(p.warning)}",
+        "tc.notice": f"bold reverse {p.text(p.warning)}",  # a chip: the context near full
     }
     if no_color:
         styles["tc.error"] = "bold reverse"
         styles["tc.warning"] = "bold italic underline"
+        styles["tc.notice"] = "bold reverse"
     return RichTheme(styles, inherit=True)
 
 
