@@ -109,6 +109,8 @@ def test_warnings_selection_and_content_have_distinct_roles(theme: Theme) -> Non
         assert not any(near_hue(content, warning) for warning in warnings), name
     assert not any(near_hue(selection, warning) for warning in warnings)
     assert near_hue(colour_of(styles["tc.error"]), palette.error) or palette.error.hsl.s < 0.2
+    notice = styles["tc.notice"]  # the status line's context warning: a warning-coloured chip
+    assert notice.reverse and colour_of(notice) == colour_of(styles["tc.warning"])
 
 
 def seed_warning_rows(store: Store) -> Conversation:
