@@ -3,8 +3,13 @@
 `python -m benchmarks.ui_driver startup OUT LAUNCHED`: `tui-chat` as a user starts it
 (`tui_chat.cli.main([])`, imports included) but headless at 120×40; writes `ready` = the
 wall-clock time (time.time) of the first frame painted with the conversation screen up and
-the prompt focused, then quits. The parent passes LAUNCHED, its time.time() just before it
+the prompt focused, and `cpu_s` = the process's CPU time then (steadier than the wall time on
+a loaded machine), then quits. The parent passes LAUNCHED, its time.time() just before it
 started this process, so the figure includes the interpreter's start and every import.
+
+`python -m benchmarks.ui_driver bare OUT LAUNCHED`: the reference for that figure, a bare
+Textual app (a TextArea and a Footer, nothing else) started the same way to its first frame
+with the text area focused.
 
 `python -m benchmarks.ui_driver history OUT CONVERSATION_ID ROUNDS`: the app on TUI_CHAT_DB,
 then opens the conversation as the sidebar does (posts ConversationChosen) and times: to the
@@ -15,41 +20,99 @@ the bottom (the last message drawn, scrolled to the end).
 
 from __future__ import annotations
 
-import asyncio
+import importlib.abc
+import importlib.machinery
+import importlib.util
 import json
 import sys
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 SIZE = (120, 40)
 
 
 def startup(out: Path, launched: float) -> None:
-    from textual.app import App
-
+    """Nothing of the app is imported before `cli.main` runs, as in `tui-chat` itself (which
+    pauses collections for its imports): the app class is patched as it is imported."""
     from tui_chat import cli
-    from tui_chat.ui.app import TuiChatApp
-    from tui_chat.ui.screens.conversation import ConversationScreen
 
     result: dict[str, float] = {}
 
-    def painted(app: TuiChatApp) -> None:
-        screen = app.screen
-        if ("ready" not in result and isinstance(screen, ConversationScreen)
+    def painted(app: Any) -> None:
+        from tui_chat.ui.screens.conversation import ConversationScreen
+
+        if ("ready" not in result and isinstance(app.screen, ConversationScreen)
                 and app.focused is not None and app.focused.id == "prompt"):
             result["ready"] = time.time()
+            result["cpu_s"] = time.process_time()
             app.exit(0)
 
-    def headless_run(app: App[Any], **kwargs: Any) -> Any:
-        return App.run(app, headless=True, size=SIZE)
+    def headless(app_class: Any) -> None:
+        from textual.app import App
 
-    TuiChatApp.post_display_hook = painted  # type: ignore[assignment,method-assign]
-    TuiChatApp.run = headless_run  # type: ignore[assignment,method-assign]
+        def headless_run(app: App[Any], **kwargs: Any) -> Any:
+            return App.run(app, headless=True, size=SIZE)
+
+        app_class.post_display_hook = painted
+        app_class.run = headless_run
+
+    sys.meta_path.insert(0, _WhenImported("tui_chat.ui.app", lambda m: headless(m.TuiChatApp)))
     code = cli.main([])
     result["launched"] = launched
     result["ready_s"] = result["ready"] - launched
     result["code"] = code
+    out.write_text(json.dumps(result))
+
+
+class _WhenImported(importlib.abc.MetaPathFinder):
+    """Calls `then(module)` once the module `name` has been imported (executed)."""
+
+    def __init__(self, name: str, then: Callable[[ModuleType], None]) -> None:
+        self.name, self.then = name, then
+
+    def find_spec(self, name: str, path: Sequence[str] | None,
+                  target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+        if name != self.name:
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        assert spec is not None and spec.loader is not None
+        loader, then = spec.loader, self.then
+
+        class Patching(importlib.abc.Loader):
+            def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+                return loader.create_module(spec)
+
+            def exec_module(self, module: ModuleType) -> None:
+                loader.exec_module(module)
+                then(module)
+
+        spec.loader = Patching()
+        return spec
+
+
+def bare(out: Path, launched: float) -> None:
+    from textual.app import App, ComposeResult
+    from textual.widgets import Footer, TextArea
+
+    result: dict[str, float] = {}
+
+    class Bare(App[int]):
+        def compose(self) -> ComposeResult:
+            yield TextArea(id="prompt")
+            yield Footer()
+
+        def post_display_hook(self) -> None:
+            if "ready" not in result and isinstance(self.focused, TextArea):
+                result["ready"] = time.time()
+                result["cpu_s"] = time.process_time()
+                self.exit(0)
+
+    code = Bare().run(headless=True, size=SIZE)
+    result.update(launched=launched, ready_s=result["ready"] - launched, code=code or 0)
     out.write_text(json.dumps(result))
 
 
@@ -61,6 +124,8 @@ def rss_mb() -> float:
 
 
 async def history(out: Path, conversation_id: str, rounds: int) -> dict[str, Any]:
+    import asyncio
+
     from benchmarks.common import timer
     from benchmarks.ui_harness import FrameClock, last_view, running_app, send_key
     from tui_chat.core import paths
@@ -106,9 +171,11 @@ async def history(out: Path, conversation_id: str, rounds: int) -> dict[str, Any
 
 def main(argv: list[str]) -> None:
     mode, out = argv[0], Path(argv[1])
-    if mode == "startup":
-        startup(out, float(argv[2]))
+    if mode in ("startup", "bare"):
+        (startup if mode == "startup" else bare)(out, float(argv[2]))
     else:
+        import asyncio
+
         out.write_text(json.dumps(asyncio.run(history(out, argv[2], int(argv[3])))))
 
 

@@ -6,6 +6,7 @@ ends in one sentence and an exit code rather than a traceback.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -96,20 +97,29 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(arguments: list[str]) -> int:
-    from tui_chat.commands.context import Context
+    """Collections wait while the imports run: they allocate a few hundred thousand objects
+    that all live on, and the collector, run every 700 allocations, kept visiting them
+    (a hundred collections, one of them full, about a tenth of the app's start-up). The app
+    resumes them after its first frame (`gc_policy.after_start_up`), a command before it runs."""
+    gc.disable()
+    try:
+        from tui_chat.commands.context import Context
 
-    context = Context(os.environ)
-    if not arguments:  # plain `tui-chat`: no parser to build (start-up is measured in ms)
-        from tui_chat.commands.app import run_app
+        context = Context(os.environ)
+        if not arguments:  # plain `tui-chat`: no parser to build (start-up is measured in ms)
+            from tui_chat.commands.app import run_app
 
-        return run_app(context)
-    args = build_parser().parse_args(arguments)
-    if args.command is None:
-        from tui_chat.commands.app import run_app
+            return run_app(context)
+        args = build_parser().parse_args(arguments)
+        if args.command is None:
+            from tui_chat.commands.app import run_app
 
-        return run_app(context, provider=args.provider, model=args.model,
-                       conversation=args.conversation, continue_last=args.continue_last)
-    return _run_command(args, context)
+            return run_app(context, provider=args.provider, model=args.model,
+                           conversation=args.conversation, continue_last=args.continue_last)
+        gc.enable()
+        return _run_command(args, context)
+    finally:
+        gc.enable()
 
 
 def _run_command(args: argparse.Namespace, context: Context) -> int:

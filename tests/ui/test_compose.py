@@ -119,6 +119,12 @@ async def test_a_prompt_longer_than_the_box_shows_its_size(make_app: AppFactory)
         expected = (f"{len(prompt.text):,} characters · ~{estimate_tokens(prompt.text):,} "
                     "tokens")
         await wait_until(pilot, lambda: prompt.border_subtitle == expected)
+        prompt.move_cursor((3, 4))  # an edit in the middle is counted where it is
+        await pilot.press("ctrl+j", "space", "space", *"code")
+        assert "\n  code" in prompt.text
+        expected = (f"{len(prompt.text):,} characters · ~{estimate_tokens(prompt.text):,} "
+                    "tokens")
+        await wait_until(pilot, lambda: prompt.border_subtitle == expected)
         prompt.clear()
         await wait_until(pilot, lambda: prompt.border_subtitle == "")
 

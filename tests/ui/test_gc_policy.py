@@ -104,3 +104,17 @@ def test_a_reclaim_postponed_by_a_streaming_reply_is_overdue_at_its_end() -> Non
     assert gc_policy.reclaim_is_overdue()
     gc_policy.reclaim()
     assert not gc_policy.reclaim_is_overdue()
+
+
+def test_a_start_up_with_collections_paused_resumes_them_and_freezes_what_it_built() -> None:
+    """The command line pauses collections while the app starts (tui_chat/cli.py): the first
+    frame resumes them, with start-up's objects frozen, not collected (they were never
+    promoted: a collection then would be one pass over all of them)."""
+    gc.disable()
+    try:
+        built = Cycle()
+        gc_policy.after_start_up()
+        assert gc.isenabled()
+        assert frozen(built)
+    finally:
+        gc.enable()

@@ -139,3 +139,13 @@ def test_move_aside_keeps_the_file(tmp_path: Path) -> None:
 def test_mask_never_shows_the_tail() -> None:
     key = "cpk_0123456789abcdef.secret"
     assert "secret" not in mask_key(key) and mask_key(None) == "(not set)"
+
+
+def test_reading_width_defaults_to_100_columns_and_refuses_a_narrow_one(tmp_path: Path) -> None:
+    assert Settings().reading_width == 100
+    assert load_settings(write(tmp_path / "a.toml", "reading_width = 0\n")).reading_width == 0
+    assert load_settings(write(tmp_path / "b.toml", "reading_width = 20\n")).reading_width == 20
+    with pytest.raises(ConfigError) as caught:
+        load_settings(write(tmp_path / "c.toml", "reading_width = 19\n"))
+    assert "'reading_width'" in caught.value.message
+    assert "0 (the whole width) or at least 20 columns" in caught.value.message

@@ -183,3 +183,17 @@ async def test_a_conversation_deleted_elsewhere_starts_a_new_one(
     assert not workspace.forget_conversation(gone)
     await drain(workspace.send("again"))
     assert workspace.session.conversation.id != gone
+
+
+async def test_a_new_reading_width_is_in_force_at_once_and_said_so(
+        store: Store, chutes_server: FakeProvider) -> None:
+    from tui_chat.ui.screens.settings_note import settings_sentence
+
+    workspace = Workspace(Settings(), store, env=env_for(chutes_server))
+    change = await workspace.apply_settings(Settings(reading_width=72, max_retries=1))
+    assert workspace.settings.reading_width == 72
+    assert set(change.now) == {"reading width", "retries"}
+    sentence = settings_sentence(change, streaming=False)
+    assert "Reading width: in force at once." in sentence
+    assert "Retries: in force from the next request." in sentence
+    await workspace.aclose()

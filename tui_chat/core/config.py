@@ -51,12 +51,14 @@ if TYPE_CHECKING:
     from tomlkit import TOMLDocument
 
 PROXY_SCHEMES = ("http", "https", "socks5", "socks5h")
+MIN_READING_WIDTH = 20
+"""Narrowest reading width but 0 (narrower, every paragraph is a column of single words)."""
 
 
 class ProviderConfig(BaseModel):
     """A provider's section, `[providers.NAME]`: overrides a built-in or declares a new one."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)  # see core.models
 
     api_key: SecretStr | None = None
     """The key, when it is not in the provider's environment variable."""
@@ -149,6 +151,9 @@ class Settings(BaseModel):
     default_model: str | None = None
     system_prompt: str | None = None
     theme: str = "tui-chat-dusk"
+    reading_width: int = Field(default=100, ge=0, le=1000)
+    """Widest line of message text, in columns, on a wide terminal; 0: the whole width.
+    Tables and code blocks may be wider (up to the whole width)."""
     parameters: Parameters = Field(default_factory=Parameters)
     timeouts: Timeouts = Field(default_factory=Timeouts)
     max_retries: int = Field(default=3, ge=0, le=10)
@@ -158,6 +163,14 @@ class Settings(BaseModel):
     models: dict[str, ModelSettings] = Field(default_factory=dict)
     """`[models."provider:model-id"]`: a model's window, prices and whether it reads images,
     over what its provider lists (see `tui_chat.core.model_facts`)."""
+
+    @field_validator("reading_width")
+    @classmethod
+    def _check_reading_width(cls, value: int) -> int:
+        if 0 < value < MIN_READING_WIDTH:
+            raise ValueError(f"must be 0 (the whole width) or at least {MIN_READING_WIDTH} "
+                             "columns")
+        return value
 
     @field_validator("models")
     @classmethod

@@ -23,7 +23,7 @@ from tui_chat.core.models import ModelInfo
 class ModelSettings(BaseModel):
     """`[models."provider:model-id"]` in config.toml."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)  # see core.models
 
     context_length: int | None = Field(default=None, gt=0)
     """The model's window in tokens (prompt and reply together)."""

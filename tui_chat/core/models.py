@@ -4,6 +4,9 @@ A conversation is a tree of messages: each message has a parent (a root, usually
 user message, has none), and each message with children remembers which one is active. The
 active path, from the active root down the active children to a leaf, is what is shown, sent
 as context and continued.
+
+Models the app's first frame does not use are built when first used (`defer_build`: pydantic
+otherwise builds each model's validator as its class is defined, on the start-up path).
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ class MessageStatus(StrEnum):
 class Usage(BaseModel):
     """Token counts as the provider reported them, and what they cost."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -81,7 +84,7 @@ class AttachmentInfo(BaseModel):
     """A file attached to a message, as the message remembers it (its content is stored
     apart: `Attachment`)."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     name: str
     """The file's name as the user gave it (a path, as written)."""
@@ -110,6 +113,8 @@ class ChatMessage(BaseModel):
     put in the request's shape (`attachments.wire_content`), the content as it goes (a string,
     or a list of content parts)."""
 
+    model_config = ConfigDict(defer_build=True)
+
     role: Role
     content: str | list[dict[str, Any]]
     attachments: list[Attachment] = Field(default_factory=list)
@@ -124,6 +129,8 @@ class ChatMessage(BaseModel):
 
 class Message(BaseModel):
     """A stored message. Each remembers the provider and model that produced it."""
+
+    model_config = ConfigDict(defer_build=True)
 
     id: str = Field(default_factory=new_id)
     conversation_id: str
@@ -234,6 +241,8 @@ class ModelInfo(BaseModel):
     """A model a provider offers. Only `id` is guaranteed; providers vary in the rest (and
     `[models."provider:model"]` in config.toml can set them: see `model_facts`)."""
 
+    model_config = ConfigDict(defer_build=True)
+
     id: str
     provider: str
     context_length: int | None = None
@@ -259,6 +268,8 @@ class ModelInfo(BaseModel):
 class ConversationSummary(BaseModel):
     """One row of the conversation list: no message bodies."""
 
+    model_config = ConfigDict(defer_build=True)
+
     id: str
     title: str
     created: datetime
@@ -274,6 +285,8 @@ class SearchHit(BaseModel):
     """A message that matched a search. `snippet` is plain one-line text, already sanitized;
     `spans` are (start, end) character offsets of the matches within `snippet`, so a UI can
     highlight them without ever parsing markup."""
+
+    model_config = ConfigDict(defer_build=True)
 
     conversation_id: str
     message_id: str

@@ -10,14 +10,22 @@ import contextlib
 import json
 import sqlite3
 from collections.abc import Iterable, Sequence
+from functools import cache
 from typing import TYPE_CHECKING
 
 from pydantic import TypeAdapter, ValidationError
 
 from tui_chat.core.models import Attachment, AttachmentInfo
 
-_INFOS: TypeAdapter[list[AttachmentInfo]] = TypeAdapter(list[AttachmentInfo])
 _BATCH = 500
+
+
+@cache
+def _infos() -> TypeAdapter[list[AttachmentInfo]]:
+    """Built on first use, not at import: building it builds AttachmentInfo's validator
+    (deferred: see core.models), and, were it the first schema of the process, pydantic's
+    own one-time set-up, on the app's start-up path, where no message has been read yet."""
+    return TypeAdapter(list[AttachmentInfo])
 
 
 def infos_from(column: str | None) -> list[AttachmentInfo]:
@@ -25,7 +33,7 @@ def infos_from(column: str | None) -> list[AttachmentInfo]:
     if not column:
         return []
     try:
-        return _INFOS.validate_json(column)
+        return _infos().validate_json(column)
     except ValidationError:
         return []
 

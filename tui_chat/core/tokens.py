@@ -17,6 +17,8 @@ is part of the word's token), and everything else (emoji, symbols, other scripts
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from collections.abc import Mapping
 
@@ -98,3 +100,75 @@ def estimate_tokens(text: str) -> int:
     if not text:
         return 0
     return max(1, round(tokens_from_counts(script_counts(text))))
+
+
+_PIECE = re.compile(r"[^\n]*(?:\n[\t\n\r\f\v ]*)?")
+"""A line, its newline and all the whitespace after it (blank lines, the next line's
+indentation): a piece ends before a character other than whitespace (or at the end). No run
+of whitespace (`_SPACE_RUN`) spans such a point and the other classes count characters one by
+one, so the counts of a text are the sums of the counts of its pieces."""
+
+
+def _pieces(text: str) -> list[str]:
+    return [piece for piece in _PIECE.findall(text) if piece]
+
+
+class TextCounts:
+    """`script_counts` of a text edited a little at a time (the prompt, on every key press):
+    the text is kept cut into pieces (`_PIECE`: about a line each) with each piece's counts;
+    an edit counts again only the pieces it touched, found by comparing the new text with the
+    last one from both ends. The sum is exactly `script_counts` of the whole text."""
+
+    def __init__(self) -> None:
+        self._text = ""
+        self._ends: list[int] = []  # where each piece ends in the text
+        self._counts: list[dict[str, int]] = []
+        self._total: dict[str, int] = {}
+
+    def update(self, text: str) -> dict[str, int]:
+        """The counts of `text`, the new state of the text last given."""
+        old = self._text
+        if text == old:
+            return self.counts()
+        same_start = _common_prefix(old, text)
+        same_end = _common_prefix(old[same_start:][::-1], text[same_start:][::-1])
+        # The pieces holding the change and one character either side of it: their outer
+        # edges are cuts whose two characters the edit left alone, so they stay cuts.
+        first = bisect.bisect_right(self._ends, max(same_start - 1, 0))
+        last = min(bisect.bisect_left(self._ends, len(old) - same_end + 1), len(self._ends) - 1)
+        start = self._ends[first - 1] if first > 0 else 0
+        end = self._ends[last] if self._ends else 0
+        delta = len(text) - len(old)
+        pieces = _pieces(text[start:end + delta])
+        counts = [script_counts(piece) for piece in pieces]
+        for gone in self._counts[first:last + 1]:
+            for name, count in gone.items():
+                self._total[name] -= count
+        for new in counts:
+            for name, count in new.items():
+                self._total[name] = self._total.get(name, 0) + count
+        ends = list(itertools.accumulate(map(len, pieces), initial=start))[1:]
+        self._counts[first:last + 1] = counts
+        self._ends[first:] = ends + [e + delta for e in self._ends[last + 1:]]
+        self._text = text
+        return self.counts()
+
+    def counts(self) -> dict[str, int]:
+        return {name: count for name, count in self._total.items() if count}
+
+    def tokens(self) -> int:
+        """`estimate_tokens` of the text."""
+        return max(1, round(tokens_from_counts(self.counts()))) if self._text else 0
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """The length of the longest common start of `a` and `b` (by halving: each comparison runs
+    in C, where a loop over characters would run in Python)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[low:middle] == b[low:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low

@@ -97,7 +97,8 @@ def default_model_for(settings: Settings, provider: Provider) -> str | None:
 class SettingsChange:
     """What `Workspace.apply_settings` did with new settings, in words a front-end can show.
 
-    `now`: in force from the next request on (keys, base URLs, timeouts, retries, theme).
+    `now`: in force from the next request on (keys, base URLs, timeouts, retries), or at
+    once (theme, reading width).
     `here`: applied to the conversation on screen, because nothing was sent in it yet.
     `later`: for new conversations only (the conversation on screen keeps its own)."""
 
@@ -316,6 +317,8 @@ class Workspace:
             now.append("retries")
         if old.theme != new.theme:
             now.append("theme")
+        if old.reading_width != new.reading_width:
+            now.append("reading width")
         await self._clients.retire_all()  # whatever changed, the next request starts afresh
         removed = self._reresolve_provider()
         here, later = self._apply_defaults(old, new)

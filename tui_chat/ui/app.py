@@ -17,20 +17,27 @@ from typing import ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.command import Provider
 from textual.notifications import SeverityLevel
 
 from tui_chat.core.config import Settings
 from tui_chat.core.models import Message
 from tui_chat.core.secrets import scrub
 from tui_chat.ui import gc_policy
-from tui_chat.ui.commands import ActionCommands
 from tui_chat.ui.screens.conversation import ConversationScreen
-from tui_chat.ui.screens.help import HelpScreen
 from tui_chat.ui.services import AppServices, no_key_sentence
 from tui_chat.ui.themes import install_themes
 from tui_chat.ui.warmup import warm_up
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+def action_commands() -> type[Provider]:
+    """The palette's commands, imported when the palette first opens (they import the help
+    screen and the key map, which the first frame does not need)."""
+    from tui_chat.ui.commands import ActionCommands
+
+    return ActionCommands
 
 
 class TuiChatApp(App[int]):
@@ -39,7 +46,7 @@ class TuiChatApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "tui-chat"
     ENABLE_COMMAND_PALETTE = True
-    COMMANDS = App.COMMANDS | {ActionCommands}
+    COMMANDS = App.COMMANDS | {action_commands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True,
                 tooltip="Quit; everything is already saved"),
@@ -171,6 +178,8 @@ class TuiChatApp(App[int]):
                         exit_on_error=False)
 
     def action_help(self) -> None:
+        from tui_chat.ui.screens.help import HelpScreen  # not on the start-up path
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 

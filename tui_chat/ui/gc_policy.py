@@ -56,8 +56,16 @@ def _freeze_after_full_collection(phase: str, info: dict[str, int]) -> None:
 
 
 def after_start_up() -> None:
-    """The first frame is painted: start-up's objects stay for the life of the process."""
-    freeze_survivors()
+    """The first frame is painted: start-up's objects stay for the life of the process.
+    When the command line paused collections for start-up (tui_chat/cli.py), they resume
+    here, and what start-up built is frozen as it is: never promoted, it all sits in the
+    youngest generation, and collecting it now would be one pass over every object at the
+    first frame (start-up's garbage held in cycles waits for the next reclaim)."""
+    if gc.isenabled():
+        freeze_survivors()
+    else:
+        gc.freeze()
+        gc.enable()
     _last_reclaim["frozen"] = gc.get_freeze_count()
     young, middle, _ = gc.get_threshold()
     gc.set_threshold(young, middle, FULL_EVERY)

@@ -129,7 +129,8 @@ class ConversationScreen(Screen[None]):
         with Horizontal(id="body"), Vertical(id="main"):
             yield Static("", id="empty", markup=False)
             yield Static("", id="system-row", markup=False)
-            yield MessageList(id="messages", positions=self.positions_of)
+            yield MessageList(id="messages", positions=self.positions_of,
+                              reading_width=self.workspace.settings.reading_width)
             yield AttachmentList(id="attachments")
             yield PromptInput(id="prompt", placeholder="Message (Enter sends, Ctrl+J new line, "
                               "Ctrl+T or @path attaches a file)")
@@ -221,6 +222,7 @@ class ConversationScreen(Screen[None]):
         """New settings were saved: say what took effect where; keys may exist now, the model
         may have changed."""
         self._first_run_hint = no_key_hint or ""
+        self.message_list.set_reading_width(self.workspace.settings.reading_width)
         self.refresh_chrome()
         self.context_status.refresh()
         self.notify(settings_sentence(change, streaming=self.streaming), title="Settings saved",

@@ -29,6 +29,7 @@ HELP: dict[Path, str] = {
     ("default_model",): "Model for new conversations; empty: the provider's default.",
     ("system_prompt",): "Sent first in every new conversation; empty: none.",
     ("theme",): "Previewed as you choose; Esc restores the current one.",
+    ("reading_width",): "Widest line of message text, in columns; 0: the whole width.",
     ("max_retries",): "Retries before the first token (429, 5xx, connection failures).",
     ("parameters", "temperature"): "0 to 2; empty: the provider's default.",
     ("parameters", "max_tokens"): "Largest reply, in tokens; empty: the provider's default.",

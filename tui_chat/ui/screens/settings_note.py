@@ -5,13 +5,19 @@ from __future__ import annotations
 from tui_chat.core.workspace import SettingsChange
 
 APPLY_HERE = "Apply Settings to this conversation"
+AT_ONCE = frozenset({"theme", "reading width"})
+"""Settings that change what is on screen, not requests."""
 
 
 def settings_sentence(change: SettingsChange, *, streaming: bool) -> str:
     """What saving Settings did, in a few short sentences."""
     parts = []
-    if change.now:
-        parts.append(f"{_listed(change.now).capitalize()}: in force from the next request"
+    shown = tuple(name for name in change.now if name in AT_ONCE)
+    requests = tuple(name for name in change.now if name not in AT_ONCE)
+    if shown:
+        parts.append(f"{_listed(shown).capitalize()}: in force at once.")
+    if requests:
+        parts.append(f"{_listed(requests).capitalize()}: in force from the next request"
                      + (" (the reply in progress finishes as it started)" if streaming else "")
                      + ".")
     if change.here:

@@ -14,12 +14,15 @@ from markdown_it.token import Token
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import CodeBlock as RichCodeBlock
 from rich.markdown import Markdown as RichMarkdown
+from rich.markdown import TableElement
 from rich.padding import Padding
 from rich.style import Style as RichStyle
 from rich.syntax import Syntax
+from rich.table import Table
 from rich.text import Text
 
 from tui_chat.ui.colour_roles import syntax_theme
+from tui_chat.ui.widgets.reading_column import reading_elements
 
 
 class _CodeBlock(RichCodeBlock):
@@ -88,10 +91,23 @@ def _highlight(code: str, lexer: str, theme: str) -> Text:
     return text
 
 
-class _Markdown(RichMarkdown):
-    """Rich's Markdown with our code blocks, numbered from `first_code` on each drawing."""
+class _Table(TableElement):
+    """Rich's table without its edge: no blank row above and below it (one blank row around
+    it, as around any block, not two) and its text in line with the paragraphs'."""
 
-    elements = {**RichMarkdown.elements, "fence": _CodeBlock, "code_block": _CodeBlock}
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for part in super().__rich_console__(console, options):
+            if isinstance(part, Table):
+                part.show_edge = False
+            yield part
+
+
+class _Markdown(RichMarkdown):
+    """Rich's Markdown with our code blocks, numbered from `first_code` on each drawing, and
+    tables without their edge (`_markdown_class` adds prose at a reading width)."""
+
+    elements = {**RichMarkdown.elements, "table_open": _Table, "fence": _CodeBlock,
+                "code_block": _CodeBlock}
 
     def __init__(self, text: str, *, code_theme: str, first_code: int = 1,
                  continues_code: bool = False) -> None:
@@ -117,10 +133,21 @@ class _Markdown(RichMarkdown):
 
 
 def markdown_renderable(text: str, code_theme: str, *, first_code: int = 1,
-                        continues_code: bool = False) -> RichMarkdown:
+                        continues_code: bool = False, reading_width: int | None = None
+                        ) -> RichMarkdown:
     """Rich Markdown for untrusted text: links shown as text (URL), never as hyperlinks.
     Its code blocks are numbered from `first_code`; with `continues_code`, the first one
     continues a block drawn before (a piece of a long fence: see live_text) and shows no
-    number."""
-    return _Markdown(text, code_theme=code_theme, first_code=first_code,
-                     continues_code=continues_code)
+    number. Prose wraps at `reading_width` cells (None: the width it is given)."""
+    return _markdown_class(reading_width or 0)(text, code_theme=code_theme,
+                                               first_code=first_code,
+                                               continues_code=continues_code)
+
+
+@functools.cache
+def _markdown_class(reading_width: int) -> type[_Markdown]:
+    """_Markdown with its prose no wider than `reading_width` (0: as wide as it is given)."""
+    if not reading_width:
+        return _Markdown
+    elements = {**_Markdown.elements, **reading_elements(reading_width)}
+    return type(f"_Markdown{reading_width}", (_Markdown,), {"elements": elements})

@@ -1,7 +1,8 @@
 """The scrolling list of messages: a window of the conversation, mounted lazily.
 
 Only the newest PAGE messages are mounted when a conversation opens; older pages are mounted
-when the view reaches the top (Home jumps to the first page, End back to the last). Each
+when the view reaches the top (Home jumps to the first page, End back to the last). A short
+conversation is drawn from the top; once it fills the view, the view follows its end. Each
 finished message is one `MessageView`; the reply in progress is one `ReplyView`.
 The list is focusable: it then selects a message for the keyboard actions below (and those
 on branches: message_branch_keys). A message with siblings shows its place among them
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING
 from textual import events
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.geometry import Offset
 from textual.message import Message as TextualMessage
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -105,9 +107,11 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         """The user pressed Esc in the list: focus goes back to the prompt."""
 
     def __init__(self, *, code_theme: str | None = None, id: str | None = None,
-                 positions: PositionsOf | None = None) -> None:
+                 positions: PositionsOf | None = None, reading_width: int = 0) -> None:
         super().__init__(id=id)
         self._code_theme = code_theme
+        self.reading_width = reading_width
+        """Widest line of message text, in cells; 0: the whole width (see reading_column)."""
         self._positions_of = positions
         self.messages: list[Message] = []
         self._lo = 0  # window of mounted messages: [lo, hi)
@@ -159,7 +163,7 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         whether it is out of the context."""
         positions = self._positions_of(messages) if self._positions_of and messages else {}
         views = [MessageView(m, code_theme=self.code_theme, position=positions.get(m.id),
-                             labels=self.labels)
+                             labels=self.labels, reading_width=self.reading_width or None)
                  for m in messages]
         for view in views:
             view.set_out_of_context(view.message.id in self._out_of_context)
@@ -194,7 +198,8 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
 
         positions = self._positions_of([message]) if self._positions_of else {}
         self.reply = ReplyView(message, code_theme=self.code_theme,
-                               position=positions.get(message.id), labels=self.labels)
+                               position=positions.get(message.id), labels=self.labels,
+                               reading_width=self.reading_width or None)
         await self.mount(self.reply)
         self.anchor()
         return self.reply
@@ -210,8 +215,9 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
             self._hi = len(self.messages)
             view = self._view(message)
             width = self._finished_width(message)
-            lines = await asyncio.to_thread(reply.finished_lines, message, width,
-                                            view.position)
+            lines = (await asyncio.to_thread(reply.finished_lines, message, width,
+                                             view.position)
+                     if reply.reading_width == view.reading_width else None)  # else: changed
             if lines is not None:
                 view.cached.adopt(lines, width)
             else:
@@ -287,6 +293,16 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
 
+    def set_reading_width(self, width: int) -> None:
+        """Wrap message text at `width` cells from now on (0: the whole width): the mounted
+        messages are drawn again; the reply streaming keeps its width until it ends."""
+        if width == self.reading_width:
+            return
+        self.reading_width = width
+        for view in self._views():
+            view.reading_width = width or None
+            view.set_message(view.message)
+
     def _theme_changed(self, _theme: object) -> None:
         """Code blocks follow the theme: redraw the mounted messages in the new style."""
         theme = self.code_theme
@@ -294,6 +310,16 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
             if view.code_theme != theme:
                 view.code_theme = theme
                 view.set_message(view.message)
+
+    @property
+    def scroll_offset(self) -> Offset:
+        """Never above the top: a short conversation is drawn from the top of the list.
+        While anchored (following the end), Textual scrolls the list to its content's bottom
+        less the view's height, negative when the content is shorter than the view (Textual
+        #6652), which drew the messages at the bottom under a void; once they fill the view
+        the offset is positive and the view follows the end as before."""
+        offset = super().scroll_offset
+        return offset if offset.y >= 0 else Offset(offset.x, 0)
 
     # --- lazy pages --------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Hashable, Mapping
 from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType
+from rich.constrain import Constrain
 from rich.style import Style as RichStyle
 from rich.text import Text
 from textual.app import App
@@ -88,23 +89,33 @@ def author_line(message: Message, *, live: bool = False, position: Position | No
     return line
 
 
-def markdown_renderable(text: str, code_theme: str) -> RichMarkdown:
-    """Rich Markdown for untrusted text: links shown as text (URL), never as hyperlinks."""
+def markdown_renderable(text: str, code_theme: str, reading_width: int | None = None
+                        ) -> RichMarkdown:
+    """Rich Markdown for untrusted text: links shown as text (URL), never as hyperlinks;
+    prose no wider than `reading_width` (see reading_column)."""
     from tui_chat.ui.widgets.markdown_render import markdown_renderable as make
 
-    return make(text, code_theme)
+    return make(text, code_theme, reading_width=reading_width)
+
+
+def capped(renderable: RenderableType, width: int | None) -> RenderableType:
+    """`renderable` no wider than `width` cells (None or 0: as wide as it is given)."""
+    return Constrain(renderable, width) if width else renderable
 
 
 def message_chrome(message: Message, *, show_reasoning: bool = False,
-                   position: Position | None = None, labels: ProviderLabels | None = None
+                   position: Position | None = None, labels: ProviderLabels | None = None,
+                   reading_width: int | None = None
                    ) -> tuple[list[RenderableType], list[RenderableType]]:
-    """The rows drawn above a message's text (author, Thinking) and below it (its error)."""
+    """The rows drawn above a message's text (author, Thinking) and below it (its error);
+    the reasoning and the error wrap at `reading_width`."""
     above: list[RenderableType] = [author_line(message, position=position, labels=labels)]
     if message.reasoning:
         words = len(message.reasoning.split())
         if show_reasoning:
             above.append(Text(f"▼ Thinking ({words} words)", style="dim"))
-            above.append(Text(sanitize(message.reasoning.strip()), style="dim italic"))
+            above.append(capped(Text(sanitize(message.reasoning.strip()), style="dim italic"),
+                                reading_width))
         else:
             above.append(Text(f"▶ Thinking ({words} words; t shows it)", style="dim"))
     below: list[RenderableType] = []
@@ -117,23 +128,26 @@ def message_chrome(message: Message, *, show_reasoning: bool = False,
         else:
             below.append(Text(f"▶ {sanitize(head)} (t shows the calls)", style="italic"))
     elif message.error:
-        below.append(Text(f"⚠ {sanitize(message.error)}", style="tc.error"))
+        below.append(capped(Text(f"⚠ {sanitize(message.error)}", style="tc.error"),
+                            reading_width))
     return above, below
 
 
 def render_message(message: Message, *, code_theme: str = "monokai",
                    show_reasoning: bool = False, position: Position | None = None,
-                   labels: ProviderLabels | None = None) -> RenderableType:
-    """The whole message as one Rich renderable (literal text; Markdown for the assistant)."""
+                   labels: ProviderLabels | None = None, reading_width: int | None = None
+                   ) -> RenderableType:
+    """The whole message as one Rich renderable (literal text; Markdown for the assistant),
+    its text no wider than `reading_width` (see reading_column)."""
     above, below = message_chrome(message, show_reasoning=show_reasoning, position=position,
-                                  labels=labels)
+                                  labels=labels, reading_width=reading_width)
     content = sanitize(message.content)
     body: list[RenderableType] = []
     if message.role is not Role.ASSISTANT:
-        body.append(Text(content))
+        body.append(capped(Text(content), reading_width))
         body.extend(folded_attachments(message.attachments))
     elif content.strip():
-        body.append(markdown_renderable(content, code_theme))
+        body.append(markdown_renderable(content, code_theme, reading_width))
     return Group(*above, *body, *below)
 
 
@@ -284,13 +298,15 @@ class MessageView(Static):
     """
 
     def __init__(self, message: Message, *, code_theme: str = "monokai",
-                 position: Position | None = None, labels: ProviderLabels | None = None
-                 ) -> None:
+                 position: Position | None = None, labels: ProviderLabels | None = None,
+                 reading_width: int | None = None) -> None:
         self.message = message
         self.code_theme = code_theme
         self.position = position
-        self.labels = labels
         """Its place among its siblings, shown in the header when it has any."""
+        self.labels = labels
+        self.reading_width = reading_width
+        """Widest line of its text, in cells (None: the view's width; see reading_column)."""
         self.show_reasoning = False
         self.out_of_context = False
         classes = "-user" if message.role is Role.USER else "-assistant"
@@ -305,15 +321,15 @@ class MessageView(Static):
     def _renderable(self) -> CachedRender:
         message, theme, reasoning = self.message, self.code_theme, self.show_reasoning
         position = self.position if self.position and self.position[1] > 1 else None
-        out, labels = self.out_of_context, self.labels
+        out, labels, reading = self.out_of_context, self.labels, self.reading_width
         key = (message.id, hash(message.content), message.status, message.error,
                hash(message.reasoning), message.model, message.provider,
                provider_label(message.provider, labels), theme, reasoning,
-               position, message.finish_reason, out)
+               position, message.finish_reason, out, reading)
 
         def draw() -> RenderableType:
             drawn = render_message(message, code_theme=theme, show_reasoning=reasoning,
-                                   position=position, labels=labels)
+                                   position=position, labels=labels, reading_width=reading)
             return Group(Text(OUT_OF_CONTEXT, style="dim italic"), drawn) if out else drawn
 
         self.cached = CachedRender(draw, self, key=key,

@@ -27,7 +27,7 @@ from textual.message import Message as TextualMessage
 from textual.widgets import TextArea
 
 from tui_chat.core.attachments import complete_path
-from tui_chat.core.tokens import estimate_tokens
+from tui_chat.core.tokens import TextCounts
 
 ScrollTo = Literal["page_up", "page_down", "top", "bottom", "line_up", "line_down"]
 """Where the prompt's scrolling keys take the conversation."""
@@ -105,6 +105,7 @@ class PromptInput(TextArea):
                          highlight_cursor_line=False)
         self.prompt_history: list[str] = []
         self._recall_index: int | None = None
+        self._counts = TextCounts()  # the size shown, counted again only where edited
 
     async def _on_key(self, event: events.Key) -> None:
         if event.key == "enter":
@@ -197,9 +198,14 @@ class PromptInput(TextArea):
     def show_size(self) -> None:
         """The text's size on the lower edge, while it is longer than the box."""
         overflows = self.wrapped_document.height > self.scrollable_content_region.height
-        self.border_subtitle = size_label(self.text) if overflows else ""
+        if not overflows:
+            self.border_subtitle = ""
+            return
+        text = self.text
+        self._counts.update(text)
+        self.border_subtitle = size_label(len(text), self._counts.tokens())
 
 
-def size_label(text: str) -> str:
+def size_label(characters: int, tokens: int) -> str:
     """`1,234 characters · ~310 tokens` (an estimate: see core.tokens)."""
-    return f"{len(text):,} characters · ~{estimate_tokens(text):,} tokens"
+    return f"{characters:,} characters · ~{tokens:,} tokens"

@@ -10,7 +10,8 @@ that grows the reply lays out and repaints everything on screen, and each nested
 its rows to repaint: a container with Textual `Markdown` costs several times a frame of one
 widget, more with a code fence (the README's Speed section has the figures). And the widget's
 height is the text's rounded up to a multiple of GROW_ROWS: an append that fits in the blank
-rows below the text repaints only its own rows, with no layout and no scrolling.
+rows below the text repaints only its own rows, with no layout and no scrolling. Those rows
+are drawn blank whole (`render_lines`): the message's bar stops with its text.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from tui_chat.ui.widgets.message_view import (
     Position,
     ProviderLabels,
     author_line,
+    capped,
     message_chrome,
 )
 from tui_chat.ui.widgets.selectable import highlighted_row, selected_text, selection_paint
@@ -166,13 +168,14 @@ class ReplyView(Widget):
     """
 
     def __init__(self, message: Message, *, code_theme: str = "monokai",
-                 position: Position | None = None, labels: ProviderLabels | None = None
-                 ) -> None:
+                 position: Position | None = None, labels: ProviderLabels | None = None,
+                 reading_width: int | None = None) -> None:
         super().__init__()
         self.message = message
         self.code_theme = code_theme
         self.position = position  # among its siblings (a regenerated or compared reply)
         self.labels = labels
+        self.reading_width = reading_width  # see reading_column
         self._content = GrowingText()
         self._reasoning = GrowingText()
         self._reasoning_words: tuple[int, int] = (0, 0)  # (characters counted, words)
@@ -260,7 +263,8 @@ class ReplyView(Widget):
         if (not self._answer_stream.caught_up or not message.content.strip()
                 or self.answer.source != sanitize(message.content)):
             return None
-        above, below = message_chrome(message, position=position, labels=self.labels)
+        above, below = message_chrome(message, position=position, labels=self.labels,
+                                      reading_width=self.reading_width)
         rows = [row for part in above for row in self._draw_rows(part, width)]
         rows += self.answer.lines_for(width)
         rows += [row for part in below for row in self._draw_rows(part, width)]
@@ -276,12 +280,14 @@ class ReplyView(Widget):
             return []
         return self._draw_rows(markdown_renderable(text, self.code_theme,
                                                    first_code=numbering.first,
-                                                   continues_code=numbering.continues), width)
+                                                   continues_code=numbering.continues,
+                                                   reading_width=self.reading_width), width)
 
     def _draw_reasoning(self, text: str, width: int, _numbering: Numbering) -> list[Strip]:
         if not text:
             return []
-        return self._draw_rows(Text(text.removesuffix("\n"), style="dim italic"), width)
+        return self._draw_rows(capped(Text(text.removesuffix("\n"), style="dim italic"),
+                                      self.reading_width), width)
 
     def _draw_rows(self, renderable: RenderableType, width: int) -> list[Strip]:
         lines = self.app.console.render_lines(renderable, self._options(width), pad=False)
@@ -364,6 +370,20 @@ class ReplyView(Widget):
         if not (self.answer.lines or self.thinking.lines):
             return lines
         return (lines // GROW_ROWS + 1) * GROW_ROWS
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Textual's rows, but the blank rows below the text (the reserve to grow into) are
+        drawn blank whole, without the bar: no column of empty bar rows under the reply."""
+        strips = super().render_lines(crop)
+        text_rows = len(self._lines) + self.styles.gutter.top
+        if crop.bottom <= text_rows:
+            return strips
+        for index in range(max(0, text_rows - crop.y), len(strips)):
+            strip = strips[index]
+            segments = list(strip)
+            style = segments[-1].style if segments else None
+            strips[index] = Strip.blank(strip.cell_length, style)
+        return strips
 
     def render_line(self, y: int) -> Strip:
         style = self.visual_style.rich_style
