@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from textual.color import Color
+
 from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tests.ui.conftest import AppFactory, conversation, wait_idle, wait_until
 from tui_chat.core.models import Conversation, Message, MessageStatus, Role
 from tui_chat.core.store import Store
+from tui_chat.ui.colour_roles import syntax_theme
 from tui_chat.ui.screens.model_picker import ModelPickerScreen
 from tui_chat.ui.widgets.message_list import PAGE, MessageList
 from tui_chat.ui.widgets.message_view import MessageView
@@ -254,6 +257,12 @@ async def test_code_blocks_follow_a_light_or_dark_theme(make_app: AppFactory,
     app = make_app(conversation=chat.id)
     async with app.run_test(size=(100, 30)) as pilot:
         views = conversation(app).query(MessageView)
-        assert {v.code_theme for v in views} == {"monokai"}
+        assert {v.code_theme for v in views} == {"tui-chat:tui-chat-dusk"}
         app.theme = "textual-light"
-        await wait_until(pilot, lambda: {v.code_theme for v in views} == {"friendly"})
+        await wait_until(pilot, lambda: {v.code_theme for v in views}
+                         == {"tui-chat:textual-light"})
+        syntax = syntax_theme("tui-chat:textual-light")
+        assert not isinstance(syntax, str)
+        background = syntax.get_background_style().bgcolor
+        assert background is not None and background.triplet is not None
+        assert Color(*background.triplet).brightness > 0.5  # drawn for a light background

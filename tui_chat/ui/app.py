@@ -99,11 +99,26 @@ class TuiChatApp(App[int]):
             self._exit_renderables.append(Text(sentence))
         self._close_messages_no_wait()
 
+    def get_css_variables(self) -> dict[str, str]:
+        """Textual's design variables and tui-chat's colour roles (`ui.colour_roles`)."""
+        from tui_chat.ui import colour_roles
+
+        variables = super().get_css_variables()
+        return {**variables, **colour_roles.css_variables(self.current_theme, variables)}
+
+    def watch_theme(self, _name: str) -> None:
+        """Markdown and the warning rows take their colours from the theme in use (before
+        the theme-changed signal redraws the messages)."""
+        from tui_chat.ui import colour_roles
+
+        colour_roles.apply(self.console, self.current_theme, no_color=self.no_color)
+
     async def on_mount(self) -> None:
         self._catch_stop_signals()
         self.apply_keys(self.workspace.settings)
         note = install_themes(self, self.services.settings.theme,  # type: ignore[arg-type]
                               self._theme_dirs)
+        self.watch_theme(self.theme)  # not called when the theme chosen is Textual's first
         if note:
             self.notify(note, title="Themes", severity="warning", markup=False, timeout=10)
         screen = ConversationScreen(self.workspace)

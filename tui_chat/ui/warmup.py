@@ -29,4 +29,7 @@ def warm_up() -> None:
     console = Console(file=io.StringIO(), width=80, color_system="truecolor")
     for theme in ("monokai", "friendly"):
         console.print(Markdown(_SAMPLE, code_theme=theme))
+    from tui_chat.ui import colour_roles
+
+    colour_roles.prime()  # the theme in use's code colours (monokai's or friendly's, adjusted)
     gc_policy.after_warm_up()

@@ -129,8 +129,8 @@ class CompareView(Vertical, can_focus=True):
     CompareView > Horizontal { height: auto; }
     CompareView.-stacked > Horizontal { layout: vertical; }
     CompareView.-stacked CompareColumn { width: 1fr; margin: 0 0 1 0; }
-    CompareView:focus CompareColumn.-highlighted { background: $accent 10%; }
-    CompareView:focus CompareColumn.-highlighted > .figures { color: $accent; }
+    CompareView:focus CompareColumn.-highlighted { background: $tc-selection 10%; }
+    CompareView:focus CompareColumn.-highlighted > .figures { color: $tc-selection; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [

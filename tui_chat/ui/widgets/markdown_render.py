@@ -21,6 +21,7 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
+from tui_chat.ui.colour_roles import syntax_theme
 from tui_chat.ui.widgets.reading_column import reading_elements
 
 
@@ -48,7 +49,8 @@ class _CodeBlock(RichCodeBlock):
         code = str(self.text).rstrip()
         text = (highlighted(code, self.lexer_name, str(self.theme)) if self.keep
                 else _highlight(code, self.lexer_name, str(self.theme)))
-        background = Syntax.get_theme(self.theme).get_background_style() or RichStyle()
+        background = (Syntax.get_theme(syntax_theme(str(self.theme))).get_background_style()
+                      or RichStyle())
         if self.number is None:
             yield Padding(text, 1, style=background, expand=True)
             return
@@ -84,7 +86,7 @@ def _highlighted(code: str, lexer: str, theme: str) -> Text:
 
 
 def _highlight(code: str, lexer: str, theme: str) -> Text:
-    text = Syntax(code, lexer, theme=theme, word_wrap=True).highlight(code)
+    text = Syntax(code, lexer, theme=syntax_theme(theme), word_wrap=True).highlight(code)
     text.rstrip()
     return text
 

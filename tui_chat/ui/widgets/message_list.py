@@ -24,6 +24,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from tui_chat.core.models import Message, Role
+from tui_chat.ui.colour_roles import code_theme_for
 from tui_chat.ui.widgets.code_blocks import code_blocks
 from tui_chat.ui.widgets.message_branch_keys import BRANCH_BINDINGS, BranchKeys
 from tui_chat.ui.widgets.message_view import (
@@ -148,10 +149,10 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
 
     @property
     def code_theme(self) -> str:
-        """Pygments style for code blocks: fixed if given, else by the app theme's darkness."""
+        """Code block colours: a Pygments style if given, else built from the app's theme."""
         if self._code_theme:
             return self._code_theme
-        return "monokai" if self.app.current_theme.dark else "friendly"
+        return code_theme_for(self.app.current_theme)
 
     def _view(self, message: Message) -> MessageView:
         view = self._views_for([message])[0]

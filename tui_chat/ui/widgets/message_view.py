@@ -81,17 +81,17 @@ def author_line(message: Message, *, live: bool = False, position: Position | No
     if branch:
         line.append(f"  {branch}", style="bold")
     if message.stopped_before_start:  # the one row it has: nothing arrived, nothing to keep
-        line.append(f"  · {STOPPED_BEFORE_START}", style="italic")
+        line.append("  ").append(f"· {STOPPED_BEFORE_START}", style="tc.notice")
     elif message.status is MessageStatus.INTERRUPTED:
-        line.append("  · interrupted", style="italic")
+        line.append("  ").append("· interrupted", style="tc.warning")
     elif message.status is MessageStatus.ERROR:
-        line.append("  · failed", style="italic")
+        line.append("  ").append("· failed", style="tc.error")
     elif live:
         line.append("  · writing…", style="italic")
     elif message.status is MessageStatus.STREAMING:
-        line.append("  · incomplete", style="italic")
+        line.append("  ").append("· incomplete", style="tc.warning")
     if message.role is Role.ASSISTANT and message.finish_reason == "length" and not live:
-        line.append("  · cut at the max-tokens limit", style="bold italic")
+        line.append("  ").append("· cut at the max-tokens limit", style="tc.warning")
     return line
 
 
@@ -134,7 +134,7 @@ def message_chrome(message: Message, *, show_reasoning: bool = False,
         else:
             below.append(Text(f"▶ {sanitize(head)} (t shows the calls)", style="italic"))
     elif message.error and not message.stopped_before_start:
-        below.append(capped(Text(f"⚠ {sanitize(message.error)}", style="bold red"),
+        below.append(capped(Text(f"⚠ {sanitize(message.error)}", style="tc.error"),
                             reading_width))
     return above, below
 
@@ -295,7 +295,11 @@ class MessageView(Static):
     MessageView.-user { border-left: thick $primary; background: $primary 8%; }
     MessageView.-assistant { border-left: thick $secondary; }
     MessageView.-failed { border-left: thick $error; }
-    MessageView.-selected { background: $accent 20%; border-left: thick $accent; }
+    MessageView.-selected {  /* a bar on both sides: seen without colour, or in 256 */
+        background: $tc-selection 20%;
+        border-left: thick $tc-selection;
+        outline-right: thick $tc-selection;
+    }
     MessageView.-out-of-context { border-left: thick $panel; text-opacity: 60%; }
     """
 

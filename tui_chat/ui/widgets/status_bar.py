@@ -41,7 +41,7 @@ def status_text(info: StatusInfo) -> Text:
     if info.context:
         text.append("  │  ")
         if info.context_warning:
-            text.append(f"⚠ {info.context}", style="bold reverse")
+            text.append(f"⚠ {info.context}", style="tc.notice")  # see ui.colour_roles
         else:
             text.append(info.context)
     if info.cost:
