@@ -81,7 +81,7 @@ def author_line(message: Message, *, live: bool = False, position: Position | No
     if branch:
         line.append(f"  {branch}", style="bold")
     if message.stopped_before_start:  # the one row it has: nothing arrived, nothing to keep
-        line.append("  ").append(f"· {STOPPED_BEFORE_START}", style="tc.notice")
+        line.append(f"  · {STOPPED_BEFORE_START}", style="italic")
     elif message.status is MessageStatus.INTERRUPTED:
         line.append("  ").append("· interrupted", style="tc.warning")
     elif message.status is MessageStatus.ERROR:
