@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from textual.binding import Binding
 from textual.pilot import Pilot
+from textual.widget import Widget
 from textual.widgets._footer import FooterKey
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
@@ -90,5 +91,49 @@ async def test_esc_stop_is_offered_only_while_a_reply_streams(
             gate.set()
             await wait_idle(pilot)
             await wait_until(pilot, lambda: "Stop" not in described(pilot))
+    finally:
+        gate.set()
+
+
+async def recomposed_whole(pilot: Pilot[Any]) -> list[tuple[str, str]]:
+    """The keys after Textual's own recompose of the footer (every key mounted anew)."""
+    footer = conversation(pilot.app).query_one(FittedFooter)
+    old = set(keys(pilot))
+    footer.call_later(Widget.recompose, footer)  # in the footer's own context
+    await wait_until(pilot, lambda: bool(keys(pilot)) and not old & set(keys(pilot)))
+    return [(key.key_display, key.description) for key in keys(pilot)]
+
+
+async def test_a_reply_mounts_only_the_stop_key_and_the_row_reads_as_composed_whole(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    """Stop comes and goes with every reply: the other keys stay the same widgets (mounting
+    the whole row again restyles every key), in the order a whole composition gives."""
+    gate = threading.Event()
+    chutes_server.script(Reply(stream_of(["partial ", "rest"]), gate=gate, gate_after=2))
+    app = make_app()
+    try:
+        async with app.run_test(size=(160, 30)) as pilot:
+            screen = conversation(app)
+            await wait_until(pilot, lambda: bool(keys(pilot)))
+            before = {key.description: key for key in keys(pilot)}
+            await pilot.press(*"go", "enter")
+            await live_reply(pilot, screen, lambda text: "partial" in text)
+            await wait_until(pilot, lambda: "Stop" in described(pilot))
+            await pilot.pause()
+            shown = keys(pilot)
+            assert all(key is before[key.description] for key in shown
+                       if key.description in before)
+            assert [(k.key_display, k.description) for k in shown] == await recomposed_whole(
+                pilot)
+            before = {key.description: key for key in keys(pilot)}
+            gate.set()
+            await wait_idle(pilot)
+            await wait_until(pilot, lambda: "Stop" not in described(pilot))
+            await pilot.pause()
+            shown = keys(pilot)
+            assert "Stop" in before and len(shown) == len(before) - 1
+            assert all(key is before[key.description] for key in shown)
+            assert [(k.key_display, k.description) for k in shown] == await recomposed_whole(
+                pilot)
     finally:
         gate.set()

@@ -134,3 +134,28 @@ def test_a_count_in_a_reclaim_sees_frozen_objects_and_no_callback_runs() -> None
     assert counted == 1 and not calls
     assert frozen(kept)  # frozen again after the count
     assert not gc_policy.reclaim_is_due()
+
+
+async def test_the_end_of_a_reply_does_not_count_the_frozen_objects(
+        make_app: AppFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counting them walks them all (tens of ms after a long reply, on the event loop while
+    the reply's end is drawn): whether a reclaim is due is asked once the app is idle."""
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        counted: list[int] = []
+        count = gc.get_freeze_count
+
+        def spy() -> int:
+            counted.append(1)
+            return count()
+
+        monkeypatch.setattr(gc, "get_freeze_count", spy)
+        await pilot.press("x", "enter")
+        await wait_until(pilot, lambda: bool(screen.query(MessageView))
+                         and screen.query(MessageView)[-1].message.role == Role.ASSISTANT
+                         and not screen.streaming)
+        await pilot.pause()
+        assert counted == []

@@ -126,11 +126,13 @@ def postpone() -> None:
 def reclaim_is_overdue() -> bool:
     """Due, and postponed once already: replies follow each other with no idle moment, so
     the end of a reply runs it rather than let what died frozen pile up."""
-    return reclaim_is_due() and bool(_last_reclaim["postponed"])
+    return bool(_last_reclaim["postponed"]) and reclaim_is_due()
 
 
 def reclaim_is_due() -> bool:
     """Has another conversation been shown, or the frozen generation grown RECLAIM_GROWTH
-    times, since the last reclaim? (What died frozen, e.g. the live view of each reply.)"""
+    times, since the last reclaim? (What died frozen, e.g. the live view of each reply.)
+    Counting the frozen objects walks them all (tens of ms after a long reply): ask when
+    nothing waits on the app."""
     return bool(_last_reclaim["pending"]) or (
         gc.get_freeze_count() > RECLAIM_GROWTH * max(_last_reclaim["frozen"], 1))

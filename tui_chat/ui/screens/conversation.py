@@ -335,7 +335,7 @@ class ConversationScreen(Screen[None]):
                 self.post_message(ConversationChanged(self.workspace.session.conversation.id))
             if gc_policy.reclaim_is_overdue():
                 self.call_after_refresh(gc_policy.reclaim)
-            elif gc_policy.reclaim_is_due():
+            else:  # whether one is due is asked then, not while the reply's end is drawn
                 self.set_timer(gc_policy.IDLE_BEFORE_RECLAIM, self._reclaim_if_idle)
 
     def _events_for(self, exchange: Exchange

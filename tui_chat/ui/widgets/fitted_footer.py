@@ -5,10 +5,15 @@ right edge: at 80 columns the main screen lost Quit, Help and Settings, and even
 sidebar's and message mode's rows were cut mid-word.
 
 Keys that do nothing now (an action its widget disables) are left out rather than dimmed;
-the row is composed again when the bindings change and when its width does.
+the row is composed again when the bindings change and when its width does. Only the keys
+that changed are mounted or removed (`recompose`): every reply brings Esc Stop and takes it
+away, and mounting the whole row again (each key styled anew) cost more CPU than the first
+chunks of the reply.
 """
 
 from __future__ import annotations
+
+import weakref
 
 from rich.cells import cell_len
 from textual import events
@@ -71,17 +76,65 @@ class FittedFooter(Footer):
                                    palette.binding.description)
         tooltips = {id(item.binding): item.tooltip for item in active.values()}
         for binding in fitting(shown, width):
-            yield FooterKey(binding.key, self.app.get_key_display(binding),
-                            binding.description, binding.action,
-                            tooltip=tooltips.get(id(binding)) or binding.tooltip
-                            ).data_bind(compact=Footer.compact)
+            yield _made(FooterKey(binding.key, self.app.get_key_display(binding),
+                                  binding.description, binding.action,
+                                  tooltip=tooltips.get(id(binding)) or binding.tooltip
+                                  ).data_bind(compact=Footer.compact))
         if palette is not None:
-            yield FooterKey(palette.binding.key, self.app.get_key_display(palette.binding),
-                            palette.binding.description, palette.binding.action,
-                            classes="-command-palette", disabled=not palette.enabled,
-                            tooltip=palette.binding.tooltip or palette.binding.description)
+            yield _made(FooterKey(palette.binding.key,
+                                  self.app.get_key_display(palette.binding),
+                                  palette.binding.description, palette.binding.action,
+                                  classes="-command-palette", disabled=not palette.enabled,
+                                  tooltip=palette.binding.tooltip
+                                  or palette.binding.description), palette=True)
+
+    async def recompose(self) -> None:
+        """Mount and remove only the keys that changed, in place; the whole row again
+        (Textual's way) when the keys kept would change order."""
+        if not self.is_attached or self._pruning:
+            return
+        wanted = [key for key in self.compose() if isinstance(key, FooterKey)]
+        shown = list(self.query_children(FooterKey))
+        wanted_keys = [_MADE.get(key) for key in wanted]
+        shown_keys = [_MADE.get(key) for key in shown]
+        kept = [key for key in shown_keys if key in wanted_keys]
+        unknown = None in wanted_keys or None in shown_keys
+        repeated = len(set(wanted_keys)) != len(wanted_keys)
+        if (unknown or repeated or len(shown) != len(self.children)
+                or kept != [key for key in wanted_keys if key in shown_keys]):
+            await super().recompose()
+            return
+        if wanted_keys == shown_keys:
+            return
+        async with self.batch():
+            gone = [key for key, identity in zip(shown, shown_keys, strict=True)
+                    if identity not in wanted_keys]
+            if gone:
+                await self.remove_children(gone)
+            by_identity = dict(zip(shown_keys, shown, strict=True))
+            following: FooterKey | None = None
+            for key, identity in reversed(list(zip(wanted, wanted_keys, strict=True))):
+                if identity in by_identity:
+                    following = by_identity[identity]
+                elif following is None:
+                    await self.mount(key)
+                    following = key
+                else:
+                    await self.mount(key, before=following)
+                    following = key
 
     def on_resize(self, event: events.Resize) -> None:
         if event.size.width != getattr(self, "_composed_width", None):
             self._composed_width = event.size.width
             self.call_after_refresh(self.recompose)
+
+
+_MADE: weakref.WeakKeyDictionary[FooterKey, tuple[object, ...]] = weakref.WeakKeyDictionary()
+"""What each key composed here shows and does, as composed (its classes change once
+mounted): equal ones need not be mounted again."""
+
+
+def _made(key: FooterKey, *, palette: bool = False) -> FooterKey:
+    _MADE[key] = (key.key, key.key_display, key.description, key.action, key.tooltip,
+                  key.disabled, palette)
+    return key

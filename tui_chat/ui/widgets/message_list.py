@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from textual import events
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.geometry import Offset
+from textual.geometry import Offset, Size
 from textual.message import Message as TextualMessage
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -126,6 +126,18 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         self._out_of_context: set[str] = set()
         self.labels: ProviderLabels = {}
         """Providers' display names for the messages' headers (the screen sets them)."""
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size,
+                      layout: bool = True) -> bool:
+        """Only what the list holds grew (the live reply, several times a second): Textual
+        sets the new virtual size as a reactive that lays the whole screen out again and
+        repaints the list, one frame after the layout that measured it. Set it without
+        that second layout (the scrollbar is still updated; a scrollbar that appears or
+        goes lays out again by itself)."""
+        if (size == self._size and container_size == self._container_size
+                and virtual_size.width == self.virtual_size.width):
+            layout = False
+        return super()._size_updated(size, virtual_size, container_size, layout)
 
     # --- content -------------------------------------------------------------------------
 

@@ -342,16 +342,37 @@ class ReplyView(Widget):
         self._set_width(self._drawing_width())
         old, self._lines = self._lines, self._compose_rows()
         height = self._rows_for(len(self._lines))
-        if height != self._height:
-            self._height = height
-            self.refresh(layout=True)
-            return
         first = next((row for row, (was, now) in enumerate(zip(old, self._lines, strict=False))
                       if was is not now), min(len(old), len(self._lines)))
-        if first < self._height:  # the rows above are the same objects: not repainted
+        if height != self._height:
+            self._height = height
+            # Only the rows from `first` down are repainted: the ones above are kept, drawn,
+            # by Textual (see _size_updated).
+            self.refresh(Region(0, first, self._width, max(1, height - first)), layout=True)
+        elif first < self._height:  # the rows above are the same objects: not repainted
             self.refresh(Region(0, first, self._width, self._height - first))
 
     # --- Textual's side -------------------------------------------------------------------
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size,
+                      layout: bool = True) -> bool:
+        """A new height at the same width moves no row already drawn (the widget has no
+        border or padding above or below its rows): Textual would repaint every row of the
+        widget for any new size, and a growing reply gets a new height several times a
+        second, so every row on screen was drawn again each time. Keep them: `_relayout`
+        marks the rows that changed, and rows new to the widget are drawn as they come."""
+        if (self._size.width == size.width and self._size.height
+                and not self._has_vertical_chrome()):
+            self._size = size
+            # Nor lay out again for the new virtual size (it scrolls nothing here).
+            layout = False
+        return super()._size_updated(size, virtual_size, container_size, layout)
+
+    def _has_vertical_chrome(self) -> bool:
+        """A top or bottom border or padding: rows would then depend on the height."""
+        styles = self.styles
+        return bool(styles.border_top[0] or styles.border_bottom[0]
+                    or styles.padding.top or styles.padding.bottom)
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
         return container.width

@@ -1,0 +1,90 @@
+"""What a growing live reply costs a frame: its new rows drawn, the rows above kept, and one
+layout of the screen per growth (Textual's defaults drew every visible row of the reply again
+and laid the screen out twice, once for the reply's new height and once more for the list's
+new virtual size)."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+from textual.screen import Screen
+from textual.strip import Strip
+
+from tests.fakeprovider import FakeProvider, Reply, stream_of
+from tests.ui.conftest import AppFactory, conversation, live_reply, wait_until
+from tui_chat.ui.widgets.reply_view import ReplyView
+
+PARAGRAPHS = [f"Paragraph {i} of the reply.\n\n" for i in range(24)]
+HELD_AFTER = 13  # frames: the role chunk and 12 paragraphs, then the gate
+
+
+def _held_reply(chutes_server: FakeProvider) -> threading.Event:
+    gate = threading.Event()
+    chutes_server.script(Reply(stream_of(PARAGRAPHS), gate=gate, gate_after=HELD_AFTER,
+                               stall_after=len(PARAGRAPHS) + 1, stall_seconds=600))
+    return gate
+
+
+async def test_a_growing_live_reply_draws_its_new_rows_only(
+        make_app: AppFactory, chutes_server: FakeProvider,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    gate = _held_reply(chutes_server)
+    drawn: list[int] = []
+    render_line = ReplyView.render_line
+
+    def spy(self: ReplyView, y: int) -> Strip:
+        drawn.append(y)
+        return render_line(self, y)
+
+    app = make_app()
+    async with app.run_test(size=(100, 90)) as pilot:
+        screen = conversation(app)
+        await pilot.press("x", "enter")
+        reply = await live_reply(pilot, screen, lambda text: "Paragraph 11 " in text)
+        await wait_until(pilot, lambda: reply.size.height == reply.virtual_size.height > 0)
+        await pilot.pause()
+        height = reply.size.height
+        monkeypatch.setattr(ReplyView, "render_line", spy)
+        gate.set()
+        reply = await live_reply(pilot, screen, lambda text: "Paragraph 23 " in text)
+        await wait_until(pilot, lambda: reply.size.height > height and bool(drawn))
+        await pilot.pause()
+        assert reply.region.bottom < screen.message_list.region.bottom  # all of it shown
+        # Rows 0-20 (the header and paragraphs 0-9) did not change: not drawn again.
+        assert min(drawn) > 20, sorted(set(drawn))
+        assert max(drawn) >= height  # the new rows were
+        await screen.stop_streaming()
+
+
+async def test_a_growing_live_reply_lays_the_screen_out_once_per_new_height(
+        make_app: AppFactory, chutes_server: FakeProvider,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    gate = _held_reply(chutes_server)
+    heights: list[int] = []
+    refresh_layout = Screen._refresh_layout
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:  # the reply overflows: the list scrolls
+        screen = conversation(app)
+        await pilot.press("x", "enter")
+        reply = await live_reply(pilot, screen, lambda text: "Paragraph 11 " in text)
+        await wait_until(pilot, lambda: reply.size.height == reply.virtual_size.height > 0)
+        await pilot.pause()
+        height = reply.size.height
+
+        def spy(self: Screen[Any], *args: Any, **kwargs: Any) -> None:
+            refresh_layout(self, *args, **kwargs)
+            heights.append(reply.size.height)
+
+        monkeypatch.setattr(Screen, "_refresh_layout", spy)
+        gate.set()
+        reply = await live_reply(pilot, screen, lambda text: "Paragraph 23 " in text)
+        await wait_until(pilot, lambda: reply.size.height > height)
+        await pilot.pause()
+        await pilot.pause()
+        assert heights and len(heights) == len(set(heights)), heights
+        messages = screen.message_list
+        assert messages.scroll_y == messages.max_scroll_y  # still following the reply
+        await screen.stop_streaming()
