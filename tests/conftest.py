@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import gc
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.fakeprovider import FakeProvider
+
+# A suite started in the background by a shell without job control (`sh -c '… &'`) inherits
+# SIGINT ignored, and so would every tui-chat it starts: a Ctrl+C test then waits for nothing.
+# The tests send SIGINT as a terminal does to a foreground job, so the suite takes it back.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 _PROVIDER_ENV = ("CHUTES_API_KEY", "SUTRA_API_KEY", "CHUTES_BASE_URL", "SUTRA_BASE_URL",
                  "TUI_CHAT_CONFIG", "TUI_CHAT_DB", "TEXTUAL_THEME",
