@@ -20,10 +20,11 @@ RUNS = 5
 MODEL = f"bench/{EVENTS}"
 
 
-async def raw_read(url: str) -> float:
+async def raw_read(url: str, model: str = MODEL) -> float:
+    """Seconds to read the stream of `model` as bytes, nothing parsed (the floor)."""
     async with httpx.AsyncClient() as http:
         start = timer()
-        body = {"model": MODEL, "messages": [{"role": "user", "content": "x"}], "stream": True}
+        body = {"model": model, "messages": [{"role": "user", "content": "x"}], "stream": True}
         async with http.stream("POST", f"{url}/chat/completions", json=body) as response:
             async for _ in response.aiter_bytes():
                 pass

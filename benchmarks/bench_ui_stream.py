@@ -37,8 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
-
+from benchmarks.bench_client import raw_read
 from benchmarks.common import (
     Figure,
     fake_provider_process,
@@ -165,17 +164,6 @@ async def stream_once(url: str, model: str, expected: str, *, typing: bool = Fal
                 await pilot.pause()
                 assert "a" * len(latencies) in screen.prompt.text  # every letter arrived
     return run
-
-
-async def raw_read(url: str, model: str) -> float:
-    """Seconds to read the stream of `model` as bytes, nothing parsed (the floor)."""
-    async with httpx.AsyncClient() as http:
-        began = timer()
-        body = {"model": model, "messages": [{"role": "user", "content": "x"}], "stream": True}
-        async with http.stream("POST", f"{url}/chat/completions", json=body) as response:
-            async for _ in response.aiter_bytes():
-                pass
-        return timer() - began
 
 
 async def measure(url: str) -> dict[str, Figure]:

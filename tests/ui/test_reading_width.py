@@ -16,6 +16,7 @@ from textual.strip import Strip
 from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tests.ui.conftest import AppFactory, conversation, live_reply, wait_idle, wait_until
 from tests.ui.reading_demo import ANSWER, LIST_ITEM, PROSE, QUOTE, seed_reading
+from tests.ui.test_settings_applied import save_settings
 from tui_chat.core.models import Message, Role
 from tui_chat.core.store import Store
 from tui_chat.ui.screens.settings import SettingsScreen
@@ -39,20 +40,6 @@ def table_rows(rows: list[Strip]) -> list[int]:
 
 def last_view(pilot: Pilot[Any]) -> MessageView:
     return conversation(pilot.app).query(MessageView)[-1]
-
-
-async def save_settings(pilot: Pilot[Any], **values: str) -> None:
-    """Open Settings (F3), set fields, save with Ctrl+S (the settings take effect at once)."""
-    app = pilot.app
-    await pilot.press("f3")
-    await wait_until(pilot, lambda: isinstance(app.screen, SettingsScreen))
-    screen = app.screen
-    assert isinstance(screen, SettingsScreen)
-    for name, value in values.items():
-        screen.query_one(f"#{screen._ids[(name,)]}").value = value  # type: ignore[attr-defined]
-    await pilot.press("ctrl+s")
-    await wait_until(pilot, lambda: not isinstance(app.screen, SettingsScreen))
-    await pilot.pause()
 
 
 async def test_prose_wraps_at_the_reading_width_and_tables_take_what_they_need(
