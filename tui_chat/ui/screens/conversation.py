@@ -223,6 +223,8 @@ class ConversationScreen(Screen[None]):
         may have changed."""
         self._first_run_hint = no_key_hint or ""
         self.message_list.set_reading_width(self.workspace.settings.reading_width)
+        if self.comparison is not None:
+            self.comparison.set_reading_width(self.workspace.settings.reading_width or None)
         self.refresh_chrome()
         self.context_status.refresh()
         self.notify(settings_sentence(change, streaming=self.streaming), title="Settings saved",
