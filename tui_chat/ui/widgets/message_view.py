@@ -67,7 +67,7 @@ def branch_label(position: Position | None) -> str:
 STOPPED_BEFORE_START = "stopped before it began; Ctrl+R tries again"
 """The header's note on a reply stopped before any of it arrived (it has no other row), when
 it ends the conversation: Ctrl+R writes the last reply again."""
-STOPPED_BEFORE_START_EARLIER = "stopped before it began; Ctrl+O, then r on it, tries again"
+STOPPED_BEFORE_START_EARLIER = "stopped before it began; r on it (Ctrl+O) tries again"
 """The same note when messages follow it: Ctrl+R would write the last reply again, not this
 one; `r` in the message list writes the selected one again."""
 
