@@ -1,5 +1,6 @@
 """Pilot tests of comparing models in the app: choosing several in the picker, the replies side
-by side (stacked when narrow), one failing, Esc stopping all, and continuing with one."""
+by side (stacked when narrow), their prose at the reading width, one failing, Esc stopping all,
+and continuing with one."""
 
 from __future__ import annotations
 
@@ -18,6 +19,10 @@ from tests.ui.conftest import (
     wait_idle,
     wait_until,
 )
+from tests.ui.reading_demo import PROSE
+from tests.ui.test_reading_width import widths
+from tests.ui.test_settings_applied import save_settings
+from tui_chat.core.config import Settings
 from tui_chat.core.models import MessageStatus, Role
 from tui_chat.core.store import Store
 from tui_chat.ui.commands import all_commands
@@ -104,6 +109,36 @@ async def test_narrow_terminals_stack_the_columns(
         first, second = view.columns
         assert view.has_class("-stacked")
         assert first.region.x == second.region.x and first.region.y < second.region.y
+
+
+@pytest.mark.parametrize("size", [(96, 40), (200, 40)], ids=["stacked", "side-by-side"])
+async def test_the_columns_wrap_prose_at_the_reading_width(
+        make_app: AppFactory, chutes_server: FakeProvider, with_sutra: FakeProvider,
+        size: tuple[int, int]) -> None:
+    gate = threading.Event()
+    chutes_server.script(Reply(stream_of([PROSE]), gate=gate, gate_after=2))
+    with_sutra.script(Reply(stream_of([PROSE], flavour="sutra"), gate=gate, gate_after=2))
+    app = make_app(settings=Settings(reading_width=40))
+    async with app.run_test(size=size) as pilot:
+        view = await compare(pilot, "hello")
+        await wait_until(pilot, lambda: all(c.reply is not None and c.reply.content == PROSE
+                                            for c in view.columns))
+        await pilot.pause()
+        assert view.has_class("-stacked") is (size[0] < 100)
+        for column in view.columns:
+            assert column.content_size.width > 60  # wider than the reading width
+            live = widths(column.reply.answer.lines, PROSE)  # type: ignore[union-attr]
+            assert len(live) >= 5 and max(live) <= 40, live
+        gate.set()
+        await wait_idle(pilot)
+        for column in view.columns:
+            drawn = widths(column.query_one(MessageView).cached.lines, PROSE)
+            assert len(drawn) >= 5 and max(drawn) <= 40, drawn
+        if size[0] < 100:  # a reading width saved meanwhile applies to the replies shown
+            await save_settings(pilot, reading_width="60")
+            await pilot.pause()
+            drawn = widths(view.columns[0].query_one(MessageView).cached.lines, PROSE)
+            assert max(drawn) > 40 and max(drawn) <= 60, drawn
 
 
 async def test_one_failing_does_not_stop_the_other(

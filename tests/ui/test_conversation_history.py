@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.color import Color
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
@@ -151,6 +152,31 @@ async def test_regenerate_with_another_model_from_the_message_list(
         replies = [v.message for v in screen.query(MessageView)]
         assert [m.role for m in replies] == [Role.USER, Role.ASSISTANT]
         assert replies[1].model == "deepseek-ai/DeepSeek-R1"
+
+
+@pytest.mark.parametrize("key", ["r", "m"])
+async def test_r_and_m_write_the_selected_reply_again_not_the_last(
+        make_app: AppFactory, store: Store, chutes_server: FakeProvider, key: str) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        for text in ("one", "two"):
+            await pilot.press(*text, "enter")
+            await wait_idle(pilot)
+        first = screen.query(MessageView)[1].message
+        await pilot.press("ctrl+o", "up", "up")  # from the last: the reply to "one"
+        assert screen.message_list.selected_message() == first
+        await pilot.press(key)
+        if key == "m":
+            await wait_until(pilot, lambda: isinstance(app.screen, ModelPickerScreen))
+            await pilot.press(*"DeepSeek-R1", "enter")
+            await wait_until(pilot, lambda: app.screen is screen)
+        await wait_idle(pilot)
+        views = [v.message for v in screen.query(MessageView)]
+        assert [m.content for m in views][:1] == ["one"] and len(views) == 2
+        assert views[1].id != first.id and views[1].parent_id == first.parent_id
+    assert chutes_server.requests[-1].body["messages"] == [{"role": "user", "content": "one"}]
+    assert store.siblings(views[1].id).count == 2  # the old reply and "two" below it stay
 
 
 async def test_edit_user_message_and_resend_from_there(make_app: AppFactory, store: Store,

@@ -422,8 +422,13 @@ class Workspace:
         check_images(attachments, self.require_model(), facts is not None and facts.takes_images,
                      self.provider_name)
 
-    def _prompt_path(self) -> list[Message]:
-        """The active path up to the prompt a regenerated reply answers."""
+    def _prompt_path(self, reply_id: str | None = None) -> list[Message]:
+        """The path up to the prompt a regenerated reply answers (`reply_id`, or the one
+        the active path ends with)."""
+        if reply_id is not None:
+            target = self.store.get_message(reply_id)
+            prompt_id = target.id if target.role is Role.USER else target.parent_id
+            return self.store.path_to(prompt_id) if prompt_id else []
         path = self.session.messages()
         while path and path[-1].role is not Role.USER:
             path.pop()
@@ -474,10 +479,13 @@ class Workspace:
                 self.choose(reply.provider, reply.model)
         return change
 
-    def regenerate(self) -> AsyncGenerator[SessionEvent, None]:
+    def regenerate(self, reply_id: str | None = None) -> AsyncGenerator[SessionEvent, None]:
+        """A reply again in place of `reply_id` (None: the last), the old one kept as a
+        branch (see ChatSession.regenerate)."""
         client, model = self.client(), self.require_model()
-        self._fit(self.context_plan(path=self._prompt_path()))
-        return self._leased(client, self.session.regenerate(client=client, model=model))
+        self._fit(self.context_plan(path=self._prompt_path(reply_id)))
+        return self._leased(client, self.session.regenerate(client=client, model=model,
+                                                            reply_id=reply_id))
 
     def edit_and_resend(self, message_id: str, text: str) -> AsyncGenerator[SessionEvent, None]:
         if not text.strip():

@@ -78,7 +78,8 @@ class ComparePresenter:
         if self.view is None:
             message_list = self.host.message_list
             self.view = CompareView(self.models, code_theme=message_list.code_theme,
-                                    labels=message_list.labels)
+                                    labels=message_list.labels,
+                                    reading_width=message_list.reading_width or None)
             await message_list.mount(self.view)
             message_list.anchor()
             self.host.comparison = self.view

@@ -223,6 +223,8 @@ class ConversationScreen(Screen[None]):
         may have changed."""
         self._first_run_hint = no_key_hint or ""
         self.message_list.set_reading_width(self.workspace.settings.reading_width)
+        if self.comparison is not None:
+            self.comparison.set_reading_width(self.workspace.settings.reading_width or None)
         self.refresh_chrome()
         self.context_status.refresh()
         self.notify(settings_sentence(change, streaming=self.streaming), title="Settings saved",
@@ -344,7 +346,7 @@ class ConversationScreen(Screen[None]):
         if exchange.kind == "compare":
             return workspace.compare(exchange.text)
         if exchange.kind == "regenerate":
-            return workspace.regenerate()
+            return workspace.regenerate(exchange.message_id)
         if exchange.kind == "edit" and exchange.message_id is not None:
             return workspace.edit_and_resend(exchange.message_id, exchange.text)
         return workspace.send(exchange.text, attachments=exchange.attachments,
@@ -406,7 +408,9 @@ class ConversationScreen(Screen[None]):
         self.status.update_info(note="")
         self.refresh_bindings()
 
-    def action_regenerate(self, choose_model: bool = False) -> None:
+    def action_regenerate(self, choose_model: bool = False, reply_id: str | None = None
+                          ) -> None:
+        """Write `reply_id` again (None: the last reply)."""
         if self.streaming:
             self.notify("A reply is still streaming: press Esc first.", markup=False,
                         severity="warning")
@@ -416,9 +420,9 @@ class ConversationScreen(Screen[None]):
                         markup=False, severity="warning")
             return
         if choose_model:
-            self.choose_model(then_regenerate=True)
+            self.choose_model(then_regenerate=True, reply_id=reply_id)
             return
-        self.run_exchange(Exchange("regenerate"))
+        self.run_exchange(Exchange("regenerate", message_id=reply_id))
 
     async def action_new_conversation(self) -> None:
         await self.stop_streaming()
@@ -435,11 +439,13 @@ class ConversationScreen(Screen[None]):
         self.choose_model()
 
     def choose_model(self, *, then_regenerate: bool = False, compare: bool = False,
-                     then: Callable[[], None] | None = None) -> None:
+                     then: Callable[[], None] | None = None, reply_id: str | None = None
+                     ) -> None:
         """Open the model picker (several models may be marked to compare, unless the
-        choice is to regenerate with); it applies from the next message on (`then`: what
-        to do once one is chosen)."""
-        self.models.choose(then_regenerate=then_regenerate, compare=compare, then=then)
+        choice is to regenerate with: `reply_id`, None for the last reply); it applies from
+        the next message on (`then`: what to do once one is chosen)."""
+        self.models.choose(then_regenerate=then_regenerate, compare=compare, then=then,
+                           reply_id=reply_id)
 
     def action_focus_messages(self) -> None:
         if self.comparison is not None and not self.comparison.streaming:
@@ -512,7 +518,8 @@ class ConversationScreen(Screen[None]):
 
     @on(MessageList.RegenerateRequested)
     def _regenerate(self, event: MessageList.RegenerateRequested) -> None:
-        self.action_regenerate(event.choose_model)
+        self.action_regenerate(event.choose_model,
+                               event.reply.id if event.reply is not None else None)
 
     @on(MessageList.LeaveRequested)
     def _leave(self) -> None:

@@ -29,8 +29,9 @@ class ModelActions:
         self.host = host
 
     def choose(self, *, then_regenerate: bool = False, compare: bool = False,
-               then: Callable[[], None] | None = None) -> None:
-        """Open the picker; `then`: what to do once one model is chosen."""
+               then: Callable[[], None] | None = None, reply_id: str | None = None) -> None:
+        """Open the picker; `then`: what to do once one model is chosen (`then_regenerate`:
+        write `reply_id` again, None the last reply)."""
         from tui_chat.ui.screens.model_picker import Comparison, ModelChoice, ModelPickerScreen
 
         workspace = self.host.workspace
@@ -48,12 +49,12 @@ class ModelActions:
             if isinstance(choice, Comparison):
                 self._compare_next(choice)
             elif choice is not None:
-                self._use(choice, then_regenerate, then)
+                self._use(choice, then_regenerate, then, reply_id)
 
         self.host.app.push_screen(picker, chosen)
 
     def _use(self, choice: ModelChoice, then_regenerate: bool,
-             then: Callable[[], None] | None) -> None:
+             then: Callable[[], None] | None, reply_id: str | None = None) -> None:
         from tui_chat.ui.screens.conversation import Exchange
 
         try:
@@ -64,7 +65,7 @@ class ModelActions:
         self.host.refresh_chrome()
         self.host.context_status.changed()
         if then_regenerate:
-            self.host.run_exchange(Exchange("regenerate"))
+            self.host.run_exchange(Exchange("regenerate", message_id=reply_id))
         if then is not None:
             then()
 

@@ -1,5 +1,7 @@
 """A comparison: the replies of 2-4 models to one prompt, side by side in columns (stacked
-when the terminal is narrower than STACK_BELOW cells), each under a line of figures.
+when the terminal is narrower than STACK_BELOW cells), each under a line of figures. Prose
+wraps at the reading width as in every other message (see reading_column): it matters when a
+column is wider than it (stacked, or few columns with a low reading width).
 
 Each column streams through its own `ReplyView` (the one live reply widget, drawing its own
 lines, paced), swapped for a finished `MessageView` when its reply ends, as the message list
@@ -71,11 +73,14 @@ class CompareColumn(Vertical):
     """
 
     def __init__(self, number: int, *, code_theme: str,
-                 labels: ProviderLabels | None = None) -> None:
+                 labels: ProviderLabels | None = None, reading_width: int | None = None
+                 ) -> None:
         super().__init__()
         self.number = number
         self.code_theme = code_theme
         self.labels = labels
+        self.reading_width = reading_width
+        """Widest line of its prose, in cells (None: the column's width; see reading_column)."""
         self.figures = ColumnFigures()
         self.reply: ReplyView | None = None
         self.message: Message | None = None
@@ -91,7 +96,8 @@ class CompareColumn(Vertical):
     async def start(self, message: Message) -> ReplyView:
         from tui_chat.ui.widgets.reply_view import ReplyView
 
-        self.reply = ReplyView(message, code_theme=self.code_theme, labels=self.labels)
+        self.reply = ReplyView(message, code_theme=self.code_theme, labels=self.labels,
+                               reading_width=self.reading_width)
         await self.mount(self.reply)
         return self.reply
 
@@ -107,10 +113,11 @@ class CompareColumn(Vertical):
                 await reply.remove()
             return
         view = MessageView(message, code_theme=self.code_theme, position=position,
-                           labels=self.labels)
+                           labels=self.labels, reading_width=self.reading_width)
         width = reply.content_size.width if reply is not None else 0
         lines = (await asyncio.to_thread(reply.finished_lines, message, width, position)
-                 if reply is not None and width > 0 else None)
+                 if reply is not None and width > 0
+                 and reply.reading_width == view.reading_width else None)  # else: changed
         if lines is not None:
             view.cached.adopt(lines, width)
         elif width > 0:
@@ -118,6 +125,16 @@ class CompareColumn(Vertical):
         await self.mount(view, before=reply)
         if reply is not None:
             await reply.remove()
+
+    def set_reading_width(self, width: int | None) -> None:
+        """Wrap prose at `width` cells from now on: the finished reply is drawn again; a
+        reply streaming keeps its width until it ends (as in the message list)."""
+        if width == self.reading_width:
+            return
+        self.reading_width = width
+        for view in self.query(MessageView):
+            view.reading_width = width
+            view.set_message(view.message)
 
 
 class CompareView(Vertical, can_focus=True):
@@ -157,13 +174,15 @@ class CompareView(Vertical, can_focus=True):
         """Esc in the comparison: focus goes back to the prompt."""
 
     def __init__(self, models: list[tuple[str, str]], *, code_theme: str,
-                 labels: ProviderLabels | None = None) -> None:
+                 labels: ProviderLabels | None = None, reading_width: int | None = None
+                 ) -> None:
         super().__init__()
         self.models = models
         self.code_theme = code_theme
         self.streaming = True
         self.highlighted = 0
-        self._columns = [CompareColumn(number, code_theme=code_theme, labels=labels)
+        self._columns = [CompareColumn(number, code_theme=code_theme, labels=labels,
+                                       reading_width=reading_width)
                          for number in range(1, len(models) + 1)]
 
     def compose(self) -> ComposeResult:
@@ -209,6 +228,11 @@ class CompareView(Vertical, can_focus=True):
 
     def column(self, index: int) -> CompareColumn:
         return self._columns[index]
+
+    def set_reading_width(self, width: int | None) -> None:
+        """See CompareColumn.set_reading_width."""
+        for column in self.columns:
+            column.set_reading_width(width)
 
     def ended(self) -> None:
         """Every reply has ended: the user chooses now."""

@@ -90,11 +90,13 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
             self.message = message
 
     class RegenerateRequested(TextualMessage):
-        """The user asked for the last reply again, maybe choosing another model first."""
+        """The user asked for a reply again (`reply`, the selected one, or the one answering
+        the selected message of theirs; None: the last), maybe choosing another model first."""
 
-        def __init__(self, choose_model: bool) -> None:
+        def __init__(self, choose_model: bool, reply: Message | None = None) -> None:
             super().__init__()
             self.choose_model = choose_model
+            self.reply = reply
 
     class LinkRequested(TextualMessage):
         """The user asked to open a link written in a message (to be confirmed)."""
@@ -174,8 +176,10 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         """Views of `messages`, each knowing its place among its siblings (one look-up) and
         whether it is out of the context."""
         positions = self._positions_of(messages) if self._positions_of and messages else {}
+        tail = self.messages[-1].id if self.messages else None
         views = [MessageView(m, code_theme=self.code_theme, position=positions.get(m.id),
-                             labels=self.labels, reading_width=self.reading_width or None)
+                             labels=self.labels, reading_width=self.reading_width or None,
+                             last=m.id == tail)
                  for m in messages]
         for view in views:
             view.set_out_of_context(view.message.id in self._out_of_context)
@@ -196,6 +200,7 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
 
     async def add_message(self, message: Message) -> None:
         """Append a finished message (the user's prompt, usually) and follow it."""
+        self._followed()
         self.messages.append(message)
         if self._hi < len(self.messages) - 1:
             await self._mount_window(max(0, len(self.messages) - PAGE), len(self.messages))
@@ -203,6 +208,12 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
             self._hi = len(self.messages)
             await self.mount(self._view(message), before=self.reply)
         self.anchor()
+
+    def _followed(self) -> None:
+        """A message is about to follow the last one: its view is the last no more."""
+        view = self._view_at(len(self.messages) - 1) if self.messages else None
+        if view is not None:
+            view.set_last(False)
 
     async def start_reply(self, message: Message) -> ReplyView:
         """Mount the live view of a reply that is about to stream."""
@@ -223,6 +234,7 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
             return
         await reply.finish()
         if message is not None:
+            self._followed()
             self.messages.append(message)
             self._hi = len(self.messages)
             view = self._view(message)
@@ -564,7 +576,13 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         self.post_message(self.EditRequested(message))
 
     def action_regenerate(self, choose_model: bool) -> None:
-        self.post_message(self.RegenerateRequested(choose_model))
+        """Write the selected reply again; on a message of the user's, the reply to it."""
+        reply = self.selected_message()
+        if reply is not None and reply.role is Role.USER and reply is not self.messages[-1]:
+            following = self.messages[self.messages.index(reply) + 1]
+            if following.role is Role.ASSISTANT:
+                reply = following
+        self.post_message(self.RegenerateRequested(choose_model, reply))
 
     def action_open_link(self) -> None:
         """Each press offers the next link of the selected message, last one first."""

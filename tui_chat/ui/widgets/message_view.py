@@ -65,13 +65,18 @@ def branch_label(position: Position | None) -> str:
 
 
 STOPPED_BEFORE_START = "stopped before it began; Ctrl+R tries again"
-"""The header's note on a reply stopped before any of it arrived (it has no other row)."""
+"""The header's note on a reply stopped before any of it arrived (it has no other row), when
+it ends the conversation: Ctrl+R writes the last reply again."""
+STOPPED_BEFORE_START_EARLIER = "stopped before it began; r on it (Ctrl+O) tries again"
+"""The same note when messages follow it: Ctrl+R would write the last reply again, not this
+one; `r` in the message list writes the selected one again."""
 
 
 def author_line(message: Message, *, live: bool = False, position: Position | None = None,
-                labels: ProviderLabels | None = None) -> Text:
+                labels: ProviderLabels | None = None, last: bool = True) -> Text:
     """The header of a message: who wrote it, which of its branch's alternatives it is, and
-    its state when not complete."""
+    its state when not complete (`last`: nothing follows it, which the keys it names
+    depend on)."""
     if message.role is Role.USER:
         line = Text("You", style="bold")
     else:
@@ -81,7 +86,8 @@ def author_line(message: Message, *, live: bool = False, position: Position | No
     if branch:
         line.append(f"  {branch}", style="bold")
     if message.stopped_before_start:  # the one row it has: nothing arrived, nothing to keep
-        line.append(f"  · {STOPPED_BEFORE_START}", style="italic")
+        hint = STOPPED_BEFORE_START if last else STOPPED_BEFORE_START_EARLIER
+        line.append(f"  · {hint}", style="italic")
     elif message.status is MessageStatus.INTERRUPTED:
         line.append("  ").append("· interrupted", style="tc.warning")
     elif message.status is MessageStatus.ERROR:
@@ -111,11 +117,12 @@ def capped(renderable: RenderableType, width: int | None) -> RenderableType:
 
 def message_chrome(message: Message, *, show_reasoning: bool = False,
                    position: Position | None = None, labels: ProviderLabels | None = None,
-                   reading_width: int | None = None
+                   reading_width: int | None = None, last: bool = True
                    ) -> tuple[list[RenderableType], list[RenderableType]]:
     """The rows drawn above a message's text (author, Thinking) and below it (its error);
     the reasoning and the error wrap at `reading_width`."""
-    above: list[RenderableType] = [author_line(message, position=position, labels=labels)]
+    above: list[RenderableType] = [author_line(message, position=position, labels=labels,
+                                               last=last)]
     if message.reasoning:
         words = len(message.reasoning.split())
         if show_reasoning:
@@ -141,12 +148,13 @@ def message_chrome(message: Message, *, show_reasoning: bool = False,
 
 def render_message(message: Message, *, code_theme: str = "monokai",
                    show_reasoning: bool = False, position: Position | None = None,
-                   labels: ProviderLabels | None = None, reading_width: int | None = None
-                   ) -> RenderableType:
+                   labels: ProviderLabels | None = None, reading_width: int | None = None,
+                   last: bool = True) -> RenderableType:
     """The whole message as one Rich renderable (literal text; Markdown for the assistant),
-    its text no wider than `reading_width` (see reading_column)."""
+    its text no wider than `reading_width` (see reading_column); `last`: nothing follows it
+    (see author_line)."""
     above, below = message_chrome(message, show_reasoning=show_reasoning, position=position,
-                                  labels=labels, reading_width=reading_width)
+                                  labels=labels, reading_width=reading_width, last=last)
     content = sanitize(message.content)
     body: list[RenderableType] = []
     if message.role is not Role.ASSISTANT:
@@ -305,7 +313,7 @@ class MessageView(Static):
 
     def __init__(self, message: Message, *, code_theme: str = "monokai",
                  position: Position | None = None, labels: ProviderLabels | None = None,
-                 reading_width: int | None = None) -> None:
+                 reading_width: int | None = None, last: bool = True) -> None:
         self.message = message
         self.code_theme = code_theme
         self.position = position
@@ -313,6 +321,8 @@ class MessageView(Static):
         self.labels = labels
         self.reading_width = reading_width
         """Widest line of its text, in cells (None: the view's width; see reading_column)."""
+        self.last = last
+        """Nothing follows it on the path shown (see author_line)."""
         self.show_reasoning = False
         self.out_of_context = False
         classes = "-user" if message.role is Role.USER else "-assistant"
@@ -328,14 +338,18 @@ class MessageView(Static):
         message, theme, reasoning = self.message, self.code_theme, self.show_reasoning
         position = self.position if self.position and self.position[1] > 1 else None
         out, labels, reading = self.out_of_context, self.labels, self.reading_width
+        # Only the header of a reply stopped before it began depends on what follows it: the
+        # others keep their drawn lines when the path grows below them.
+        last = self.last or not message.stopped_before_start
         key = (message.id, hash(message.content), message.status, message.error,
                hash(message.reasoning), message.model, message.provider,
                provider_label(message.provider, labels), theme, reasoning,
-               position, message.finish_reason, out, reading)
+               position, message.finish_reason, out, reading, last)
 
         def draw() -> RenderableType:
             drawn = render_message(message, code_theme=theme, show_reasoning=reasoning,
-                                   position=position, labels=labels, reading_width=reading)
+                                   position=position, labels=labels, reading_width=reading,
+                                   last=last)
             return Group(Text(OUT_OF_CONTEXT, style="dim italic"), drawn) if out else drawn
 
         self.cached = CachedRender(draw, self, key=key,
@@ -348,6 +362,13 @@ class MessageView(Static):
             self.out_of_context = out
             self.set_class(out, "-out-of-context")
             self.update(self._renderable())
+
+    def set_last(self, last: bool) -> None:
+        """Messages now follow it (False), or none do."""
+        if last != self.last:
+            self.last = last
+            if self.message.stopped_before_start:
+                self.update(self._renderable())
 
     def on_unmount(self) -> None:
         # Textual may keep a removed widget a while (in its parent's arrangements), and
