@@ -7,6 +7,7 @@ Usage::
     store.create_conversation(conversation)
     store.add_message(message); store.update_message(message)   # a streaming flush
     store.list_conversations(limit=100)  ->  list[ConversationSummary], newest first
+    store.message_counts(ids)  ->  {id: messages}  # for a list read with counted=False
     store.get_messages(conversation_id, limit=50, before_id=oldest_shown_id)  # active path
     store.search("नमस्ते")  ->  list[SearchHit]     # every branch
 
