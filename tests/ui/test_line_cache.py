@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 import random
 import tracemalloc
+from collections.abc import Callable
 
 from rich.console import Console
 from rich.syntax import Syntax
@@ -121,8 +122,8 @@ def test_a_code_block_reaching_the_end_of_the_text_is_not_kept() -> None:
     assert not kept("still_open") and not kept("closed_last")
 
 
-def live_rows(marker: str) -> int:
-    """Rows alive holding `marker`, frozen ones included: gc.get_objects() leaves out what the
+def live(matches: Callable[[object], bool]) -> int:
+    """Objects alive that `matches`, frozen ones included: gc.get_objects() leaves out what the
     app's gc policy froze, and its hook freezes what survives a full collection, so it is
     held off while counting."""
     hooks = gc.callbacks[:]
@@ -130,10 +131,14 @@ def live_rows(marker: str) -> int:
     try:
         gc.unfreeze()
         gc.collect()
-        return sum(1 for item in gc.get_objects()
-                   if isinstance(item, Strip) and marker in item.text)
+        return sum(1 for item in gc.get_objects() if matches(item))
     finally:
         gc.callbacks.extend(hooks)
+
+
+def live_rows(marker: str) -> int:
+    """Rows alive holding `marker` (see `live`)."""
+    return live(lambda item: isinstance(item, Strip) and marker in item.text)
 
 
 async def test_showing_a_message_in_other_styles_keeps_no_copy_of_its_rows(
@@ -180,3 +185,27 @@ async def test_after_ctrl_n_no_row_of_the_old_conversation_is_kept(
         await pilot.pause()
         assert len(LINES) == 0
         assert live_rows(MARKER) == 0
+
+
+async def test_after_ctrl_n_no_view_of_the_old_conversation_is_kept(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    """The list's stream layout keeps the placements of its last arrangement, and had none
+    to make once empty: they held the old conversation's views until the next message."""
+    chutes_server.script(Reply(stream_of([f"About the {MARKER}.\n\n", "More."])))
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        await pilot.press("x", "enter")
+        await wait_idle(pilot)
+        cid = screen.message_list.messages[0].conversation_id
+
+        def views() -> int:
+            return live(lambda item: isinstance(item, MessageView)
+                        and item.message.conversation_id == cid)
+
+        assert views() == 2
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: not screen.message_list.messages
+                         and not screen.query(MessageView))
+        await pilot.pause()
+        assert views() == 0

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.message import Message as TextualMessage
 from textual.widgets import Input
@@ -18,6 +19,7 @@ from tests.ui.conftest import AppFactory, conversation
 from tui_chat.core.models import Conversation, Message, Role
 from tui_chat.core.store import Store
 from tui_chat.ui.screens.confirm import ConfirmScreen, TextPromptScreen
+from tui_chat.ui.widgets import conversation_list
 from tui_chat.ui.widgets.conversation_list import ConversationList
 
 HINDI = "नमस्ते! मुझे दिल्ली की यात्रा के बारे में बताइए।"
@@ -323,3 +325,42 @@ async def test_the_search_count_counts_conversations_not_hits(store: Store, tmp_
         status = str(sidebar.query_one("#conversation-status").render())
         assert status == "4 matching"
         assert [o.id for o in sidebar.option_list.options] == ids[::-1]
+
+
+async def test_counts_are_read_for_the_rows_drawn_and_again_after_a_reload(
+        store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(conversation_list, "MAX_SHOWN", 2)
+    ids = []
+    for index, title in enumerate(("Alpha", "Beta", "Gamma", "Delta")):  # 1 to 4 messages
+        created = store.create_conversation(Conversation(title=title))
+        for k in range(index + 1):
+            store.add_message(Message(conversation_id=created.id, role=Role.USER,
+                                      content=f"m{k}"))
+        ids.append(created.id)
+    asked: list[list[str]] = []
+    count = store.message_counts
+
+    def recorded(conversation_ids: list[str]) -> dict[str, int]:
+        asked.append(list(conversation_ids))
+        return count(conversation_ids)
+
+    monkeypatch.setattr(store, "message_counts", recorded)
+
+    def counts(sidebar: ConversationList) -> list[tuple[str, str]]:
+        rows = [re.fullmatch(r"  (\w+) +\w+ \d\d · (\d+) msgs?", row) for row in shown(sidebar)]
+        return [(row.group(1), row.group(2)) if row else ("?", "?") for row in rows]
+
+    app = Host(store, tmp_path)
+    async with app.run_test(size=(60, 30)) as pilot:
+        sidebar = app.query_one(ConversationList)
+        await pilot.pause()
+        assert counts(sidebar) == [("Delta", "4"), ("Gamma", "3")]
+        assert asked == [[ids[3], ids[2]]]  # the rows drawn, not the whole list
+        sidebar.query_one("#conversation-filter", Input).value = "alpha"
+        await until(pilot, lambda: sidebar.search_done)
+        assert counts(sidebar) == [("Alpha", "1")]
+        assert asked[1:] == [[ids[0]]]  # counted once, however often drawn
+        store.add_message(Message(conversation_id=ids[0], role=Role.USER, content="again"))
+        sidebar.reload()
+        await until(pilot, lambda: sidebar.search_done and counts(sidebar) != [("Alpha", "1")])
+        assert counts(sidebar) == [("Alpha", "2")]

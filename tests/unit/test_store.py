@@ -297,3 +297,33 @@ def test_reply_of_a_live_process_on_another_host_is_left_alone(tmp_path: Path) -
     _set_writer(path, 999_999_999, "another-host", time.time())
     with Store.open(path) as second:
         assert second.get_message(message.id).status == MessageStatus.STREAMING
+
+
+OLD_COUNTED_LIST = (  # list_conversations before counts were grouped: the reference
+    "SELECT id, title, (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id) "
+    "FROM conversations c ORDER BY updated DESC LIMIT ? OFFSET ?")
+
+
+def test_uncounted_list_and_grouped_counts_match_the_counted_list(store: Store) -> None:
+    """Counts mean every message of the conversation on every branch, deleted ones gone."""
+    for index in range(4):
+        store.create_conversation(conversation(f"{index:032x}", minutes=index, title=f"c{index}"))
+    cid = f"{1:032x}"
+    ids = [store.add_message(Message(conversation_id=cid, role=Role.USER, content=f"m{i}")).id
+           for i in range(6)]
+    store.add_message(Message(conversation_id=cid, role=Role.ASSISTANT, content="other",
+                              parent_id=ids[2]))  # a second branch at ids[2]
+    store.delete_subtree(ids[4])  # ids[4] and ids[5]: deleted
+    store.add_message(Message(conversation_id=f"{3:032x}", role=Role.USER, content="x"))
+    reference = store._conn.execute(OLD_COUNTED_LIST, (-1, 0)).fetchall()
+    uncounted = store.list_conversations(limit=-1, counted=False)
+    counts = store.message_counts([summary.id for summary in uncounted])
+    assert [(s.id, s.title, counts[s.id]) for s in uncounted] == [tuple(r) for r in reference]
+    assert counts[cid] == 5 and counts[f"{0:032x}"] == 0
+    counted = store.list_conversations(limit=-1)
+    assert [s.message_count for s in counted] == [r[2] for r in reference]
+    assert {s.message_count for s in uncounted} == {None}
+    assert store.message_counts(["f" * 32]) == {"f" * 32: 0}
+    beyond_one_batch = store.message_counts([f"{i:032x}" for i in range(600)])
+    assert len(beyond_one_batch) == 600 and sum(beyond_one_batch.values()) == 6
+    assert beyond_one_batch[cid] == 5 and beyond_one_batch[f"{599:032x}"] == 0

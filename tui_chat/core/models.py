@@ -283,7 +283,7 @@ class ConversationSummary(BaseModel):
     updated: datetime
     provider: str | None = None
     model: str | None = None
-    message_count: int = 0
+    message_count: int | None = 0  # None: not counted (`Store.list_conversations`)
     pinned: bool = False
     archived: bool = False
 

@@ -7,6 +7,7 @@ Usage::
     store.create_conversation(conversation)
     store.add_message(message); store.update_message(message)   # a streaming flush
     store.list_conversations(limit=100)  ->  list[ConversationSummary], newest first
+    store.message_counts(ids)  ->  {id: messages}  # for a list read with counted=False
     store.get_messages(conversation_id, limit=50, before_id=oldest_shown_id)  # active path
     store.search("नमस्ते")  ->  list[SearchHit]     # every branch
 
@@ -213,14 +214,27 @@ class Store(Branches, UsageQueries, AttachmentQueries):
                                 f"({shown}); give more characters.")
         return str(rows[0]["id"])
 
-    def list_conversations(self, limit: int = 100, offset: int = 0) -> list[ConversationSummary]:
-        """Summaries, most recently updated first, without message bodies."""
+    def list_conversations(self, limit: int = 100, offset: int = 0, *,
+                           counted: bool = True) -> list[ConversationSummary]:
+        """Summaries, most recently updated first, without message bodies. Without `counted`
+        their `message_count` is None: counting is one index seek per conversation, most of
+        the cost of a long list; a list that draws few of its rows counts those
+        (`message_counts`)."""
+        count = ("(SELECT count(*) FROM messages m WHERE m.conversation_id = c.id)"
+                 if counted else "NULL")
         with self._read() as conn:
             rows = conn.execute(
-                f"SELECT {CONVERSATION_COLUMNS}, (SELECT count(*) FROM messages m "
-                "WHERE m.conversation_id = c.id) AS message_count FROM conversations c "
+                f"SELECT {CONVERSATION_COLUMNS}, {count} AS message_count FROM conversations c "
                 "ORDER BY updated DESC LIMIT ? OFFSET ?", (limit, offset)).fetchall()
         return [summary_from(row) for row in rows]
+
+    def message_counts(self, conversation_ids: Sequence[str]) -> dict[str, int]:
+        """`count_messages` of each of `conversation_ids` (every branch), in one grouped
+        query per batch; an id without messages (or unknown) counts 0."""
+        counts = dict.fromkeys(conversation_ids, 0)
+        with self._read() as conn:
+            counts.update(store_tree.message_counts(conn, list(counts)))
+        return counts
 
     def count_conversations(self) -> int:
         with self._read() as conn:

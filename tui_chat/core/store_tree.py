@@ -165,6 +165,17 @@ def rows_by_id(conn: sqlite3.Connection, ids: list[str]) -> dict[str, sqlite3.Ro
     return found
 
 
+def message_counts(conn: sqlite3.Connection, conversation_ids: list[str]) -> dict[str, int]:
+    """The messages of each conversation that has any, on every branch."""
+    found: dict[str, int] = {}
+    for batch in _batches(conversation_ids):
+        rows = conn.execute(
+            "SELECT conversation_id, count(*) AS n FROM messages WHERE conversation_id IN "
+            f"({','.join('?' * len(batch))}) GROUP BY conversation_id", batch).fetchall()
+        found.update({row["conversation_id"]: int(row["n"]) for row in rows})
+    return found
+
+
 def leaf_below(conn: sqlite3.Connection, message_id: str) -> str:
     """Where the active children lead from `message_id` (itself when it has none)."""
     row = conn.execute(_DOWN_ACTIVE, (message_id, WALK_LIMIT)).fetchone()

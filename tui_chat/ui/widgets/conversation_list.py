@@ -16,6 +16,7 @@ Titles and snippets are untrusted: drawn as `Content`, matches styled by span.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import unicodedata
 from collections.abc import Callable
@@ -214,6 +215,9 @@ class ConversationList(Vertical):
         self._local_time = local_time or (lambda moment: moment.astimezone())
         self._summaries: list[ConversationSummary] = []
         self._loaded_ids: set[str] = set()
+        self._counts: dict[str, int] = {}
+        """The message counts of the rows drawn since the list was read (read as drawn:
+        counting every loaded conversation would be most of the read)."""
         self._hits: dict[str, SearchHit] = {}
         """The newest matching message of each of the newest conversations the search found."""
         self._matching: frozenset[str] = frozenset()
@@ -242,8 +246,9 @@ class ConversationList(Vertical):
 
     def reload(self) -> None:
         """Read the list from the store again (after a reply, a new conversation…)."""
+        self._counts = {}
         try:
-            self._summaries = self.store.list_conversations(limit=LIST_LIMIT)
+            self._summaries = self.store.list_conversations(limit=LIST_LIMIT, counted=False)
             self._loaded_ids = {summary.id for summary in self._summaries}
         except TuiChatError as error:
             self._summaries = []
@@ -265,18 +270,19 @@ class ConversationList(Vertical):
 
     def _draw(self) -> None:
         terms = self.filter_text.casefold().split()
-        options: list[Option] = []
-        shown: set[str] = set()
+        drawn: list[tuple[ConversationSummary, list[tuple[int, int]]]] = []
         matched = 0
         for summary in self._summaries:
             spans = find_terms(summary.title, terms) if terms else []
             if spans is None and summary.id not in self._matching:
                 continue
             matched += 1
-            if len(options) < MAX_SHOWN:  # every drawn row costs at each keystroke
-                hit = self._hits.get(summary.id)
-                options.append(Option(self._prompt(summary, spans or [], hit), id=summary.id))
-                shown.add(summary.id)
+            if len(drawn) < MAX_SHOWN:  # every drawn row costs at each keystroke
+                drawn.append((summary, spans or []))
+        self._count([summary.id for summary, _spans in drawn])
+        options = [Option(self._prompt(summary, spans, self._hits.get(summary.id)),
+                          id=summary.id) for summary, spans in drawn]
+        shown = {summary.id for summary, _spans in drawn}
         # Beyond the loaded list: counted all, drawn where the search brought their hit.
         matched += len(self._matching - self._loaded_ids)
         for conversation_id, hit in self._hits.items():
@@ -291,6 +297,13 @@ class ConversationList(Vertical):
         listing.highlighted = ids.index(keep) if keep in ids else (0 if ids else None)
         self._status(self._count_line(matched, len(options), bool(terms)))
 
+    def _count(self, conversation_ids: list[str]) -> None:
+        """Read the message counts of those of `conversation_ids` not yet counted."""
+        missing = [cid for cid in conversation_ids if cid not in self._counts]
+        # A detail of the row: when the store fails, drawn without it (read at the next draw).
+        with contextlib.suppress(TuiChatError):
+            self._counts.update(self.store.message_counts(missing) if missing else {})
+
     def _count_line(self, count: int, drawn: int, filtered: bool) -> str:
         more = f"; the newest {drawn} shown, search for the others" if drawn < count else ""
         if not filtered:
@@ -303,9 +316,10 @@ class ConversationList(Vertical):
 
     def _prompt(self, summary: ConversationSummary, spans: list[tuple[int, int]],
                 hit: SearchHit | None) -> Content:
-        count = summary.message_count
-        details = [self._local_time(summary.updated).strftime("%b %d"),
-                   "1 msg" if count == 1 else f"{count} msgs"]
+        count = self._counts.get(summary.id, summary.message_count)
+        details = [self._local_time(summary.updated).strftime("%b %d")]
+        if count is not None:
+            details.append("1 msg" if count == 1 else f"{count} msgs")
         if summary.model:
             details.append(one_line(summary.model.rsplit("/", 1)[-1], 30))
         title = highlighted_content(summary.title, spans, style="bold", limit=TITLE_CHARS)

@@ -19,6 +19,7 @@ from textual import events
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.geometry import Offset, Size
+from textual.layouts.stream import StreamLayout
 from textual.message import Message as TextualMessage
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -129,6 +130,19 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         self.labels: ProviderLabels = {}
         """Providers' display names for the messages' headers (the screen sets them)."""
 
+    def _forget_placements(self) -> None:
+        """Call after removing children. Textual (8.2) keeps a container's last arrangements
+        (the widget's arrangement cache, four of them, and the stream layout's placements,
+        which it is not asked to replace while the list is empty): after Ctrl+N or opening
+        an empty conversation they held the views of the conversation left, and the
+        messages those hold, until the next message. Emptied, drop them."""
+        if self.children:
+            return
+        self._clear_arrangement_cache()
+        layout = self.styles.layout
+        if isinstance(layout, StreamLayout):
+            layout._cached_placements = None
+
     def _size_updated(self, size: Size, virtual_size: Size, container_size: Size,
                       layout: bool = True) -> bool:
         """Only what the list holds grew (the live reply, several times a second): Textual
@@ -157,6 +171,7 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
     async def _mount_window(self, lo: int, hi: int) -> None:
         with self.app.batch_update():
             await self.remove_children()
+            self._forget_placements()
             self.reply = None
             self._lo, self._hi = lo, hi
             await self.mount_all(self._views_for(self.messages[lo:hi]))
@@ -255,6 +270,7 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
                 await reply.remove()
         else:
             await reply.remove()
+            self._forget_placements()
 
     def _finished_width(self, message: Message) -> int:
         """The content width a finished reply's view will be drawn at. Prepared at another
@@ -294,6 +310,7 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         else:
             with self.app.batch_update():
                 await self.remove_children(self._views()[keep - self._lo:])
+                self._forget_placements()
                 self._hi = max(keep, hi)
                 await self.mount_all(self._views_for(self.messages[keep:self._hi]),
                                      before=self.reply)
