@@ -114,6 +114,8 @@ class FittedFooter(Footer):
             by_identity = dict(zip(shown_keys, shown, strict=True))
             following: FooterKey | None = None
             for key, identity in reversed(list(zip(wanted, wanted_keys, strict=True))):
+                if not self.is_attached:  # its screen closed meanwhile (the app is quitting)
+                    return
                 if identity in by_identity:
                     following = by_identity[identity]
                 elif following is None:
