@@ -42,6 +42,9 @@ if TYPE_CHECKING:  # imported with the first reply: Markdown is not on the start
 
 PAGE = 20
 """Messages mounted per page."""
+_LAYOUT_WAITS = 20
+"""Refreshes to wait for the layout that measures a page mounted above (it comes in the next
+one or two; the bound only keeps a page of no height from waiting for ever)."""
 
 PositionsOf = Callable[[Sequence[Message]], Mapping[str, Position]]
 """Where each message stands among its siblings (the store's `positions`, for a page)."""
@@ -392,9 +395,15 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
             # Keep the same message under the eye: shift by the height just added above it.
             self.call_after_refresh(self._keep_position, before_height, self.scroll_y)
 
-    def _keep_position(self, before_height: int, before_y: float) -> None:
-        self.scroll_to(y=before_y + self.virtual_size.height - before_height,
-                       animate=False, immediate=True, release_anchor=False)
+    def _keep_position(self, before_height: int, before_y: float, waits: int = 0) -> None:
+        added = self.virtual_size.height - before_height
+        if added <= 0 and waits < _LAYOUT_WAITS:
+            # The refresh came before the layout that measures the new page (a loaded
+            # machine paints first): shifted by 0, the view jumped to the new page's top.
+            self.call_after_refresh(self._keep_position, before_height, before_y, waits + 1)
+            return
+        self.scroll_to(y=before_y + added, animate=False, immediate=True,
+                       release_anchor=False)
         self._loading = False
         self._fill_viewport()
 
