@@ -121,6 +121,21 @@ async def test_reasoning_fields_and_inline_tags(chutes_server: FakeProvider) -> 
         assert text_of(events) == content
 
 
+async def test_one_chunk_carrying_everything_at_once(chutes_server: FakeProvider) -> None:
+    """Some servers put the last piece of text, the finish reason and the usage in one chunk,
+    or reasoning beside the answer: none of it is lost to the one-piece-of-text fast path."""
+    last = chunk("end.", finish_reason="stop")
+    last["usage"] = usage_chunk(5, 7)["usage"]
+    chutes_server.script(Reply([sse(chunk("one ")), sse(chunk("two ", reasoning_content="why ")),
+                                sse(last), DONE]))
+    async with make_client(chutes_server) as client:
+        events = await collect(client)
+    assert text_of(events) == "one two end."
+    assert [e.text for e in events if isinstance(e, ReasoningDelta)] == ["why "]
+    assert FinishReason("stop") in events
+    assert [e.usage.total_tokens for e in events if isinstance(e, UsageReported)] == [12]
+
+
 async def test_tool_call_fragments(chutes_server: FakeProvider) -> None:
     call = {"index": 0, "id": "call_1", "type": "function",
             "function": {"name": "lookup", "arguments": '{"q":'}}

@@ -25,6 +25,7 @@ from tui_chat.core import network_errors, secrets
 from tui_chat.core.attachments import wire_content
 from tui_chat.core.chunks import (
     ChatCompletionChunk,
+    ChunkDelta,
     NotAChunk,
     message_from_json,
     model_info_from,
@@ -333,33 +334,44 @@ class ProviderClient:
             ) from None
         if chunk.get("error") is not None or chunk.get("object") == "error":
             raise self._stream_error(chunk)
-        events: list[StreamEvent] = []
-        choices = chunk.get("choices")
+        choices, usage = chunk.get("choices"), chunk.get("usage")
         if choices:
             choice = choices[0]
-            delta = choice.get("delta") or {}
-            reasoning = delta.get("reasoning_content") or delta.get("reasoning")
-            if reasoning:
-                events.append(ReasoningDelta(reasoning))
-            content = delta.get("content")
-            if content:
-                if splitter.passthrough:  # the common case, once past any leading reasoning
-                    events.append(ContentDelta(content))
-                else:
-                    for is_reasoning, text in splitter.feed(content):
-                        events.append(ReasoningDelta(text) if is_reasoning else ContentDelta(text))
-            for call in delta.get("tool_calls") or ():
-                function = call.get("function") or {}
-                events.append(ToolCallDelta(call.get("index", 0), call.get("id"),
-                                            function.get("name"), function.get("arguments")))
-            finish = choice.get("finish_reason")
+            delta, finish = choice.get("delta"), choice.get("finish_reason")
+            if (delta and splitter.passthrough and not finish and usage is None
+                    and not delta.get("reasoning_content") and not delta.get("reasoning")
+                    and not delta.get("tool_calls")):
+                # The common case, once per token: one piece of the answer, nothing else.
+                content = delta.get("content")
+                return [ContentDelta(content)] if content else []
+            events = self._delta_events(delta, splitter) if delta else []
             if finish:
                 events.extend(_flush(splitter))
                 events.append(FinishReason(finish))
-        usage = chunk.get("usage")
+        else:
+            events = []
         if usage is not None:
             counts = {key: value for key, value in usage.items() if value is not None}
             events.append(UsageReported(Usage.model_validate(counts)))
+        return events
+
+    @staticmethod
+    def _delta_events(delta: ChunkDelta, splitter: ReasoningSplitter) -> list[StreamEvent]:
+        events: list[StreamEvent] = []
+        reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+        if reasoning:
+            events.append(ReasoningDelta(reasoning))
+        content = delta.get("content")
+        if content:
+            if splitter.passthrough:
+                events.append(ContentDelta(content))
+            else:
+                for is_reasoning, text in splitter.feed(content):
+                    events.append(ReasoningDelta(text) if is_reasoning else ContentDelta(text))
+        for call in delta.get("tool_calls") or ():
+            function = call.get("function") or {}
+            events.append(ToolCallDelta(call.get("index", 0), call.get("id"),
+                                        function.get("name"), function.get("arguments")))
         return events
 
     def _stream_error(self, chunk: ChatCompletionChunk) -> ProviderError:

@@ -39,16 +39,29 @@ class SSEParser:
         self._event_type = ""
         self.last_event_id = ""
         self.retry_ms: int | None = None
+        self._between_events = False
+        """Past the start, nothing held over from earlier reads (no partial line or event,
+        no split character, no CR awaiting its LF): the fast path's precondition."""
 
     def feed(self, chunk: bytes) -> list[SSEEvent | StrayLine]:
-        text = self._decode(chunk)
-        # Fast path: a read that is exactly one plain `data:` event, as providers send them.
-        if (self._started and not self._tail and not self._data and not self._skip_lf
-                and not self._event_type
-                and text.startswith("data: ") and text.endswith("\n\n")
-                and text.find("\n") == len(text) - 2 and "\r" not in text):
-            return [SSEEvent(text[6:-2], "message", self.last_event_id)]
-        return self._feed_text(text)
+        # Fast path: a read that is exactly one plain `data:` event, as providers send them
+        # (it runs once per token: the checks are ordered cheapest first).
+        if self._between_events:
+            try:
+                text = chunk.decode("utf-8")
+            except UnicodeDecodeError:
+                text = self._decode(chunk)
+            else:
+                if (text[-2:] == "\n\n" and text[:6] == "data: "
+                        and text.find("\n") == len(text) - 2 and "\r" not in text):
+                    return [SSEEvent(text[6:-2], "message", self.last_event_id)]
+        else:
+            text = self._decode(chunk)
+        out = self._feed_text(text)
+        self._between_events = (self._started and not self._decoder_holds_bytes
+                                and not self._tail and not self._data and not self._skip_lf
+                                and not self._event_type)
+        return out
 
     def _decode(self, chunk: bytes) -> str:
         # bytes.decode is a C call; the incremental decoder's Python wrapper costs more a read.
@@ -67,6 +80,7 @@ class SSEParser:
 
         By the spec an event not followed by a blank line is discarded.
         """
+        self._between_events = False
         out = self._feed_text(self._decoder.decode(b"", final=True))
         tail, self._tail = self._tail, ""
         if tail.strip() and not tail.startswith(":") and not tail.startswith(_FIELD_PREFIXES):
