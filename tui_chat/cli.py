@@ -102,6 +102,10 @@ def _dispatch(arguments: list[str]) -> int:
     (a hundred collections, one of them full, about a tenth of the app's start-up). The app
     resumes them after its first frame (`gc_policy.after_start_up`), a command before it runs."""
     gc.disable()
+    # No pydantic plugins: they hook other programs' validation (e.g. tracing), and looking
+    # them up reads every installed package's metadata before the first frame (about a tenth
+    # of start-up). PYDANTIC_DISABLE_PLUGINS set to anything else (even "") still wins.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     try:
         from tui_chat.commands.context import Context
 
