@@ -8,14 +8,17 @@ import random
 import tracemalloc
 from collections.abc import Callable
 
+import pytest
 from rich.console import Console
+from rich.style import Style as RichStyle
 from rich.syntax import Syntax
 from textual.strip import Strip
 
 from benchmarks.textgen import history_text, markdown_chunks
 from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tests.ui.conftest import AppFactory, conversation, wait_idle, wait_until
-from tui_chat.ui.widgets.line_cache import LineCache, strips_bytes
+from tui_chat.ui.widgets import message_view
+from tui_chat.ui.widgets.line_cache import LineCache, strips_bytes, styled
 from tui_chat.ui.widgets.markdown_render import (
     CODE_BUDGET,
     _highlighted,
@@ -167,6 +170,36 @@ async def test_showing_a_message_in_other_styles_keeps_no_copy_of_its_rows(
             await wait_until(pilot, lambda: view.has_class("-selected"))
             await pilot.pause()
         assert live_rows(MARKER) <= before + 2 * 30  # at most the rows on screen, painted
+
+
+async def test_a_long_message_styles_only_the_rows_it_paints(
+        make_app: AppFactory, chutes_server: FakeProvider,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Selecting a reply of 300 rows in a 30-row screen styles the rows shown, not all 300
+    (the whole message was styled on the event loop to paint a screenful)."""
+    pieces = [f"Paragraph {i} about the {MARKER}.\n\n" for i in range(150)]
+    chutes_server.script(Reply(stream_of(pieces)))
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        await pilot.press("x", "enter")
+        await wait_idle(pilot)
+        view = screen.query(MessageView)[-1]
+        assert view.message.content == "".join(pieces) and len(view.cached.lines) >= 300
+        styled_rows: list[str] = []
+
+        def counted(strip: Strip, style: RichStyle) -> Strip:
+            styled_rows.append(strip.text)
+            return styled(strip, style)
+
+        monkeypatch.setattr(message_view, "styled", counted)
+        screen.message_list.focus()  # selects the last message: the reply, in a new style
+        await wait_until(pilot, lambda: view.has_class("-selected"))
+        await wait_until(pilot, lambda: any(MARKER in row for row in styled_rows))
+        await pilot.pause()
+        assert view.message.content.rstrip().endswith(f"Paragraph 149 about the {MARKER}.")
+        assert f"Paragraph 149 about the {MARKER}." in "".join(styled_rows)  # the end shown
+        assert len(styled_rows) <= 30
 
 
 async def test_after_ctrl_n_no_row_of_the_old_conversation_is_kept(

@@ -31,7 +31,12 @@ from tui_chat.core.text import sanitize
 from tui_chat.core.tool_calls import tool_call_lines
 from tui_chat.ui.widgets.attachment_list import folded_attachments
 from tui_chat.ui.widgets.line_cache import LineCache, forget_painted, styled
-from tui_chat.ui.widgets.selectable import highlighted, selected_text, selection_paint
+from tui_chat.ui.widgets.selectable import (
+    highlighted,
+    highlighted_row,
+    selected_text,
+    selection_paint,
+)
 
 if TYPE_CHECKING:  # Markdown parsing and drawing are imported on first use, not at start-up
     from rich.markdown import Markdown as RichMarkdown
@@ -196,7 +201,7 @@ class CachedRender(Visual):
         self._width: int | None = None
         self._strips: list[Strip] = []
         self._previous: tuple[int, list[Strip]] | None = None
-        self._styled: tuple[list[Strip], RichStyle, int | None, list[Strip]] | None = None
+        self._rows: tuple[list[Strip], RichStyle, dict[int, Strip]] | None = None
 
     @property
     def renderable(self) -> RenderableType:
@@ -229,7 +234,7 @@ class CachedRender(Visual):
 
     def release(self) -> None:
         """Let go of the lines drawn (its view left the screen; LINES may keep them)."""
-        self._width, self._strips, self._previous, self._styled = None, [], None, None
+        self._width, self._strips, self._previous, self._rows = None, [], None, None
 
     def _remember(self, strips: list[Strip], width: int) -> None:
         if self.key is not None:
@@ -255,22 +260,31 @@ class CachedRender(Visual):
 
     def render_strips(self, width: int, height: int | None, style: Style,
                       options: RenderOptions) -> list[Strip]:
-        """The lines in the widget's style. Styled here, and the styled copies kept only
-        by this view (see line_cache.styled): not a twin of every row inside LINES."""
+        """Every row in the widget's style (the Visual interface; MessageView paints row by
+        row through `styled_row` instead)."""
         strips = self._ensure(width)
-        rich_style = style.rich_style
-        last = self._styled
-        selection = options.selection if options.selection_style is not None else None
-        if (last is not None and last[0] is strips and last[1] == rich_style
-                and last[2] == height and selection is None):
-            return last[3]
-        shown = strips[:height] if height is not None else strips
-        result = [styled(strip, rich_style) for strip in shown]
-        if selection is not None and options.selection_style is not None:
+        result = [styled(strip, style.rich_style)
+                  for strip in (strips[:height] if height is not None else strips)]
+        if options.selection is not None and options.selection_style is not None:
             paint = selection_paint(options.selection_style, style.background)
-            return highlighted(result, selection, paint)  # not kept: the selection moves
-        self._styled = (strips, rich_style, height, result)
+            return highlighted(result, options.selection, paint)
         return result
+
+    def styled_row(self, y: int, width: int, style: RichStyle) -> Strip | None:
+        """Row `y` for `width` in the widget's `style` (None: below the last), styled on its
+        first paint and kept for the next: a long reply is thousands of rows, and only the
+        few on screen are painted (styling every row, as `render_strips` must, cost a long
+        reply's view about a third of a second on the event loop)."""
+        strips = self._ensure(width)
+        if not 0 <= y < len(strips):
+            return None
+        rows = self._rows
+        if rows is None or rows[0] is not strips or rows[1] != style:
+            rows = self._rows = (strips, style, {})
+        row = rows[2].get(y)
+        if row is None:
+            row = rows[2][y] = styled(strips[y], style)
+        return row
 
     @property
     def lines(self) -> list[Strip]:
@@ -388,13 +402,21 @@ class MessageView(Static):
         self.update(self._renderable())
 
     def render_line(self, y: int) -> Strip:
-        # Where each character is, for the mouse selection (see selectable), on the rows
-        # painted only (cheaper than on every row drawn); padded to the full width first, so
-        # that a blank row, or the space after a row's text, is a place in the text too.
-        line = super().render_line(y)
-        width = self.content_region.width
+        # Row by row, not through Widget.render_line, which styles every row of the
+        # message (Visual.to_strips) to paint the few on screen. Where each character is,
+        # for the mouse selection (see selectable), is set on the rows painted only; each is
+        # padded to the full width first, so that a blank row, or the space after a row's
+        # text, is a place in the text too.
+        width = self.size.width
+        rich_style = self.visual_style.rich_style
+        line = self.cached.styled_row(y, width, rich_style) or Strip.blank(width, rich_style)
+        selection = self.text_selection
+        if selection is not None:
+            selected = Style.from_styles(self.screen.get_component_styles("screen--selection"))
+            line = highlighted_row(line, y, selection,
+                                   selection_paint(selected, self.visual_style.background))
         if line.cell_length < width:
-            line = line.extend_cell_length(width, self.visual_style.rich_style)
+            line = line.extend_cell_length(width, rich_style)
         return line.apply_offsets(0, y)
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
