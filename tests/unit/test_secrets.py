@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import sqlite3
+from pathlib import Path
+
 import pytest
 
 from tui_chat.core import secrets
 from tui_chat.core.config import Settings
 from tui_chat.core.errors import InvalidKeyError, InvalidURLError, ProviderError, TuiChatError
-from tui_chat.core.models import Message, MessageStatus, Role
+from tui_chat.core.models import Conversation, Message, MessageStatus, Role
+from tui_chat.core.store import Store
 from tui_chat.core.store_schema import message_row
 
 SCRUB_KEY = "cpk_scrubtest0000.UNITSECRET"
@@ -107,3 +111,26 @@ def test_the_stores_error_column_is_scrubbed() -> None:
     message = Message(conversation_id="c", role=Role.ASSISTANT, status=MessageStatus.ERROR,
                       error=f"failed with {SCRUB_KEY}")
     assert not any("UNITSECRET" in str(value) for value in message_row(message))
+
+
+def test_a_key_an_older_version_left_in_the_store_is_never_shown(tmp_path: Path) -> None:
+    """An error written before every write was scrubbed, still on disk: reading it (the
+    app, `show`, every export) gets the scrubbed text, and the row is left as it is."""
+    from tui_chat.core.export import export_json, export_markdown
+
+    path = tmp_path / "store.sqlite3"
+    with Store.open(path) as store:
+        conversation = store.create_conversation(Conversation())
+        message = store.add_message(Message(
+            conversation_id=conversation.id, role=Role.ASSISTANT, status=MessageStatus.ERROR,
+            error="Chutes rejected the request."))
+    with sqlite3.connect(path) as raw:  # what the older version wrote
+        raw.execute("UPDATE messages SET error = ? WHERE id = ?",
+                    (f"Chutes rejected {SCRUB_KEY}", message.id))
+    with Store.open(path) as store:
+        read = store.get_messages(conversation.id)
+        exported = (export_json(store, [conversation.id])
+                    + export_markdown(store, [conversation.id]))
+    assert read[0].error is not None and read[0].error.startswith("Chutes rejected")
+    assert "UNITSECRET" not in read[0].error and secrets.KEY_HIDDEN in read[0].error
+    assert "UNITSECRET" not in exported and "Chutes rejected" in exported

@@ -335,8 +335,10 @@ def message_from(row: sqlite3.Row) -> Message:
     return Message(
         id=message_id, conversation_id=conversation_id, role=_ROLES.get(role) or Role(role),
         content=content, reasoning=reasoning, provider=provider, model=model,
-        status=_STATUSES.get(status) or MessageStatus(status), error=error,
-        finish_reason=finish_reason,
+        # Scrubbed as read too: a store written before every write was scrubbed may hold a
+        # key in an error (rows are never rewritten behind the user's back).
+        status=_STATUSES.get(status) or MessageStatus(status),
+        error=scrub(error) if error else error, finish_reason=finish_reason,
         usage=Usage.model_validate_json(usage) if usage else None,
         time_to_first_token=time_to_first_token, tokens_per_second=tokens_per_second,
         created=from_text(created), parent_id=parent_id,
