@@ -5,7 +5,8 @@ the loopback fake provider (tests/fakeprovider.py), saves an SVG, then a PNG 160
 drawn by headless Chromium (Debian: chromium), or by `rsvg-convert` (librsvg2-bin) where
 Chromium is absent: rsvg draws emoji (flags among them) as blank or monochrome shapes. Fonts:
 fonts-noto-core and fonts-noto-cjk for Indic and CJK glyphs, fonts-noto-color-emoji for emoji.
-Pass shot names to make only some of them.
+Pass shot names to make only some of them. `serve` is the browser test (tests/serve: the app
+in headless Chromium through `tui-chat serve`), run with its screenshot sent here.
 
 Two things in Textual's SVG are adjusted for the PNG (the SVG files stay as exported): the
 root gets `xml:space="preserve"`, without which converters drop the spaces at the ends of a
@@ -235,16 +236,30 @@ def to_png(svg: Path) -> None:
                        check=True)
 
 
+def serve_shot() -> None:
+    """screenshots/serve.png, taken by the browser test itself (it needs Playwright)."""
+    target = ROOT / "screenshots" / "serve.png"
+    subprocess.run([sys.executable, "-m", "pytest", "-q", "tests/serve/test_serve_browser.py"],
+                   cwd=ROOT, check=True,
+                   env={**os.environ, "TUI_CHAT_SERVE_SCREENSHOT": str(target)})
+    print(f"wrote {target.relative_to(ROOT)}")
+
+
 def main(names: list[str]) -> None:
-    unknown = [name for name in names if name not in SHOTS]
+    every = [*SHOTS, "serve"]
+    chosen = names or every
+    unknown = [name for name in chosen if name not in every]
     if unknown:
-        sys.exit(f"unknown shot(s): {', '.join(unknown)}; choose from {', '.join(SHOTS)}")
+        sys.exit(f"unknown shot(s): {', '.join(unknown)}; choose from {', '.join(every)}")
     for key in ("CHUTES_API_KEY", "SUTRA_API_KEY", "TUI_CHAT_CONFIG", "TUI_CHAT_DB"):
         os.environ.pop(key, None)
     os.environ["TZ"] = "UTC"  # times in the sidebar are local times: fix the zone
     time.tzset()
     with tempfile.TemporaryDirectory() as workdir:
-        for name in names or list(SHOTS):
+        for name in chosen:
+            if name == "serve":
+                serve_shot()
+                continue
             svg = asyncio.run(take(name, SHOTS[name], Path(workdir)))
             to_png(svg)
             print(f"wrote {svg.relative_to(ROOT)}")

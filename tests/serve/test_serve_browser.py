@@ -1,12 +1,15 @@
 """`tui-chat serve` in a real browser: headless Chromium (Debian's, driven by Playwright)
 opens the page, the app appears, a prompt typed there reaches the loopback fake provider,
-and its reply comes back to the page. A screenshot goes to screenshots/serve.png.
+and its reply comes back to the page. A screenshot of the page goes to the test's own
+folder, or to TUI_CHAT_SERVE_SCREENSHOT when set (`python screenshots/make.py serve` sets it
+to screenshots/serve.png): a test run leaves the repository as it found it.
 
 Skipped where Chromium (apt-get install chromium) or Playwright's Python package is absent.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
 from collections.abc import Callable
@@ -23,7 +26,6 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-ne
          "--disable-component-update", "--disable-sync", "--no-first-run",
          # Nothing from the network (the page asks for a web font): only the loopback server.
          "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]
-SCREENSHOT = Path(__file__).resolve().parents[2] / "screenshots" / "serve.png"
 PROMPT = "Hello from the browser, परीक्षण"
 
 playwright_api = pytest.importorskip("playwright.sync_api",
@@ -43,8 +45,9 @@ def _until(predicate: Callable[[], bool], what: str, pump: Callable[[], None],
 
 
 def test_a_prompt_typed_in_the_browser_reaches_the_provider(served: Served,
-                                                            chutes_server: FakeProvider
-                                                            ) -> None:
+                                                            chutes_server: FakeProvider,
+                                                            tmp_path: Path) -> None:
+    screenshot = Path(os.environ.get("TUI_CHAT_SERVE_SCREENSHOT") or tmp_path / "serve.png")
     received: list[bytes] = []
 
     def on_socket(socket: object) -> None:
@@ -74,10 +77,11 @@ def test_a_prompt_typed_in_the_browser_reaches_the_provider(served: Served,
                                if r.method == "POST"), "the request to the provider", pump)
             _until(lambda: b"You said" in shown(), "the reply on the page", pump)
             page.wait_for_timeout(300)  # the last frame painted, for the screenshot only
-            SCREENSHOT.parent.mkdir(exist_ok=True)
-            page.screenshot(path=str(SCREENSHOT))
+            screenshot.parent.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(screenshot))
         finally:
             browser.close()
+    assert screenshot.stat().st_size > 0
     request = next(r for r in chutes_server.requests if r.method == "POST")
     assert request.body["messages"][-1]["content"] == PROMPT
     assert request.headers["authorization"] == f"Bearer {TEST_KEY}"  # the page's app has it
