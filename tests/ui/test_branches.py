@@ -72,6 +72,28 @@ async def test_a_regenerated_reply_says_it_is_the_second_and_arrows_switch(
         assert screen.message_list.check_action("branch", (1,)) is False
 
 
+async def test_r_in_message_mode_leaves_the_new_reply_selected_for_the_arrows(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    """r writes the selected reply again; the new one is selected once it is written, so ←
+    goes straight back to the old one (it was: nothing selected, ↑/↓ first)."""
+    chutes_server.script(Reply(stream_of(["first answer"])), Reply(stream_of(["second one"])))
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        await pilot.press("q", "enter")
+        await wait_idle(pilot)
+        await pilot.press("ctrl+o")  # the reply is selected
+        await wait_until(pilot, lambda: screen.message_list.selected == 1)
+        await pilot.press("r")
+        await wait_until(pilot, lambda: texts(pilot) == ["q", "second one"])
+        await wait_idle(pilot)
+        reply = screen.query(MessageView)[1]
+        assert screen.message_list.has_focus and screen.message_list.selected == 1
+        assert reply.has_class("-selected")
+        await pilot.press("left")
+        await wait_until(pilot, lambda: texts(pilot) == ["q", "first answer"])
+
+
 async def test_the_branch_keys_are_in_the_footer_only_where_they_apply(
         make_app: AppFactory, store: Store) -> None:
     chat, _ = branched_chat(store)

@@ -271,6 +271,15 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
                     self.show_vertical_scrollbar = True
                 await self.mount(view, before=reply)
                 await reply.remove()
+            if self.has_focus and self.selected is None:
+                # Written again from message mode (r, m): the new reply is the one to act
+                # on next (← and → to its alternatives), as the old one was. Not scrolled
+                # to: the eye is on its end, where the view followed it.
+                self._scroll_to_selected = False
+                try:
+                    self.selected = len(self.messages) - 1
+                finally:
+                    self._scroll_to_selected = True
         else:
             await reply.remove()
             self._forget_placements()
