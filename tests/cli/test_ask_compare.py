@@ -99,3 +99,23 @@ def test_a_persona_gives_its_prompt_parameters_and_model(
     unknown = run("ask", "--no-save", "--persona", "nobody", "q", env=env)
     assert unknown.returncode == 2 and "no persona called nobody" in unknown.stderr
     assert "poet" in unknown.stderr
+
+
+def test_attachments_go_to_every_model_compared(
+        tmp_path: Path, chutes_server: FakeProvider, sutra_server: FakeProvider) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("remember the milk\n", encoding="utf-8")
+    image = tmp_path / "photo.png"
+    image.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(24))
+    env = both(chutes_server, sutra_server)
+    result = run("ask", "--no-save", "--compare", "m1,sutra:sutra-v2", "-a", str(notes),
+                 "what is in it?", env=env)
+    assert result.returncode == 0, result.stderr
+    sent = f"what is in it?\n\n{notes}\n```text\nremember the milk\n```"
+    for server in (chutes_server, sutra_server):
+        assert server.requests[-1].body["messages"] == [{"role": "user", "content": sent}]
+    posts = len(chutes_server.requests) + len(sutra_server.requests)
+    refused = run("ask", "--no-save", "--compare", "m1,sutra:sutra-v2", "-a", str(image),
+                  "and this?", env=env)
+    assert refused.returncode != 0 and "m1 does not read images" in refused.stderr
+    assert len(chutes_server.requests) + len(sutra_server.requests) == posts  # none sent

@@ -5,6 +5,7 @@ and continuing with one."""
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,6 +21,7 @@ from tests.ui.conftest import (
     wait_until,
 )
 from tests.ui.reading_demo import PROSE
+from tests.ui.test_attachments_ui import listed_models, pick
 from tests.ui.test_reading_width import widths
 from tests.ui.test_settings_applied import save_settings
 from tui_chat.core.config import Settings
@@ -248,4 +250,66 @@ async def test_a_provider_without_a_key_is_said_before_anything_is_sent(
         assert len(errors) == 1 and "SUTRA" in errors[0]
         assert screen.workspace.compare_models == tuple(MODELS)  # still chosen
     assert not chutes_server.requests or all(r.method == "GET" for r in chutes_server.requests)
+    assert store.latest_conversation() is None
+
+
+@pytest.fixture
+def attachable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A folder to attach from, as the current folder: a text file and a PNG."""
+    folder = tmp_path / "work"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("remember the milk\n")
+    (folder / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(24))
+    monkeypatch.chdir(folder)
+    return folder
+
+
+def last_user_content(server: FakeProvider) -> Any:
+    posts = [r for r in server.requests if r.method == "POST"]
+    return [m for m in posts[-1].body["messages"] if m["role"] == "user"][-1]["content"]
+
+
+async def test_an_attached_file_goes_to_every_model_compared(
+        make_app: AppFactory, store: Store, chutes_server: FakeProvider,
+        with_sutra: FakeProvider, attachable: Path) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = conversation(app)
+        await pick(pilot, "notes.txt")
+        await wait_until(pilot, lambda: len(screen.attach_flow.listed.attachments) == 1)
+        await compare(pilot, "What is in it?")
+        await wait_idle(pilot)
+        sent = "What is in it?\n\nnotes.txt\n```text\nremember the milk\n```"
+        assert last_user_content(chutes_server) == sent
+        assert last_user_content(with_sutra) == sent
+        assert screen.attach_flow.listed.attachments == []  # they went with the message
+        chat_id = screen.workspace.session.conversation.id
+    prompt = store.get_messages(chat_id)[0]
+    assert [a.name for a in prompt.attachments] == ["notes.txt"]
+
+
+async def test_an_image_a_compared_model_cannot_read_is_refused_before_anything_is_sent(
+        make_app: AppFactory, store: Store, chutes_server: FakeProvider,
+        with_sutra: FakeProvider, attachable: Path) -> None:
+    """The model in use reads images (so the prompt takes the image); the two compared
+    do not."""
+    app = make_app(model="fake/large")
+    await listed_models(app, chutes_server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        notes = record_notifications(app)
+        screen = conversation(app)
+        await pick(pilot, "photo.png")
+        await wait_until(pilot, lambda: len(screen.attach_flow.listed.attachments) == 1)
+        screen.workspace.choose_several(MODELS)
+        screen.prompt.load_text("What is in it?")
+        screen.prompt.submit()
+        await wait_until(pilot, lambda: any(s == "error" for s, _ in notes))
+        await wait_idle(pilot)
+        errors = [text for severity, text in notes if severity == "error"]
+        assert errors[0].startswith(f"{MODELS[0][1]} does not read images, so photo.png")
+        assert screen.prompt.text == "What is in it?"  # given back, with its image
+        assert [a.name for a in screen.attach_flow.listed.attachments] == ["photo.png"]
+        assert screen.workspace.compare_models == tuple(MODELS)  # still chosen
+    for server in (chutes_server, with_sutra):
+        assert all(r.method == "GET" for r in server.requests)
     assert store.latest_conversation() is None

@@ -133,17 +133,14 @@ async def _ask(args: argparse.Namespace, context: Context) -> int:
             parameters = _parameters(args, workspace.session.conversation.parameters)
             if args.system is not None:
                 workspace.session.set_system_prompt(args.system)
-            if len(models) > 1 and args.attach:
-                raise UsageError("Attachments go to one model at a time: leave out -a, or "
-                                 "compare without them.")
             files = [read_attachment(Path(name), name) for name in args.attach]
             if prompt is None:  # -e: after the checks above, so no writing is wasted on them
                 prompt = prompt_from_editor(args.prompt, context.env)
             if len(models) > 1:
                 from tui_chat.commands.ask_compare import print_compare
 
-                return await print_compare(workspace.compare(prompt, parameters), models,
-                                           args.show_reasoning)
+                return await print_compare(workspace.compare(prompt, parameters, files),
+                                           models, args.show_reasoning)
             try:
                 return await print_stream(workspace.send(prompt, parameters, files),
                                           args.show_reasoning)

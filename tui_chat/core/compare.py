@@ -35,6 +35,7 @@ from tui_chat.core.session import ChatSession, SessionEvent, UserMessageSaved
 
 if TYPE_CHECKING:
     from tui_chat.core.client import ProviderClient
+    from tui_chat.core.models import Attachment
 
 MIN_TARGETS = 2
 MAX_TARGETS = 4
@@ -62,15 +63,16 @@ class _Done:
 
 
 async def compare(session: ChatSession, prompt: str, targets: Sequence[CompareTarget], *,
-                  parameters: Parameters | None = None
+                  parameters: Parameters | None = None, attachments: Sequence[Attachment] = ()
                   ) -> AsyncGenerator[CompareEvent, None]:
-    """Save `prompt` (a retry reuses it, as `send` does), then stream every target's reply."""
+    """Save `prompt` with `attachments` (a retry reuses it, as `send` does), then stream
+    every target's reply."""
     if not MIN_TARGETS <= len(targets) <= MAX_TARGETS:
         raise UsageError(f"Compare takes {MIN_TARGETS} to {MAX_TARGETS} models, not "
                          f"{len(targets)}: choose again.")
     if parameters is not None:
         session.set_parameters(parameters)
-    user, events = session.prepare_prompt(prompt)
+    user, events = session.prepare_prompt(prompt, attachments=attachments)
     for event in events:
         assert isinstance(event, UserMessageSaved | ActivePathChanged)
         yield event

@@ -452,20 +452,29 @@ class Workspace:
                                                       continue_partial=continue_partial,
                                                       attachments=attachments))
 
-    def compare(self, prompt: str, parameters: Parameters | None = None
+    def compare(self, prompt: str, parameters: Parameters | None = None,
+                attachments: Sequence[Attachment] = ()
                 ) -> AsyncGenerator[CompareEvent, None]:
-        """Save `prompt` and stream one reply from each of `compare_models` at once (see
-        core.compare), each through its provider's client; `compare_models` is then spent."""
+        """Save `prompt` (with `attachments`) and stream one reply from each of
+        `compare_models` at once (see core.compare), each through its provider's client;
+        `compare_models` is then spent. Before anything is saved: AttachmentError when one
+        of the models cannot take the attachments (images, for a model that reads none)."""
         from tui_chat.core.compare import CompareTarget, compare
 
         if not self.compare_models:
             raise UsageError("No models are chosen to compare: choose two to four first.")
+        check_total(attachments)
+        for name, model in self.compare_models:
+            check_images(attachments, model, self._facts(name, model).takes_images, name)
         targets = [CompareTarget(self._clients.get(self.settings.resolve_provider(name,
                                                                                   self.env)),
                                  model) for name, model in self.compare_models]
         self.compare_models = ()
+        # Every model compared reads the images, or there are none (checked above).
+        self.session.takes_images = any(a.kind == "image" for a in attachments)
         return self._leased_all([t.client for t in targets],
-                                compare(self.session, prompt, targets, parameters=parameters))
+                                compare(self.session, prompt, targets, parameters=parameters,
+                                        attachments=attachments))
 
     def choose_reply(self, reply_id: str) -> ActivePathChanged | None:
         """Continue from the compared reply `reply_id` (the others stay as its siblings), with

@@ -211,6 +211,7 @@ class ComparePresenter:
         self.host.refresh_chrome()
 
     def _restore_prompt(self) -> None:
+        self.host.attach_flow.put_back()
         prompt = self.host.prompt
         if self.sent_text and not prompt.text.strip():
             prompt.load_text(self.sent_text)

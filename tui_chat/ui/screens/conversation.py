@@ -274,7 +274,7 @@ class ConversationScreen(Screen[None]):
             message, self.editing = self.editing, None
             self.start(Exchange("edit", text, message.id))
         elif self.workspace.compare_models:
-            self.start(Exchange("compare", text))
+            self.start(Exchange("compare", text, attachments=tuple(self.attach_flow.take())))
         else:
             self.start(Exchange("send", text,
                                 continue_partial=self.branches.take_continue_partial(),
@@ -344,7 +344,7 @@ class ConversationScreen(Screen[None]):
                     ) -> AsyncGenerator[SessionEvent | CompareEvent, None]:
         workspace = self.workspace
         if exchange.kind == "compare":
-            return workspace.compare(exchange.text)
+            return workspace.compare(exchange.text, attachments=exchange.attachments)
         if exchange.kind == "regenerate":
             return workspace.regenerate(exchange.message_id)
         if exchange.kind == "edit" and exchange.message_id is not None:
