@@ -7,10 +7,18 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tests.ui.conftest import AppFactory, conversation, record_notifications, wait_until
+from tests.ui.conftest import (
+    AppFactory,
+    conversation,
+    record_notifications,
+    rendered_text,
+    wait_until,
+)
 from tui_chat.core.config import Settings
+from tui_chat.core.errors import Hint, ModelNotFoundError
+from tui_chat.ui.advice import advice
 from tui_chat.ui.commands import binding_commands
-from tui_chat.ui.keymap import declared_bindings
+from tui_chat.ui.keymap import declared_bindings, written_key
 from tui_chat.ui.screens.help import collect_key_help
 from tui_chat.ui.screens.model_picker import ModelPickerScreen
 
@@ -73,3 +81,28 @@ def test_alt_enter_and_ctrl_j_are_listed_as_new_line_keys_in_help_and_readme(
             if (cells := line.split("|")) and len(cells) > 4 and "prompt" in cells[2]}
     assert any("Alt+Enter" in key and "new line" in what for key, what in keys.items()), keys
     assert "new line" in keys["Ctrl+J"]
+
+
+async def test_hints_name_the_users_keys(make_app: AppFactory) -> None:
+    """The empty conversation's hint, the prompt's placeholder and the advice of an error
+    name the keys the user gave those bindings, not the declared ones."""
+    settings = Settings(keys={"conversation.model": "f4", "app.help": "f9",
+                              "conversation.attach": ["ctrl+y", "ctrl+t"]})
+    app = make_app(settings=settings)
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = conversation(app)
+        empty = screen.query_one("#empty")
+        await wait_until(pilot, lambda: "picks a model" in rendered_text(empty))
+        hint = " ".join(rendered_text(empty).split())
+        assert "F4 picks a model, F9 lists every key" in hint and "F2" not in hint
+        assert "Ctrl+Y or @path attaches a file" in screen.prompt.placeholder
+        assert advice(ModelNotFoundError("No such model.").hinted(Hint.MODEL)) == (
+            "Press F4 to pick another model.")
+    assert advice(ModelNotFoundError("No such model.").hinted(Hint.MODEL)) == (
+        "Press F2 to pick another model.")  # no app running: the declared key
+
+
+def test_keys_are_written_as_the_hints_write_them() -> None:
+    assert [written_key(key) for key in ("ctrl+r", "f4", "r", "pageup", "ctrl+shift+x",
+                                         "escape", "enter", "ctrl+up", "slash")] == [
+        "Ctrl+R", "F4", "r", "PgUp", "Ctrl+Shift+X", "Esc", "Enter", "Ctrl+↑", "/"]

@@ -34,6 +34,7 @@ from tui_chat.core.text import one_line, sanitize
 from tui_chat.core.workspace import SettingsChange, Workspace
 from tui_chat.ui import gc_policy
 from tui_chat.ui.advice import sentence
+from tui_chat.ui.keymap import hint_key
 from tui_chat.ui.messages import ConversationChanged
 from tui_chat.ui.screens.attach_flow import AttachFlow
 from tui_chat.ui.screens.branch_actions import BranchActions
@@ -63,8 +64,16 @@ YIELD_PAUSE = 0.001
 """How long it then steps aside. Not sleep(0): a key press goes through several tasks (app,
 screen, prompt, then the frame), each behind another slice of the worker; a millisecond lets
 them all run (benchmarks/bench_ui_stream.py: key press to screen while a reply streams)."""
-EMPTY_HINT = ("Type a message and press Enter to send it; Ctrl+J inserts a new line.\n"
-              "F2 picks a model, F1 lists every key, Ctrl+P finds any command.")
+def empty_hint() -> str:
+    """The empty conversation's hint, naming the user's keys ([keys])."""
+    return ("Type a message and press Enter to send it; Ctrl+J inserts a new line.\n"
+            f"{hint_key('conversation.model', 'F2')} picks a model, "
+            f"{hint_key('app.help', 'F1')} lists every key, Ctrl+P finds any command.")
+
+
+def prompt_placeholder() -> str:
+    return (f"Message (Enter sends, Ctrl+J new line, {hint_key('conversation.attach', 'Ctrl+T')}"
+            " or @path attaches a file)")
 
 
 @dataclass(frozen=True)
@@ -132,8 +141,7 @@ class ConversationScreen(Screen[None]):
             yield MessageList(id="messages", positions=self.positions_of,
                               reading_width=self.workspace.settings.reading_width)
             yield AttachmentList(id="attachments")
-            yield PromptInput(id="prompt", placeholder="Message (Enter sends, Ctrl+J new line, "
-                              "Ctrl+T or @path attaches a file)")
+            yield PromptInput(id="prompt", placeholder=prompt_placeholder())
             yield StatusBar(id="status")
         yield FittedFooter()
 
@@ -193,9 +201,9 @@ class ConversationScreen(Screen[None]):
         self.query_one("#title-bar", Static).update(Text(f" tui-chat  ·  {one_line(title)}"))
         empty = self.query_one("#empty", Static)
         empty.display = not self.message_list.messages and self.message_list.reply is None
-        hint = Text(EMPTY_HINT)
+        hint = Text(empty_hint())
         if self._first_run_hint:
-            hint = Text.assemble((self._first_run_hint, "bold"), "\n\n", EMPTY_HINT)
+            hint = Text.assemble((self._first_run_hint, "bold"), "\n\n", empty_hint())
         personas = self.setup.persona_hint()
         if personas:
             hint.append(f"\n{personas}")
@@ -222,6 +230,7 @@ class ConversationScreen(Screen[None]):
         """New settings were saved: say what took effect where; keys may exist now, the model
         may have changed."""
         self._first_run_hint = no_key_hint or ""
+        self.prompt.placeholder = prompt_placeholder()  # the keys may be others now
         self.message_list.set_reading_width(self.workspace.settings.reading_width)
         if self.comparison is not None:
             self.comparison.set_reading_width(self.workspace.settings.reading_width or None)

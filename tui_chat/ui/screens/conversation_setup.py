@@ -12,6 +12,7 @@ from rich.text import Text
 
 from tui_chat.core.errors import TuiChatError
 from tui_chat.core.text import one_line
+from tui_chat.ui.keymap import hint_key
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -56,7 +57,8 @@ class ConversationSetup:
         if not self.personas:
             return ""
         names = ", ".join(p.name for p in self.personas[:6])
-        return f"Personas: {names}. F8 (or Ctrl+P, “Persona”) starts this conversation as one."
+        return (f"Personas: {names}. {hint_key('conversation.settings', 'F8')} (or Ctrl+P, "
+                "“Persona”) starts this conversation as one.")
 
     def palette_commands(self) -> list[tuple[str, str, Callable[[], object]]]:
         return [(f"Persona: {one_line(p.name, 40)}",
@@ -79,8 +81,9 @@ class ConversationSetup:
             host.notify(error.message, severity="error", markup=False)
             return
         host.refresh_chrome()
-        host.notify(f"New conversation as {one_line(persona.name, 40)}; F8 shows its system "
-                    "prompt and parameters.", markup=False)
+        host.notify(f"New conversation as {one_line(persona.name, 40)}; "
+                    f"{hint_key('conversation.settings', 'F8')} shows its system prompt and "
+                    "parameters.", markup=False)
 
     # --- this conversation's settings ----------------------------------------------------
 
@@ -116,6 +119,7 @@ class ConversationSetup:
         prompt = self.host.workspace.session.conversation.system_prompt
         if not prompt:
             return None
-        row = Text("⚙ System prompt (F8)  ", style="bold")
+        row = Text(f"⚙ System prompt ({hint_key('conversation.settings', 'F8')})  ",
+                   style="bold")
         row.append(one_line(prompt, 200), style="italic")
         return row

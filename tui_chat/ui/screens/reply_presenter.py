@@ -23,6 +23,7 @@ from tui_chat.core.store import ConversationGoneError
 from tui_chat.core.text import sanitize
 from tui_chat.core.tokens import estimate_tokens
 from tui_chat.ui.advice import sentence
+from tui_chat.ui.keymap import hint_key
 from tui_chat.ui.screens.first_token_wait import FirstTokenWait
 
 if TYPE_CHECKING:
@@ -30,10 +31,20 @@ if TYPE_CHECKING:
     from tui_chat.ui.screens.conversation import ConversationScreen
     from tui_chat.ui.widgets.reply_view import ReplyView
 
-CUT_OFF_NOTE = "not sent as context; Ctrl+O then p continues from it"
 STATS_INTERVAL = 1.0
 """Seconds between two updates of the live tokens-per-second figure."""
-CUT_NOTE = "the reply stopped at the max-tokens limit: raise Max tokens in Settings (F3)"
+
+
+def cut_off_note() -> str:
+    """The status line's note on a reply cut off by a failure, with the user's keys."""
+    return (f"not sent as context; {hint_key('conversation.messages', 'Ctrl+O')} then "
+            f"{hint_key('messages.continue_partial', 'p')} continues from it")
+
+
+def cut_note() -> str:
+    """The note on a reply that stopped at the max-tokens limit."""
+    return ("the reply stopped at the max-tokens limit: raise Max tokens in Settings "
+            f"({hint_key('app.settings', 'F3')})")
 
 
 class ReplyPresenter:
@@ -106,7 +117,8 @@ class ReplyPresenter:
         self.host.refresh_chrome()
         position = self.reply.position
         self._branch_note = note = (
-            f"alternative {position[0]} of {position[1]}; the others: Ctrl+O, then ←/→"
+            f"alternative {position[0]} of {position[1]}; the others: "
+            f"{hint_key('conversation.messages', 'Ctrl+O')}, then ←/→"
             if position is not None and position[1] > 1 else "")
         self.host.status.update_info(time_to_first_token=None, tokens_per_second=None,
                                      usage=None, note=note)
@@ -144,8 +156,8 @@ class ReplyPresenter:
         await self.host.message_list.finish_reply(shown)
         self.reply = None
         cut = message.finish_reason == "length"
-        note = (CUT_OFF_NOTE if message.failed and message.content
-                else CUT_NOTE if cut and error is None else self._branch_note)
+        note = (cut_off_note() if message.failed and message.content
+                else cut_note() if cut and error is None else self._branch_note)
         self.host.status.update_info(
             state="ready" if error is None else f"{message.status.value}",
             time_to_first_token=message.time_to_first_token,

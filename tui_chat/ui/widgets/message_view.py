@@ -29,6 +29,7 @@ from tui_chat.core.models import Message, MessageStatus, Role
 from tui_chat.core.providers import BUILTIN_PROVIDERS
 from tui_chat.core.text import sanitize
 from tui_chat.core.tool_calls import tool_call_lines
+from tui_chat.ui.keymap import hint_key
 from tui_chat.ui.widgets.attachment_list import folded_attachments
 from tui_chat.ui.widgets.line_cache import LineCache, forget_painted, styled
 from tui_chat.ui.widgets.selectable import (
@@ -77,6 +78,15 @@ STOPPED_BEFORE_START_EARLIER = "stopped before it began; r on it (Ctrl+O) tries 
 one; `r` in the message list writes the selected one again."""
 
 
+def stopped_before_start_note(last: bool) -> str:
+    """STOPPED_BEFORE_START (`last`), else STOPPED_BEFORE_START_EARLIER, with the user's keys."""
+    if last:
+        return (f"stopped before it began; {hint_key('conversation.regenerate', 'Ctrl+R')} "
+                "tries again")
+    return (f"stopped before it began; {hint_key('messages.regenerate', 'r')} on it "
+            f"({hint_key('conversation.messages', 'Ctrl+O')}) tries again")
+
+
 def author_line(message: Message, *, live: bool = False, position: Position | None = None,
                 labels: ProviderLabels | None = None, last: bool = True) -> Text:
     """The header of a message: who wrote it, which of its branch's alternatives it is, and
@@ -91,8 +101,7 @@ def author_line(message: Message, *, live: bool = False, position: Position | No
     if branch:
         line.append(f"  {branch}", style="bold")
     if message.stopped_before_start:  # the one row it has: nothing arrived, nothing to keep
-        hint = STOPPED_BEFORE_START if last else STOPPED_BEFORE_START_EARLIER
-        line.append(f"  · {hint}", style="italic")
+        line.append(f"  · {stopped_before_start_note(last)}", style="italic")
     elif message.status is MessageStatus.INTERRUPTED:
         line.append("  ").append("· interrupted", style="tc.warning")
     elif message.status is MessageStatus.ERROR:
@@ -355,10 +364,11 @@ class MessageView(Static):
         # Only the header of a reply stopped before it began depends on what follows it: the
         # others keep their drawn lines when the path grows below them.
         last = self.last or not message.stopped_before_start
+        note = stopped_before_start_note(last) if message.stopped_before_start else None
         key = (message.id, hash(message.content), message.status, message.error,
                hash(message.reasoning), message.model, message.provider,
                provider_label(message.provider, labels), theme, reasoning,
-               position, message.finish_reason, out, reading, last)
+               position, message.finish_reason, out, reading, last, note)
 
         def draw() -> RenderableType:
             drawn = render_message(message, code_theme=theme, show_reasoning=reasoning,
