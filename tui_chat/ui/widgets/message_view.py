@@ -419,7 +419,8 @@ class MessageView(Static):
         # text, is a place in the text too.
         width = self.size.width
         rich_style = self.visual_style.rich_style
-        line = self.cached.styled_row(y, width, rich_style) or Strip.blank(width, rich_style)
+        row = self.cached.styled_row(y, width, rich_style)  # an empty row is falsy: not `or`
+        line = Strip.blank(width, rich_style) if row is None else row
         selection = self.text_selection
         if selection is not None:
             selected = Style.from_styles(self.screen.get_component_styles("screen--selection"))
