@@ -64,6 +64,8 @@ YIELD_PAUSE = 0.001
 """How long it then steps aside. Not sleep(0): a key press goes through several tasks (app,
 screen, prompt, then the frame), each behind another slice of the worker; a millisecond lets
 them all run (benchmarks/bench_ui_stream.py: key press to screen while a reply streams)."""
+
+
 def empty_hint() -> str:
     """The empty conversation's hint, naming the user's keys ([keys])."""
     return ("Type a message and press Enter to send it; Ctrl+J inserts a new line.\n"
