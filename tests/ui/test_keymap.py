@@ -18,7 +18,8 @@ from tui_chat.core.config import Settings
 from tui_chat.core.errors import Hint, ModelNotFoundError
 from tui_chat.ui.advice import advice
 from tui_chat.ui.commands import binding_commands
-from tui_chat.ui.keymap import declared_bindings, written_key
+from tui_chat.ui.key_hints import written_key
+from tui_chat.ui.keymap import declared_bindings
 from tui_chat.ui.screens.help import collect_key_help
 from tui_chat.ui.screens.model_picker import ModelPickerScreen
 

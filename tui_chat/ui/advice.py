@@ -6,7 +6,7 @@ from __future__ import annotations
 from tui_chat.core.errors import Hint, MissingKeyError, ModelNotFoundError, TuiChatError
 from tui_chat.core.secrets import scrub
 from tui_chat.core.text import sanitize
-from tui_chat.ui.keymap import hint_key
+from tui_chat.ui.key_hints import hint_key
 
 
 def advice(error: TuiChatError) -> str:

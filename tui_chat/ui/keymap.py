@@ -112,35 +112,3 @@ def remapped(bindings: Iterable[Binding], keymap: Mapping[str, str]) -> list[Bin
                       for key in keys.split(","))
     return result
 
-
-_KEY_NAMES = {"pgup": "PgUp", "pgdn": "PgDn", "esc": "Esc", "del": "Del", "up": "↑",
-              "down": "↓", "left": "←", "right": "→", "⏎": "Enter"}
-
-
-def written_key(key: str) -> str:
-    """A Textual key as hints and the README write it: "ctrl+r" → "Ctrl+R", "f4" → "F4",
-    "pageup" → "PgUp", "r" → "r"."""
-    from textual.keys import format_key
-
-    *modifiers, name = key.split("+")
-    shown = format_key(name)
-    if shown in _KEY_NAMES:
-        shown = _KEY_NAMES[shown]
-    elif len(shown) == 1:
-        shown = shown.upper() if modifiers else shown
-    else:
-        shown = shown[:1].upper() + shown[1:]
-    return "+".join([*(modifier.capitalize() for modifier in modifiers), shown])
-
-
-def hint_key(binding_id: str, default: str) -> str:
-    """The key a hint names for `binding_id`: the user's first key for it (`[keys]`, in the
-    running app), else `default`, the key the binding declares, as the hint writes it."""
-    from textual._context import active_app  # what `widget.app` reads too
-
-    try:
-        keymap: Mapping[str, str] = getattr(active_app.get(), "user_keymap", {})
-    except LookupError:  # no app running (the command line): the declared keys
-        return default
-    keys = keys_of(keymap.get(binding_id, ""))
-    return written_key(keys[0]) if keys else default

@@ -34,7 +34,7 @@ from tui_chat.core.text import one_line, sanitize
 from tui_chat.core.workspace import SettingsChange, Workspace
 from tui_chat.ui import gc_policy
 from tui_chat.ui.advice import sentence
-from tui_chat.ui.keymap import hint_key
+from tui_chat.ui.key_hints import hint_key
 from tui_chat.ui.messages import ConversationChanged
 from tui_chat.ui.screens.attach_flow import AttachFlow
 from tui_chat.ui.screens.branch_actions import BranchActions

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from tui_chat.core.errors import TuiChatError
 from tui_chat.core.text import one_line
-from tui_chat.ui.keymap import hint_key
+from tui_chat.ui.key_hints import hint_key
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -23,7 +23,7 @@ from tui_chat.core.store import ConversationGoneError
 from tui_chat.core.text import sanitize
 from tui_chat.core.tokens import estimate_tokens
 from tui_chat.ui.advice import sentence
-from tui_chat.ui.keymap import hint_key
+from tui_chat.ui.key_hints import hint_key
 from tui_chat.ui.screens.first_token_wait import FirstTokenWait
 
 if TYPE_CHECKING:
