@@ -192,11 +192,14 @@ class Workspace:
             self.model = model or default_model_for(self.settings, self.provider)
         self._chosen_here = False
 
-    def open_conversation(self, conversation_id: str, *, at_message: str | None = None
-                          ) -> list[Message]:
+    def open_conversation(self, conversation_id: str, *, at_message: str | None = None,
+                          newest: int | None = None) -> list[Message]:
         """Resume a stored conversation (an id prefix is fine); its messages, oldest first.
         The model last used in it becomes the current one when its provider still exists.
-        `at_message`: a message on any branch (a search hit), whose path becomes active."""
+        `at_message`: a message on any branch (a search hit), whose path becomes active.
+        `newest`: read only the last `newest` messages of the path, for a first frame that
+        does not wait for a long one; when that many came back, the caller reads the rest
+        (`session.messages_above` the first) and hands the whole path to `learn_path`."""
         full_id = self.store.resolve_id(conversation_id)
         self.session = ChatSession.resume(self.store, full_id, clock=self.clock)
         self.compare_models = ()
@@ -207,9 +210,16 @@ class Workspace:
         if conversation.provider and conversation.model:
             with contextlib.suppress(TuiChatError):
                 self.choose(conversation.provider, conversation.model, persist=False)
-        messages = self.session.messages()
-        self.context.learn_path(messages, conversation.system_prompt, conversation.context_from)
+        messages = self.session.messages(newest)
+        if newest is None or len(messages) < newest:
+            self.learn_path(messages)
         return messages
+
+    def learn_path(self, path: Sequence[Message]) -> None:
+        """Calibrate the context estimate on the newest replies of the conversation just
+        opened, whose whole active path is `path`."""
+        conversation = self.session.conversation
+        self.context.learn_path(path, conversation.system_prompt, conversation.context_from)
 
     def open_latest(self) -> list[Message] | None:
         """The most recently updated conversation, or None (and nothing changes) when the

@@ -7,6 +7,7 @@ Split from the screen so that each stays short; the sidebar itself only posts re
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,6 +16,7 @@ from textual.message import Message as TextualMessage
 from tui_chat.core.errors import TuiChatError
 from tui_chat.core.text import one_line
 from tui_chat.ui.widgets.conversation_list import ConversationList
+from tui_chat.ui.widgets.message_list import NEWEST
 
 if TYPE_CHECKING:
     from tui_chat.ui.screens.conversation import ConversationScreen
@@ -62,14 +64,18 @@ class SidebarActions:
         and select it."""
         host = self.host
         await host.stop_streaming()
-        try:
-            messages = host.workspace.open_conversation(conversation_id, at_message=message_id)
+        try:  # the newest messages first: the rest is read after they are drawn
+            messages = host.workspace.open_conversation(conversation_id, at_message=message_id,
+                                                        newest=NEWEST)
         except TuiChatError as error:
             host.notify(error.message, severity="error", markup=False)
             return
         host.editing = None
         host.branches.continue_partial = False
-        await host.show_messages(messages)
+        session = host.workspace.session
+        above = (partial(session.messages_above, messages[0].id)
+                 if len(messages) == NEWEST else None)
+        await host.show_messages(messages, above=above)
         if message_id is not None:
             await host.message_list.reveal(message_id)
         host.prompt.focus()
