@@ -215,6 +215,13 @@ class Workspace:
             self.learn_path(messages)
         return messages
 
+    def count_ahead(self, messages: Sequence[Message]) -> None:
+        """Count what the text of `messages` is made of for the context estimate now (safe
+        in another thread: what the next plan would otherwise count on the event loop)."""
+        counts = self.context.meter.counts
+        for message in messages:
+            counts(message)
+
     def learn_path(self, path: Sequence[Message]) -> None:
         """Calibrate the context estimate on the newest replies of the conversation just
         opened, whose whole active path is `path`."""
