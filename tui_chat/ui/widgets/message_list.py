@@ -255,12 +255,24 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
             self.set_reactive(MessageList.selected, self.selected + shift)
         if self._path_read is not None:
             self._path_read(self.messages)
+        if self._lo > 0:
+            self.run_worker(self._draw_first_page(self.messages), group="draw-ahead",
+                            exclusive=True, exit_on_error=False)
         if shift and not self._loading:
             if self.scroll_y <= 1 and self.max_scroll_y > 1:
                 self._loading = True  # at the top of the newest part: older pages follow
                 self.call_after_refresh(self._mount_older)
             else:
                 self._fill_viewport()
+
+    async def _draw_first_page(self, loaded: list[Message]) -> None:
+        """Draw Home's page ahead, in a thread (LINES keeps the lines): the first Home after
+        an open then mounts it without drawing its Markdown on the event loop."""
+        width = self.scrollable_content_region.width - self._gutter()
+        for view in self._views_for(self.messages[:PAGE]):
+            if self.messages is not loaded or self._lo == 0:
+                return  # another path, or the first page is mounted already
+            await view.prepare(self.app, width)
 
     def _stop_reading(self) -> None:
         """Another load: a read still running is for a path no longer shown."""
