@@ -7,7 +7,8 @@ once, cached: ui_stores), opened in the running app as the sidebar opens it, hea
   and the rest no longer wait) is reported beside it;
 - Home in the message list to the frame showing the first message at the top, and End back
   to the frame showing the last one, each ≤ 100 ms (ROUNDS of each per run, median; the
-  first Home of a run, whose page was never drawn before, is also reported on its own).
+  first Home of a run, whose page was never shown before, is also reported on its own: the
+  app draws it ahead, off screen, once the path is read, and the Home rounds begin then).
 
 Medians over RUNS processes. Run: `python -m benchmarks ui_history`.
 """
