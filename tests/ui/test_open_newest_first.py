@@ -8,6 +8,7 @@ not done, then open the gate and wait for the state that follows.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Iterator
 
@@ -64,6 +65,11 @@ class Gate:
 
         monkeypatch.setattr(ChatSession, "messages_above", held, raising=False)
         monkeypatch.setattr(store_module, "message_from", counted)
+
+    async def reached(self) -> None:
+        """Until the read has begun (and waits at the gate). Not through the pilot, whose
+        pauses wait for every queue to be empty, while a handler may be waiting for this."""
+        assert await asyncio.to_thread(self.entered.wait, 60), "the read never began"
 
 
 @pytest.fixture
@@ -126,7 +132,7 @@ async def test_home_before_the_rest_is_read_waits_for_it_and_shows_the_first_mes
         screen.message_list.focus()
         await pilot.pause()
         send_key(app, "home")
-        await wait_until(pilot, gate.entered.is_set)
+        await gate.reached()
         assert screen.message_list.reading and screen.message_list.selected != 0
         gate.open.set()
         await wait_until(pilot, lambda: screen.message_list.selected == 0)
@@ -149,7 +155,7 @@ async def test_a_send_before_the_rest_is_read_goes_with_the_whole_path(
         await wait_until(pilot, lambda: newest_drawn(screen, f"Long chat {COUNT - 1}"))
         await pilot.press("n", "e", "x", "t")
         send_key(app, "enter")
-        await wait_until(pilot, gate.entered.is_set)  # the send asked for the rest
+        await gate.reached()  # the send asked for the rest
         assert not chutes_server.requests
         gate.open.set()
         await wait_idle(pilot)
@@ -171,7 +177,7 @@ async def test_another_conversation_opened_before_the_rest_is_read_is_the_one_sh
         screen = conversation(app)
         screen.post_message(ConversationList.ConversationChosen(long_chat.id))
         await wait_until(pilot, lambda: newest_drawn(screen, f"Long chat {COUNT - 1}"))
-        await wait_until(pilot, gate.entered.is_set)  # its read has begun, and waits
+        await gate.reached()  # its read has begun, and waits
         screen.post_message(ConversationList.ConversationChosen(short_chat.id))
         await wait_until(pilot, lambda: newest_drawn(screen, "Short chat 3"))
         gate.open.set()
@@ -198,7 +204,7 @@ async def test_a_branch_key_before_the_rest_is_read_switches_the_whole_path(
         await wait_until(pilot, lambda: newest_drawn(screen, "another answer"))
         await pilot.press("ctrl+o")  # the last message is selected
         send_key(app, "left")
-        await wait_until(pilot, gate.entered.is_set)
+        await gate.reached()
         gate.open.set()
         await wait_until(pilot, lambda: newest_drawn(screen, f"Long chat {COUNT - 1}"))
         messages = screen.message_list
@@ -206,3 +212,18 @@ async def test_a_branch_key_before_the_rest_is_read_switches_the_whole_path(
                                                          for i in range(COUNT)]
         assert messages.selected == COUNT - 1
         assert [m.id for m in messages.messages] == [m.id for m in store.get_messages(chat.id)]
+
+
+async def test_a_search_hit_older_than_the_newest_messages_is_revealed_once_read(
+        make_app: AppFactory, store: Store, gate: Gate) -> None:
+    chat = saved_conversation(store, COUNT)
+    hit = store.get_messages(chat.id)[7]
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        screen.post_message(ConversationList.ConversationChosen(chat.id, hit.id))
+        await gate.reached()  # the hit is not among the newest
+        gate.open.set()
+        await wait_until(pilot, lambda: screen.message_list.selected == 7)
+        assert screen.message_list.selected_message() == hit
+        assert any(v.message.id == hit.id for v in screen.query(MessageView))
