@@ -227,3 +227,21 @@ async def test_a_search_hit_older_than_the_newest_messages_is_revealed_once_read
         await wait_until(pilot, lambda: screen.message_list.selected == 7)
         assert screen.message_list.selected_message() == hit
         assert any(v.message.id == hit.id for v in screen.query(MessageView))
+
+
+async def test_a_long_conversation_given_at_start_is_read_newest_first_too(
+        make_app: AppFactory, store: Store, gate: Gate) -> None:
+    chat = saved_conversation(store, COUNT)
+    gate.made = 0
+    app = make_app(conversation=chat.id[:8])
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        await wait_until(pilot, lambda: newest_drawn(screen, f"Long chat {COUNT - 1}"))
+        assert screen.message_list.reading and gate.made <= NEWEST
+        gate.open.set()
+        assert await screen.message_list.whole_path()
+        assert len(screen.message_list.messages) == COUNT
+        screen.message_list.focus()
+        await pilot.press("home")
+        await wait_until(pilot, lambda: screen.message_list.selected == 0)
+        assert screen.query(MessageView)[0].message.content == "Long chat 0"

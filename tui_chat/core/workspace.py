@@ -215,6 +215,23 @@ class Workspace:
             self.learn_path(messages)
         return messages
 
+    def reader_above(self, newest: Sequence[Message], asked: int
+                     ) -> Callable[[], list[Message]] | None:
+        """What reads the rest of a path opened with `newest=asked` (None: `newest` is all
+        of it): the path above its first message, with its text counted for the context
+        estimate. Blocking, and safe in another thread: the UI runs it after its first
+        frame, then hands the whole path to `learn_path`."""
+        if not newest or len(newest) < asked:
+            return None
+        session, first = self.session, newest[0].id
+
+        def read() -> list[Message]:
+            older = session.messages_above(first)
+            self.count_ahead(older)
+            return older
+
+        return read
+
     def count_ahead(self, messages: Sequence[Message]) -> None:
         """Count what the text of `messages` is made of for the context estimate now (safe
         in another thread: what the next plan would otherwise count on the event loop)."""
@@ -228,11 +245,11 @@ class Workspace:
         conversation = self.session.conversation
         self.context.learn_path(path, conversation.system_prompt, conversation.context_from)
 
-    def open_latest(self) -> list[Message] | None:
+    def open_latest(self, *, newest: int | None = None) -> list[Message] | None:
         """The most recently updated conversation, or None (and nothing changes) when the
-        store has none."""
+        store has none (`newest`: as for open_conversation)."""
         latest = self.store.latest_conversation()
-        return self.open_conversation(latest.id) if latest else None
+        return self.open_conversation(latest.id, newest=newest) if latest else None
 
     def fork(self, message_id: str) -> list[Message]:
         """Continue in a new conversation holding the path up to `message_id` (the original

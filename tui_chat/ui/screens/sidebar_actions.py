@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 from textual.message import Message as TextualMessage
 
 from tui_chat.core.errors import TuiChatError
-from tui_chat.core.models import Message
 from tui_chat.core.text import one_line
 from tui_chat.ui.widgets.conversation_list import ConversationList
 from tui_chat.ui.widgets.message_list import NEWEST
@@ -72,15 +71,8 @@ class SidebarActions:
             return
         host.editing = None
         host.branches.continue_partial = False
-        workspace, first = host.workspace, messages[0].id if messages else ""
-        session = workspace.session
-
-        def above() -> list[Message]:  # in a thread, after the newest are drawn
-            older = session.messages_above(first)
-            workspace.count_ahead(older)
-            return older
-
-        await host.show_messages(messages, above=above if len(messages) == NEWEST else None)
+        await host.show_messages(messages,
+                                 above=host.workspace.reader_above(messages, NEWEST))
         if message_id is not None:
             await host.message_list.reveal(message_id)
         host.prompt.focus()
