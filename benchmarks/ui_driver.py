@@ -13,9 +13,13 @@ with the text area focused.
 
 `python -m benchmarks.ui_driver history OUT CONVERSATION_ID ROUNDS`: the app on TUI_CHAT_DB,
 then opens the conversation as the sidebar does (posts ConversationChosen) and times: to the
-first frame with its newest page drawn; VmRSS after; ROUNDS × Home and End in the focused
-message list, each to the first frame at the top (the first message drawn, scroll 0) and at
-the bottom (the last message drawn, scrolled to the end).
+first frame with its newest page drawn (`open_s`: the view of the path's last message, its id
+read beforehand through a connection of its own, drawn at the bottom of the list); to the
+moment the whole path is read (`whole_s`: the message list holds all of it, so Home, branch
+keys and sends no longer wait; it is read newest first, the rest after that first frame);
+VmRSS after; then ROUNDS × Home and End in the focused message list, each to the first frame
+at the top (the first message drawn, scroll 0) and at the bottom (the last message drawn,
+scrolled to the end).
 """
 
 from __future__ import annotations
@@ -129,10 +133,14 @@ async def history(out: Path, conversation_id: str, rounds: int) -> dict[str, Any
     from benchmarks.common import timer
     from benchmarks.ui_harness import FrameClock, last_view, running_app, send_key
     from tui_chat.core import paths
+    from tui_chat.core.store import Store
     from tui_chat.ui.widgets.conversation_list import ConversationList
     from tui_chat.ui.widgets.message_view import MessageView
 
     result: dict[str, Any] = {"home_s": [], "end_s": []}
+    with Store.open(paths.store_file()) as own:  # not the app's: its cache stays cold
+        newest = own.get_messages(conversation_id, limit=1)
+        last_id = newest[-1].id if newest else None
     async with running_app("http://127.0.0.1:9/v1", Path(out).parent,
                            store_path=paths.store_file()) as (app, pilot, screen):
         clock = FrameClock(app)
@@ -149,11 +157,18 @@ async def history(out: Path, conversation_id: str, rounds: int) -> dict[str, Any
             return (isinstance(first, MessageView) and bool(messages.messages)
                     and first.message is messages.messages[0] and messages.scroll_y == 0)
 
+        def newest_drawn() -> bool:
+            view = last_view(screen)
+            return (view is not None and view.message.id == last_id
+                    and messages.scroll_y >= messages.max_scroll_y)
+
         result["rss_before_mb"] = rss_mb()
-        shown = clock.when(lambda: len(messages.messages) > 1000 and at_bottom())
+        shown = clock.when(newest_drawn)
         began = timer()
         screen.post_message(ConversationList.ConversationChosen(conversation_id))
         result["open_s"] = await asyncio.wait_for(shown, 60) - began
+        await asyncio.wait_for(messages.whole_path(), 60)
+        result["whole_s"] = timer() - began
         await pilot.pause()
         result["rss_mb"] = rss_mb()
         result["messages"] = len(messages.messages)

@@ -164,9 +164,21 @@ class ChatSession:
     def is_saved(self) -> bool:
         return self._saved
 
-    def messages(self) -> list[Message]:
-        """The active path of the conversation, oldest first."""
-        return self.store.get_messages(self.conversation.id) if self._saved else []
+    def messages(self, newest: int | None = None) -> list[Message]:
+        """The active path of the conversation, oldest first; with `newest`, only its last
+        `newest` messages (the rest: `messages_above` the first of them)."""
+        if not self._saved:
+            return []
+        return self.store.get_messages(self.conversation.id, limit=newest)
+
+    def messages_above(self, message_id: str) -> list[Message]:
+        """The path above `message_id` (its parent up to the root), oldest first: what is
+        left to read of a path read newest first. It follows parent links, not the active
+        choices, so it fits below what was read even if the path changes meanwhile. Safe in
+        another thread (the store locks its connection)."""
+        if not self._saved:
+            return []
+        return self.store.get_messages(self.conversation.id, before_id=message_id)
 
     def path_below(self, after_id: str | None,
                    known: Mapping[str, Message] | None = None) -> list[Message]:

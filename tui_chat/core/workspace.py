@@ -192,11 +192,14 @@ class Workspace:
             self.model = model or default_model_for(self.settings, self.provider)
         self._chosen_here = False
 
-    def open_conversation(self, conversation_id: str, *, at_message: str | None = None
-                          ) -> list[Message]:
+    def open_conversation(self, conversation_id: str, *, at_message: str | None = None,
+                          newest: int | None = None) -> list[Message]:
         """Resume a stored conversation (an id prefix is fine); its messages, oldest first.
         The model last used in it becomes the current one when its provider still exists.
-        `at_message`: a message on any branch (a search hit), whose path becomes active."""
+        `at_message`: a message on any branch (a search hit), whose path becomes active.
+        `newest`: read only the last `newest` messages of the path, for a first frame that
+        does not wait for a long one; when that many came back, the caller reads the rest
+        (`session.messages_above` the first) and hands the whole path to `learn_path`."""
         full_id = self.store.resolve_id(conversation_id)
         self.session = ChatSession.resume(self.store, full_id, clock=self.clock)
         self.compare_models = ()
@@ -207,15 +210,46 @@ class Workspace:
         if conversation.provider and conversation.model:
             with contextlib.suppress(TuiChatError):
                 self.choose(conversation.provider, conversation.model, persist=False)
-        messages = self.session.messages()
-        self.context.learn_path(messages, conversation.system_prompt, conversation.context_from)
+        messages = self.session.messages(newest)
+        if newest is None or len(messages) < newest:
+            self.learn_path(messages)
         return messages
 
-    def open_latest(self) -> list[Message] | None:
+    def reader_above(self, newest: Sequence[Message], asked: int
+                     ) -> Callable[[], list[Message]] | None:
+        """What reads the rest of a path opened with `newest=asked` (None: `newest` is all
+        of it): the path above its first message, with its text counted for the context
+        estimate. Blocking, and safe in another thread: the UI runs it after its first
+        frame, then hands the whole path to `learn_path`."""
+        if not newest or len(newest) < asked:
+            return None
+        session, first = self.session, newest[0].id
+
+        def read() -> list[Message]:
+            older = session.messages_above(first)
+            self.count_ahead(older)
+            return older
+
+        return read
+
+    def count_ahead(self, messages: Sequence[Message]) -> None:
+        """Count what the text of `messages` is made of for the context estimate now (safe
+        in another thread: what the next plan would otherwise count on the event loop)."""
+        counts = self.context.meter.counts
+        for message in messages:
+            counts(message)
+
+    def learn_path(self, path: Sequence[Message]) -> None:
+        """Calibrate the context estimate on the newest replies of the conversation just
+        opened, whose whole active path is `path`."""
+        conversation = self.session.conversation
+        self.context.learn_path(path, conversation.system_prompt, conversation.context_from)
+
+    def open_latest(self, *, newest: int | None = None) -> list[Message] | None:
         """The most recently updated conversation, or None (and nothing changes) when the
-        store has none."""
+        store has none (`newest`: as for open_conversation)."""
         latest = self.store.latest_conversation()
-        return self.open_conversation(latest.id) if latest else None
+        return self.open_conversation(latest.id, newest=newest) if latest else None
 
     def fork(self, message_id: str) -> list[Message]:
         """Continue in a new conversation holding the path up to `message_id` (the original

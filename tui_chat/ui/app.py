@@ -28,6 +28,7 @@ from tui_chat.ui.screens.conversation import ConversationScreen
 from tui_chat.ui.services import AppServices, no_key_sentence
 from tui_chat.ui.themes import install_themes
 from tui_chat.ui.warmup import warm_up
+from tui_chat.ui.widgets.message_list import NEWEST
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
@@ -66,10 +67,12 @@ class TuiChatApp(App[int]):
         self.workspace = services.workspace
         # Raise here (before the terminal switches mode) for an unknown provider or id.
         self._initial: list[Message] | None = None
-        if conversation:
-            self._initial = self.workspace.open_conversation(conversation)
+        if conversation:  # its newest messages: the rest is read after they are drawn
+            self._initial = self.workspace.open_conversation(conversation, newest=NEWEST)
         elif continue_last:
-            self._initial = self.workspace.open_latest()
+            self._initial = self.workspace.open_latest(newest=NEWEST)
+        self._initial_above = (self.workspace.reader_above(self._initial, NEWEST)
+                               if self._initial else None)
         if self._initial is not None:
             self.workspace.override(provider, model)  # -p/-m win over the saved model
         self._theme_dirs = theme_dirs
@@ -124,7 +127,7 @@ class TuiChatApp(App[int]):
         screen = ConversationScreen(self.workspace)
         await self.push_screen(screen)
         if self._initial:
-            await screen.show_messages(self._initial)
+            await screen.show_messages(self._initial, above=self._initial_above)
         if self.services.config_notice:
             self.notify(self.services.config_notice, title="Settings", severity="warning",
                         markup=False, timeout=15)

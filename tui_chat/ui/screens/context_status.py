@@ -67,7 +67,9 @@ class ContextStatus:
     def refresh(self) -> None:
         """The status line's context and cost from the conversation as it stands, with the
         attachments listed for the next message; the messages before the context's start
-        marked as left out."""
+        marked as left out. Not while the path is read (newest first): its end does it."""
+        if self.host.message_list.reading:
+            return
         workspace = self.host.workspace
         self.host.message_list.set_context_from(workspace.session.conversation.context_from)
         listed = self.host.attach_flow.pending

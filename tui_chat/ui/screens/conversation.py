@@ -47,7 +47,7 @@ from tui_chat.ui.screens.sidebar_actions import SidebarActions
 from tui_chat.ui.widgets.attachment_list import AttachmentList
 from tui_chat.ui.widgets.conversation_list import ConversationList
 from tui_chat.ui.widgets.fitted_footer import FittedFooter
-from tui_chat.ui.widgets.message_list import MessageList
+from tui_chat.ui.widgets.message_list import MessageList, ReadAbove
 from tui_chat.ui.widgets.message_view import Position, provider_label
 from tui_chat.ui.widgets.prompt_input import PromptInput
 from tui_chat.ui.widgets.status_bar import StatusBar
@@ -141,7 +141,8 @@ class ConversationScreen(Screen[None]):
             yield Static("", id="empty", markup=False)
             yield Static("", id="system-row", markup=False)
             yield MessageList(id="messages", positions=self.positions_of,
-                              reading_width=self.workspace.settings.reading_width)
+                              reading_width=self.workspace.settings.reading_width,
+                              path_read=self._path_read)
             yield AttachmentList(id="attachments")
             yield PromptInput(id="prompt", placeholder=prompt_placeholder())
             yield StatusBar(id="status")
@@ -183,11 +184,14 @@ class ConversationScreen(Screen[None]):
     def streaming(self) -> bool:
         return any(not w.is_finished for w in self.workers if w.group == "llm")
 
-    async def show_messages(self, messages: list[Message]) -> None:
-        """Show the current conversation (already opened in the workspace)."""
+    async def show_messages(self, messages: list[Message], *, above: ReadAbove | None = None
+                            ) -> None:
+        """Show the current conversation (already opened in the workspace). `above`: the
+        messages are the newest part of its path, and this reads the rest (MessageList.load);
+        `_path_read` follows once it is read."""
         self.comparison = None  # unmounted with the rest
-        await self.message_list.load(messages)
-        self.prompt.prompt_history = [m.content for m in messages if m.role is Role.USER][-100:]
+        await self.message_list.load(messages, above=above)
+        self._set_prompt_history(messages)
         self.refresh_chrome()
         self.context_status.changed(after_frame=True)
         sidebar = self.sidebar
@@ -195,6 +199,21 @@ class ConversationScreen(Screen[None]):
             sidebar.refresh_active()
         gc_policy.after_conversation_changed()
         self.set_timer(gc_policy.IDLE_BEFORE_RECLAIM, self._reclaim_if_idle)
+
+    def _set_prompt_history(self, path: Sequence[Message]) -> None:
+        self.prompt.prompt_history = [m.content for m in path if m.role is Role.USER][-100:]
+
+    def _path_read(self, path: Sequence[Message]) -> None:
+        """The whole path of a conversation opened newest first is read (the message list
+        calls this before anything waiting for it goes on): what needs all of it."""
+        self.workspace.learn_path(path)
+        self._set_prompt_history(path)
+        self.context_status.refresh()
+
+    async def whole_path(self) -> bool:
+        """Wait until the conversation shown is read whole (see MessageList.whole_path);
+        False: another one was shown meanwhile."""
+        return await self.message_list.whole_path()
 
     def refresh_chrome(self, state: str | None = None) -> None:
         """Title bar, empty-state hint and status line from the workspace's state."""
@@ -267,8 +286,10 @@ class ConversationScreen(Screen[None]):
     # --- sending -----------------------------------------------------------------------
 
     @on(PromptInput.Submitted)
-    def _submitted(self, event: PromptInput.Submitted) -> None:
+    async def _submitted(self, event: PromptInput.Submitted) -> None:
         event.stop()
+        if not await self.whole_path():
+            return  # another conversation came meanwhile: the text stays in the prompt
         if self.streaming:
             self.notify("A reply is still streaming: wait for it, or press Esc to stop it.",
                         markup=False, severity="warning")
@@ -308,6 +329,8 @@ class ConversationScreen(Screen[None]):
 
     @work(exclusive=True, group="llm", exit_on_error=False)
     async def run_exchange(self, exchange: Exchange) -> None:
+        if not await self.whole_path():
+            return  # asked for in a conversation no longer shown
         if self.message_list.messages and not self.workspace.session.is_saved:
             await self.show_messages([])  # the one shown was deleted: a new one starts
         await self.settle_comparison()
@@ -419,9 +442,11 @@ class ConversationScreen(Screen[None]):
         self.status.update_info(note="")
         self.refresh_bindings()
 
-    def action_regenerate(self, choose_model: bool = False, reply_id: str | None = None
-                          ) -> None:
+    async def action_regenerate(self, choose_model: bool = False, reply_id: str | None = None
+                                ) -> None:
         """Write `reply_id` again (None: the last reply)."""
+        if not await self.whole_path():
+            return
         if self.streaming:
             self.notify("A reply is still streaming: press Esc first.", markup=False,
                         severity="warning")
@@ -528,9 +553,9 @@ class ConversationScreen(Screen[None]):
         await self.message_list.scroll_from_prompt(event.where)
 
     @on(MessageList.RegenerateRequested)
-    def _regenerate(self, event: MessageList.RegenerateRequested) -> None:
-        self.action_regenerate(event.choose_model,
-                               event.reply.id if event.reply is not None else None)
+    async def _regenerate(self, event: MessageList.RegenerateRequested) -> None:
+        await self.action_regenerate(event.choose_model,
+                                     event.reply.id if event.reply is not None else None)
 
     @on(MessageList.LeaveRequested)
     def _leave(self) -> None:
@@ -542,7 +567,8 @@ class ConversationScreen(Screen[None]):
     @on(MessageList.ContinuePartialRequested)
     async def _branch_key(self, event: TextualMessage) -> None:
         event.stop()
-        await self.branches.handle(event)
+        if await self.whole_path():  # a branch changes the path below: all of it is needed
+            await self.branches.handle(event)
 
     @on(MessageList.LinkRequested)
     def _link_requested(self, event: MessageList.LinkRequested) -> None:

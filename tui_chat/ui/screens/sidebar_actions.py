@@ -15,6 +15,7 @@ from textual.message import Message as TextualMessage
 from tui_chat.core.errors import TuiChatError
 from tui_chat.core.text import one_line
 from tui_chat.ui.widgets.conversation_list import ConversationList
+from tui_chat.ui.widgets.message_list import NEWEST
 
 if TYPE_CHECKING:
     from tui_chat.ui.screens.conversation import ConversationScreen
@@ -62,14 +63,16 @@ class SidebarActions:
         and select it."""
         host = self.host
         await host.stop_streaming()
-        try:
-            messages = host.workspace.open_conversation(conversation_id, at_message=message_id)
+        try:  # the newest messages first: the rest is read after they are drawn
+            messages = host.workspace.open_conversation(conversation_id, at_message=message_id,
+                                                        newest=NEWEST)
         except TuiChatError as error:
             host.notify(error.message, severity="error", markup=False)
             return
         host.editing = None
         host.branches.continue_partial = False
-        await host.show_messages(messages)
+        await host.show_messages(messages,
+                                 above=host.workspace.reader_above(messages, NEWEST))
         if message_id is not None:
             await host.message_list.reveal(message_id)
         host.prompt.focus()

@@ -7,6 +7,15 @@ finished message is one `MessageView`; the reply in progress is one `ReplyView`.
 The list is focusable: it then selects a message for the keyboard actions below (and those
 on branches: message_branch_keys). A message with siblings shows its place among them
 (`positions`, from the store); `show_branch` redraws from a branch point down.
+
+A long conversation is read newest first: `load(newest, above=...)` shows the newest messages
+at once and reads the rest of the path (`above`, in a thread) after the first frame with them
+is laid out, or as soon as something needs it. Until then `messages` holds the newest part
+only and `reading` is True; what needs the whole path (Home, moving the selection above the
+first message read, revealing a message not read yet; the screen's sends, regenerations and
+branch keys) waits for it with `whole_path()`. Once read, the older messages go in front of
+`messages` (the same objects stay for the newest), the window's indices move with them, and
+`path_read` (the screen's) is called with the whole path before any waiter goes on.
 """
 
 from __future__ import annotations
@@ -23,7 +32,9 @@ from textual.layouts.stream import StreamLayout
 from textual.message import Message as TextualMessage
 from textual.reactive import reactive
 from textual.widget import Widget
+from textual.worker import Worker
 
+from tui_chat.core.errors import TuiChatError
 from tui_chat.core.models import Message, Role
 from tui_chat.ui.colour_roles import code_theme_for
 from tui_chat.ui.widgets.code_blocks import code_blocks
@@ -42,12 +53,20 @@ if TYPE_CHECKING:  # imported with the first reply: Markdown is not on the start
 
 PAGE = 20
 """Messages mounted per page."""
+NEWEST = 2 * PAGE
+"""Messages of a long path read before its first frame (the rest after: `load`'s `above`):
+the newest page, and one more for a view that page does not fill."""
 _LAYOUT_WAITS = 20
 """Refreshes to wait for the layout that measures a page mounted above (it comes in the next
 one or two; the bound only keeps a page of no height from waiting for ever)."""
 
 PositionsOf = Callable[[Sequence[Message]], Mapping[str, Position]]
 """Where each message stands among its siblings (the store's `positions`, for a page)."""
+ReadAbove = Callable[[], list[Message]]
+"""Reads the path above the messages loaded, oldest first (blocking: run in a thread)."""
+READ_ABOVE_AFTER = 0.25
+"""Seconds after a load by which the rest of the path is read even if no layout came (the
+screen not current): normally its first layout starts it."""
 
 
 class MessageList(BranchKeys, VerticalScroll, can_focus=True):
@@ -113,13 +132,19 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         """The user pressed Esc in the list: focus goes back to the prompt."""
 
     def __init__(self, *, code_theme: str | None = None, id: str | None = None,
-                 positions: PositionsOf | None = None, reading_width: int = 0) -> None:
+                 positions: PositionsOf | None = None, reading_width: int = 0,
+                 path_read: Callable[[Sequence[Message]], None] | None = None) -> None:
         super().__init__(id=id)
         self._code_theme = code_theme
         self.reading_width = reading_width
         """Widest line of message text, in cells; 0: the whole width (see reading_column)."""
         self._positions_of = positions
+        self._path_read = path_read
         self.messages: list[Message] = []
+        self._above: ReadAbove | None = None  # the rest of the path, while not read yet
+        self._reader: Worker[None] | None = None
+        self._read = asyncio.Event()  # set once the path of the current load is whole
+        self._read.set()
         self._lo = 0  # window of mounted messages: [lo, hi)
         self._hi = 0
         self._loading = False
@@ -160,8 +185,12 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
 
     # --- content -------------------------------------------------------------------------
 
-    async def load(self, messages: Sequence[Message]) -> None:
-        """Show a conversation: its newest page at once, older pages on demand."""
+    async def load(self, messages: Sequence[Message], *, above: ReadAbove | None = None
+                   ) -> None:
+        """Show a conversation: its newest page at once, older pages on demand. `above`:
+        `messages` are the newest part of the path, and this reads the rest (see the
+        module's doc)."""
+        self._stop_reading()
         self.messages = list(messages)
         self.selected = None
         # Only pages of the conversation shown can be mounted again: drop the drawn lines
@@ -170,6 +199,87 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         await self._mount_window(max(0, len(self.messages) - PAGE), len(self.messages))
         self.anchor()
         self.call_after_refresh(self._fill_viewport)
+        if above is not None and self.messages:
+            self._above = above
+            self._read = asyncio.Event()
+            self.set_timer(READ_ABOVE_AFTER, self._read_above)
+
+    # --- the rest of a path read newest first ------------------------------------------
+
+    @property
+    def reading(self) -> bool:
+        """Only the newest part of the path is loaded; the rest is still to be read."""
+        return self._above is not None
+
+    async def whole_path(self) -> bool:
+        """Wait until `messages` is the whole path (at once when it is). False: another
+        conversation (or none) was loaded meanwhile."""
+        if self._above is None:
+            return True
+        done, loaded = self._read, self.messages
+        self._read_above()
+        await done.wait()
+        return self.messages is loaded and self._above is None
+
+    def _laid_out(self, _screen: object) -> None:
+        """A layout was drawn (the screen's signal, published right after the frame): the
+        newest messages are on screen, the rest of the path can be read."""
+        if self._above is not None and self._reader is None:
+            self.call_later(self._read_above)
+
+    def _read_above(self) -> None:
+        if self._above is not None and self._reader is None:
+            self._reader = self.run_worker(self._read_rest(self._above), group="path-read",
+                                           exit_on_error=False)
+
+    async def _read_rest(self, above: ReadAbove) -> None:
+        done, loaded = self._read, self.messages
+        try:
+            try:
+                older = await asyncio.to_thread(above)
+            except TuiChatError:
+                older = []  # the store failed (the conversation went?): the newest part stays
+            if self.messages is loaded and self._read is done:
+                self._above = self._reader = None
+                self._extend_above(older)
+        finally:
+            done.set()  # cancelled too (another load, or the list left): nobody waits for ever
+
+    def _extend_above(self, older: list[Message]) -> None:
+        """The older part of the path goes in front; what is mounted stays as it is."""
+        shift = len(older)
+        self.messages[:0] = older
+        self._lo += shift
+        self._hi += shift
+        if self.selected is not None:
+            self.set_reactive(MessageList.selected, self.selected + shift)
+        if self._path_read is not None:
+            self._path_read(self.messages)
+        if self._lo > 0:
+            self.run_worker(self._draw_first_page(self.messages), group="draw-ahead",
+                            exclusive=True, exit_on_error=False)
+        if shift and not self._loading:
+            if self.scroll_y <= 1 and self.max_scroll_y > 1:
+                self._loading = True  # at the top of the newest part: older pages follow
+                self.call_after_refresh(self._mount_older)
+            else:
+                self._fill_viewport()
+
+    async def _draw_first_page(self, loaded: list[Message]) -> None:
+        """Draw Home's page ahead, in a thread (LINES keeps the lines): the first Home after
+        an open then mounts it without drawing its Markdown on the event loop."""
+        width = self.scrollable_content_region.width - self._gutter()
+        for view in self._views_for(self.messages[:PAGE]):
+            if self.messages is not loaded or self._lo == 0:
+                return  # another path, or the first page is mounted already
+            await view.prepare(self.app, width)
+
+    def _stop_reading(self) -> None:
+        """Another load: a read still running is for a path no longer shown."""
+        if self._reader is not None:
+            self._reader.cancel()
+        self._above = self._reader = None
+        self._read.set()  # waiters go on, and find another path
 
     async def _mount_window(self, lo: int, hi: int) -> None:
         with self.app.batch_update():
@@ -333,6 +443,8 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
     async def reveal(self, message_id: str) -> None:
         """Mount the page holding `message_id`, select it and scroll it into view."""
         index = next((i for i, m in enumerate(self.messages) if m.id == message_id), None)
+        if index is None and self.reading and await self.whole_path():
+            index = next((i for i, m in enumerate(self.messages) if m.id == message_id), None)
         if index is None:
             return
         if not self._lo <= index < self._hi:
@@ -345,6 +457,8 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+        self.screen.screen_layout_refresh_signal.subscribe(self, self._laid_out,
+                                                           immediate=True)
 
     def set_reading_width(self, width: int) -> None:
         """Wrap message text at `width` cells from now on (0: the whole width): the mounted
@@ -433,8 +547,9 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
             self._loading = False
 
     async def action_first(self) -> None:
+        loaded = self.messages
         await self.show_first()
-        if self.messages:
+        if self.messages and self.messages is loaded:
             self._choose(0)
 
     async def action_last(self) -> None:
@@ -450,6 +565,8 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
 
     async def show_first(self) -> None:
         """Scroll to the first message (its page mounted first), selecting nothing."""
+        if not await self.whole_path():
+            return  # another conversation came meanwhile: its own place stands
         self._loading = True
         try:
             if self._lo > 0:
@@ -537,6 +654,10 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         if not self.messages:
             return
         current = self.selected if self.selected is not None else self._hi
+        if current + step < 0 and self.reading:  # above the first message read: wait
+            if not await self.whole_path():
+                return
+            current = self.selected if self.selected is not None else self._hi
         target = max(0, min(len(self.messages) - 1, current + step))
         if target < self._lo:
             await self._mount_window(max(0, target - PAGE + 1), min(len(self.messages),
