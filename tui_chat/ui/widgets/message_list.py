@@ -35,6 +35,7 @@ from tui_chat.ui.widgets.message_view import (
     ProviderLabels,
     links_in,
 )
+from tui_chat.ui.widgets.view_drawing import draw_views
 
 if TYPE_CHECKING:  # imported with the first reply: Markdown is not on the start-up path
     from tui_chat.ui.widgets.prompt_input import ScrollTo
@@ -45,6 +46,10 @@ PAGE = 20
 _LAYOUT_WAITS = 20
 """Refreshes to wait for the layout that measures a page mounted above (it comes in the next
 one or two; the bound only keeps a page of no height from waiting for ever)."""
+
+_DRAWN_AT_ONCE = 4
+"""Views below a branch point drawn per trip to the worker thread (usually enough to fill
+the view)."""
 
 PositionsOf = Callable[[Sequence[Message]], Mapping[str, Position]]
 """Where each message stands among its siblings (the store's `positions`, for a page)."""
@@ -301,8 +306,10 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
 
     async def show_branch(self, keep: int, below: Sequence[Message]) -> None:
         """The active path changed below its first `keep` messages: show `below` after them.
-        Only the views from the branch point down are mounted again; the selection stays
-        where it was (on the alternative now shown)."""
+        Only the views from the branch point down are mounted again, drawn first off the
+        event loop: at once as many as fill the view, the rest of the window after that
+        frame (fewer widgets to mount and lay out before the user sees the switch). The
+        selection stays where it was (on the alternative now shown)."""
         self.messages = [*self.messages[:keep], *below]
         total = len(self.messages)
         # The window keeps its top and its size: the branch point stays where the eye is.
@@ -311,15 +318,63 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
             lo = max(0, min(keep, total - PAGE))
             await self._mount_window(lo, min(total, lo + PAGE))
         else:
-            with self.app.batch_update():
-                await self.remove_children(self._views()[keep - self._lo:])
-                self._forget_placements()
-                self._hi = max(keep, hi)
-                await self.mount_all(self._views_for(self.messages[keep:self._hi]),
-                                     before=self.reply)
+            paging, self._loading = self._loading, True  # no page mounted by a scroll meanwhile
+            try:
+                views = await self._views_filling(self.messages[keep:hi])
+                with self.app.batch_update():
+                    await self.remove_children(self._views()[keep - self._lo:])
+                    self._forget_placements()
+                    self._hi = keep + len(views)
+                    await self.mount_all(views, before=self.reply)
+            finally:
+                self._loading = paging
+            if self._hi < hi:
+                self.call_after_refresh(self._mount_rest, (self.messages, self._lo, self._hi),
+                                        hi)
         if self.selected is not None and self.selected >= total:
             self.selected = total - 1 if total else None
         self.watch_selected(None, self.selected)
+
+    async def _views_filling(self, messages: Sequence[Message]) -> list[MessageView]:
+        """Views of the first of `messages` (at least one) that fill the list's height,
+        drawn for the width they will be shown at."""
+        height = self.scrollable_content_region.height
+        width = self._drawing_width()
+        views: list[MessageView] = []
+        rows = 0
+        for start in range(0, len(messages), _DRAWN_AT_ONCE):
+            more = self._views_for(messages[start:start + _DRAWN_AT_ONCE])
+            await draw_views(self.app, more, width)
+            for view in more:
+                views.append(view)
+                rows += len(view.cached.lines) + 1  # and its margin
+                if rows >= height:
+                    return views
+        return views
+
+    async def _mount_rest(self, window: tuple[list[Message], int, int], hi: int) -> None:
+        """Mount the rest of the window below a branch just shown (see show_branch), unless
+        the list changed meanwhile (another branch, a page, a message added)."""
+        def unchanged() -> bool:
+            return (window[0] is self.messages and (window[1], window[2]) == (self._lo, self._hi)
+                    and not self._loading and self.is_mounted)
+
+        if not unchanged():
+            return
+        views = self._views_for(self.messages[self._hi:hi])
+        await draw_views(self.app, views, self._drawing_width())
+        if not unchanged():
+            return
+        self._loading = True
+        try:
+            await self.mount_all(views, before=self.reply)
+            self._hi = hi
+        finally:
+            self._loading = False
+
+    def _drawing_width(self) -> int:
+        """The content width a message view is drawn at in the list as it is now."""
+        return self.scrollable_content_region.width - self._gutter()
 
     async def reveal(self, message_id: str) -> None:
         """Mount the page holding `message_id`, select it and scroll it into view."""
