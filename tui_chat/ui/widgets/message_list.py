@@ -321,11 +321,11 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
             paging, self._loading = self._loading, True  # no page mounted by a scroll meanwhile
             try:
                 views = await self._views_filling(self.messages[keep:hi])
+                for index, view in enumerate(views, keep):  # styled once, when mounted
+                    view.set_class(index == self.selected, "-selected", update=False)
                 with self.app.batch_update():
-                    await self.remove_children(self._views()[keep - self._lo:])
-                    self._forget_placements()
+                    await self._replace_views(keep - self._lo, views)
                     self._hi = keep + len(views)
-                    await self.mount_all(views, before=self.reply)
             finally:
                 self._loading = paging
             if self._hi < hi:
@@ -334,6 +334,23 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         if self.selected is not None and self.selected >= total:
             self.selected = total - 1 if total else None
         self.watch_selected(None, self.selected)
+
+    async def _replace_views(self, start: int, views: list[MessageView]) -> None:
+        """Show `views` in place of the mounted views from `start` on. The views there show
+        the new messages instead (no widget removed and another mounted: each costs its
+        styles, its task and a layout); the rest are mounted, or removed."""
+        mounted = self._views()[start:]
+        reused = mounted[:len(views)]
+        if any(view in self.screen.selections for view in reused):
+            self.screen.clear_selection()  # the text selected is gone from the screen
+        for view, new in zip(reused, views, strict=False):
+            view.take(new)
+            view.set_class(new.has_class("-selected"), "-selected")
+        if len(mounted) > len(views):
+            await self.remove_children(mounted[len(views):])
+            self._forget_placements()
+        elif len(views) > len(mounted):
+            await self.mount_all(views[len(mounted):], before=self.reply)
 
     async def _views_filling(self, messages: Sequence[Message]) -> list[MessageView]:
         """Views of the first of `messages` (at least one) that fill the list's height,
