@@ -14,7 +14,7 @@ from textual.pilot import Pilot
 
 from tests.fakeprovider import FakeProvider
 from tests.ui.conftest import AppFactory, conversation, wait_idle, wait_until
-from tui_chat.core.models import Conversation, Message, Role
+from tui_chat.core.models import Conversation, Message, MessageStatus, Role
 from tui_chat.core.store import Store
 from tui_chat.ui.widgets import message_view
 from tui_chat.ui.widgets.message_list import PAGE, MessageList
@@ -184,3 +184,34 @@ async def test_the_new_branch_is_drawn_off_the_event_loop(
         await settled_on(pilot, messages, second)
         await pilot.pause()
         assert set(drawn_on_loop) & {m.id for m in second[1:]} == set()
+
+
+async def test_each_message_shown_has_its_own_look_after_a_switch(make_app: AppFactory,
+                                                                 store: Store) -> None:
+    """The views below the branch point show other messages now: a failed reply's red bar
+    goes with it, and comes back with it."""
+    chat, first, second = two_branches(store)
+    failed = first[3]
+    with store._write() as conn:
+        conn.execute("UPDATE messages SET status = 'error', error = 'boom' WHERE id = ?",
+                     (failed.id,))
+    app = make_app(conversation=chat.id)
+    async with app.run_test(size=(100, 30)) as pilot:
+        messages = conversation(app).message_list
+
+        def failed_shown() -> list[str]:
+            return [view.message.id for view in messages.query(MessageView)
+                    if view.has_class("-failed")]
+
+        await open_on_first_answer(pilot, messages, first)
+        assert failed_shown() == [failed.id]
+        await pilot.press("right")
+        await settled_on(pilot, messages, second)
+        assert failed_shown() == []
+        assert all(view.message.status is not MessageStatus.ERROR
+                   for view in messages.query(MessageView))
+        await pilot.press("left")
+        await settled_on(pilot, messages, first)
+        assert failed_shown() == [failed.id]
+        assert "boom" in "".join(line.text for line in
+                                 messages.query(MessageView)[3].cached.lines)
