@@ -14,6 +14,7 @@ from textual.pilot import Pilot
 
 from tests.fakeprovider import FakeProvider
 from tests.ui.conftest import AppFactory, conversation, wait_idle, wait_until
+from tui_chat.core.context import context_text
 from tui_chat.core.models import Conversation, Message, MessageStatus, Role
 from tui_chat.core.store import Store
 from tui_chat.ui.widgets import message_view
@@ -215,3 +216,23 @@ async def test_each_message_shown_has_its_own_look_after_a_switch(make_app: AppF
         assert failed_shown() == [failed.id]
         assert "boom" in "".join(line.text for line in
                                  messages.query(MessageView)[3].cached.lines)
+
+
+async def test_the_context_shown_is_the_branch_shown(make_app: AppFactory,
+                                                     store: Store) -> None:
+    """The status line's context counts the path now shown (it stayed the long branch's
+    until the next message was sent)."""
+    chat, first, second = two_branches(store)
+    app = make_app(conversation=chat.id, model="bench/1")
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        messages = screen.message_list
+        await wait_until(pilot, lambda: screen.status.info.context != "")
+        long_branch = screen.status.info.context
+        await open_on_first_answer(pilot, messages, first)
+        await pilot.press("right")
+        await settled_on(pilot, messages, second)
+        plan = screen.context_status.plan()
+        assert plan is not None
+        await wait_until(pilot, lambda: screen.status.info.context == context_text(plan.use))
+        assert screen.status.info.context != long_branch
