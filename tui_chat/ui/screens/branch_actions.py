@@ -64,6 +64,7 @@ class BranchActions:
     async def show_path_change(self, after_id: str | None) -> None:
         """The active path changed below `after_id` (None: from the first message): keep
         what is shown down to it, show the new path below it."""
+        compared = self.host.comparison is not None
         await self.host.settle_comparison()
         message_list = self.host.message_list
         session = self.host.workspace.session
@@ -78,7 +79,12 @@ class BranchActions:
             dropped = message_list.messages[keep:]
             await message_list.show_branch(keep, session.path_below(after_id, self._known))
             self._remember(dropped)
-        self.host.refresh_chrome()
+        if compared or keep <= 0 or not message_list.messages:
+            # The title, model and system prompt are the conversation's, not the path's:
+            # only a comparison settled (its label), an emptied list (its hint) or another
+            # path from the top changes them (each part drawn again costs the frame that
+            # shows the switch).
+            self.host.refresh_chrome()
         self._context_after_frame()
 
     def _context_after_frame(self) -> None:
