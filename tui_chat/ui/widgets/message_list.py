@@ -35,7 +35,7 @@ from tui_chat.ui.widgets.message_view import (
     ProviderLabels,
     links_in,
 )
-from tui_chat.ui.widgets.view_drawing import draw_views
+from tui_chat.ui.widgets.view_drawing import draw_views, drawn_before
 
 if TYPE_CHECKING:  # imported with the first reply: Markdown is not on the start-up path
     from tui_chat.ui.widgets.prompt_input import ScrollTo
@@ -306,9 +306,9 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
 
     async def show_branch(self, keep: int, below: Sequence[Message]) -> None:
         """The active path changed below its first `keep` messages: show `below` after them.
-        Only the views from the branch point down are mounted again, drawn first off the
-        event loop: at once as many as fill the view, the rest of the window after that
-        frame (fewer widgets to mount and lay out before the user sees the switch). The
+        Only the views from the branch point down change: the views mounted there show the
+        new messages (`_replace_views`), drawn first off the event loop; at once those that
+        fill the view and those drawn before, the rest of the window after that frame. The
         selection stays where it was (on the alternative now shown)."""
         self.messages = [*self.messages[:keep], *below]
         total = len(self.messages)
@@ -353,21 +353,26 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
             await self.mount_all(views[len(mounted):], before=self.reply)
 
     async def _views_filling(self, messages: Sequence[Message]) -> list[MessageView]:
-        """Views of the first of `messages` (at least one) that fill the list's height,
-        drawn for the width they will be shown at."""
+        """Views of the first of `messages` to show at once: those that fill the list's
+        height (at least one), drawn for the width they will be shown at (off the event loop
+        unless drawn before), then those after them drawn before (LINES). The rest follow
+        the frame (`_mount_rest`)."""
         height = self.scrollable_content_region.height
         width = self._drawing_width()
-        views: list[MessageView] = []
-        rows = 0
-        for start in range(0, len(messages), _DRAWN_AT_ONCE):
-            more = self._views_for(messages[start:start + _DRAWN_AT_ONCE])
-            await draw_views(self.app, more, width)
-            for view in more:
-                views.append(view)
+        views = self._views_for(messages)
+        shown = rows = 0
+        while shown < len(views) and rows < height:
+            batch = views[shown:shown + _DRAWN_AT_ONCE]
+            await draw_views(self.app, batch, width)
+            for view in batch:
+                shown += 1
                 rows += len(view.cached.lines) + 1  # and its margin
                 if rows >= height:
-                    return views
-        return views
+                    break
+        while shown < len(views) and drawn_before(views[shown], width):
+            await draw_views(self.app, views[shown:shown + 1], width)  # at once, from LINES
+            shown += 1
+        return views[:shown]
 
     async def _mount_rest(self, window: tuple[list[Message], int, int], hi: int) -> None:
         """Mount the rest of the window below a branch just shown (see show_branch), unless

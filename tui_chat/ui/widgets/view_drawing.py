@@ -19,7 +19,8 @@ from textual.app import App
 from tui_chat.ui.widgets.message_view import LINES, MessageView
 
 
-def _is_kept(view: MessageView, width: int) -> bool:
+def drawn_before(view: MessageView, width: int) -> bool:
+    """Whether LINES keeps `view`'s lines for `width` (taken from there at once)."""
     cached = view.cached
     return cached.key is not None and LINES.get(cached.conversation_id, cached.key,
                                                 width) is not None
@@ -36,7 +37,7 @@ async def draw_views(app: App[object], views: Sequence[MessageView], width: int)
     if width <= 0 or not views:
         return
     options = app.console_options.update_width(width).update(highlight=False)
-    kept = [view for view in views if _is_kept(view, width)]
+    kept = [view for view in views if drawn_before(view, width)]
     _draw(kept, app.console, options)
     undrawn = [view for view in views if view not in kept]
     if undrawn:
