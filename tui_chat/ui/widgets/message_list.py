@@ -389,8 +389,9 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
             return
         self._loading = True
         try:
-            await self.mount_all(views, before=self.reply)
-            self._hi = hi
+            mounting = self.mount_all(views, before=self.reply)  # children now, mounted later
+            self._hi = hi  # at once: a switch while they mount sees the window as it is
+            await mounting
         finally:
             self._loading = False
 
