@@ -361,7 +361,7 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         width = self._drawing_width()
         views = self._views_for(messages)
         shown = rows = 0
-        while shown < len(views) and rows < height:
+        while shown < len(views) and (rows < height or not shown):
             batch = views[shown:shown + _DRAWN_AT_ONCE]
             await draw_views(self.app, batch, width)
             for view in batch:
