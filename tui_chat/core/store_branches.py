@@ -73,18 +73,24 @@ class Branches:
             if not known:
                 rows = store_tree.active_rows_below(conn, conversation_id, start)
                 return [message_from(row) for row in rows]
-            states = store_tree.active_states_below(conn, conversation_id, start)
+            states = store_tree.active_states_below(conn, conversation_id, start, len(known))
             reused: dict[str, Message] = {}
-            for state in states:
-                held = known.get(state["id"])
-                if (held is not None and held.status != MessageStatus.STREAMING
-                        and held.status.value == state["status"]
-                        and held.partial_in_context == bool(state["partial_in_context"])):
-                    reused[held.id] = held
+            for message_id, status, partial_in_context in states:
+                held = known.get(message_id)
+                if (held is not None and held.status == status  # a StrEnum: its value
+                        and status != MessageStatus.STREAMING
+                        and held.partial_in_context == bool(partial_in_context)):
+                    reused[message_id] = held
             fetched = store_tree.rows_by_id(
-                conn, [s["id"] for s in states if s["id"] not in reused])
-        return [reused[s["id"]] if s["id"] in reused else message_from(fetched[s["id"]])
-                for s in states if s["id"] in reused or s["id"] in fetched]
+                conn, [state[0] for state in states if state[0] not in reused])
+        path: list[Message] = []
+        for message_id, _, _ in states:
+            message = reused.get(message_id)
+            if message is not None:
+                path.append(message)
+            elif message_id in fetched:  # else deleted meanwhile
+                path.append(message_from(fetched[message_id]))
+        return path
 
     def get_tree(self, conversation_id: str) -> ConversationTree:
         """Every message on every branch (creation order) and the active choices."""

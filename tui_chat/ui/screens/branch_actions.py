@@ -12,11 +12,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from textual.message import Message as TextualMessage
+from textual.timer import Timer
 
 from tui_chat.core.errors import TuiChatError
 from tui_chat.core.models import Message, Role
 from tui_chat.core.text import one_line
 from tui_chat.ui.messages import ConversationChanged
+from tui_chat.ui.screens.context_status import FIGURES_AFTER
 from tui_chat.ui.widgets.message_list import MessageList
 
 if TYPE_CHECKING:
@@ -36,6 +38,7 @@ class BranchActions:
         self.continue_partial = False
         """The next message continues from the reply cut off by a failure (user's choice)."""
         self._known: dict[str, Message] = {}
+        self._context_timer: Timer | None = None
 
     async def handle(self, request: TextualMessage) -> None:
         """One of the message list's branch requests."""
@@ -61,6 +64,7 @@ class BranchActions:
     async def show_path_change(self, after_id: str | None) -> None:
         """The active path changed below `after_id` (None: from the first message): keep
         what is shown down to it, show the new path below it."""
+        compared = self.host.comparison is not None
         await self.host.settle_comparison()
         message_list = self.host.message_list
         session = self.host.workspace.session
@@ -75,7 +79,21 @@ class BranchActions:
             dropped = message_list.messages[keep:]
             await message_list.show_branch(keep, session.path_below(after_id, self._known))
             self._remember(dropped)
-        self.host.refresh_chrome()
+        if compared or keep <= 0 or not message_list.messages:
+            # The title, model and system prompt are the conversation's, not the path's:
+            # only a comparison settled (its label), an emptied list (its hint) or another
+            # path from the top changes them (each part drawn again costs the frame that
+            # shows the switch).
+            self.host.refresh_chrome()
+        self._context_after_frame()
+
+    def _context_after_frame(self) -> None:
+        """The status line's context is the path's now shown: worked out after the frame
+        (estimating a long path takes a while), once for switches in a row."""
+        if self._context_timer is not None:
+            self._context_timer.stop()
+        self._context_timer = self.host.set_timer(FIGURES_AFTER,
+                                                  self.host.context_status.refresh)
 
     def _remember(self, dropped: list[Message]) -> None:
         """Keep the messages of the branch just left: switching back reuses them instead of

@@ -46,6 +46,7 @@ from tui_chat.ui.widgets.message_view import (
     ProviderLabels,
     links_in,
 )
+from tui_chat.ui.widgets.view_drawing import draw_views, drawn_before
 
 if TYPE_CHECKING:  # imported with the first reply: Markdown is not on the start-up path
     from tui_chat.ui.widgets.prompt_input import ScrollTo
@@ -59,6 +60,10 @@ the newest page, and one more for a view that page does not fill."""
 _LAYOUT_WAITS = 20
 """Refreshes to wait for the layout that measures a page mounted above (it comes in the next
 one or two; the bound only keeps a page of no height from waiting for ever)."""
+
+_DRAWN_AT_ONCE = 4
+"""Views below a branch point drawn per trip to the worker thread (usually enough to fill
+the view)."""
 
 PositionsOf = Callable[[Sequence[Message]], Mapping[str, Position]]
 """Where each message stands among its siblings (the store's `positions`, for a page)."""
@@ -420,8 +425,10 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
 
     async def show_branch(self, keep: int, below: Sequence[Message]) -> None:
         """The active path changed below its first `keep` messages: show `below` after them.
-        Only the views from the branch point down are mounted again; the selection stays
-        where it was (on the alternative now shown)."""
+        Only the views from the branch point down change: the views mounted there show the
+        new messages (`_replace_views`), drawn first off the event loop; at once those that
+        fill the view and those drawn before, the rest of the window after that frame. The
+        selection stays where it was (on the alternative now shown)."""
         self.messages = [*self.messages[:keep], *below]
         total = len(self.messages)
         # The window keeps its top and its size: the branch point stays where the eye is.
@@ -430,15 +437,86 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
             lo = max(0, min(keep, total - PAGE))
             await self._mount_window(lo, min(total, lo + PAGE))
         else:
-            with self.app.batch_update():
-                await self.remove_children(self._views()[keep - self._lo:])
-                self._forget_placements()
-                self._hi = max(keep, hi)
-                await self.mount_all(self._views_for(self.messages[keep:self._hi]),
-                                     before=self.reply)
+            paging, self._loading = self._loading, True  # no page mounted by a scroll meanwhile
+            try:
+                views = await self._views_filling(self.messages[keep:hi])
+                for index, view in enumerate(views, keep):  # styled once, when mounted
+                    view.set_class(index == self.selected, "-selected", update=False)
+                with self.app.batch_update():
+                    await self._replace_views(keep - self._lo, views)
+                    self._hi = keep + len(views)
+            finally:
+                self._loading = paging
+            if self._hi < hi:
+                self.call_after_refresh(self._mount_rest, (self.messages, self._lo, self._hi),
+                                        hi)
         if self.selected is not None and self.selected >= total:
             self.selected = total - 1 if total else None
         self.watch_selected(None, self.selected)
+
+    async def _replace_views(self, start: int, views: list[MessageView]) -> None:
+        """Show `views` in place of the mounted views from `start` on. The views there show
+        the new messages instead (no widget removed and another mounted: each costs its
+        styles, its task and a layout); the rest are mounted, or removed."""
+        mounted = self._views()[start:]
+        reused = mounted[:len(views)]
+        if any(view in self.screen.selections for view in reused):
+            self.screen.clear_selection()  # the text selected is gone from the screen
+        for view, new in zip(reused, views, strict=False):
+            view.take(new)
+            view.set_class(new.has_class("-selected"), "-selected")
+        if len(mounted) > len(views):
+            await self.remove_children(mounted[len(views):])
+            self._forget_placements()
+        elif len(views) > len(mounted):
+            await self.mount_all(views[len(mounted):], before=self.reply)
+
+    async def _views_filling(self, messages: Sequence[Message]) -> list[MessageView]:
+        """Views of the first of `messages` to show at once: those that fill the list's
+        height (at least one), drawn for the width they will be shown at (off the event loop
+        unless drawn before), then those after them drawn before (LINES). The rest follow
+        the frame (`_mount_rest`)."""
+        height = self.scrollable_content_region.height
+        width = self._drawing_width()
+        views = self._views_for(messages)
+        shown = rows = 0
+        while shown < len(views) and (rows < height or not shown):
+            batch = views[shown:shown + _DRAWN_AT_ONCE]
+            await draw_views(self.app, batch, width)
+            for view in batch:
+                shown += 1
+                rows += len(view.cached.lines) + 1  # and its margin
+                if rows >= height:
+                    break
+        while shown < len(views) and drawn_before(views[shown], width):
+            await draw_views(self.app, views[shown:shown + 1], width)  # at once, from LINES
+            shown += 1
+        return views[:shown]
+
+    async def _mount_rest(self, window: tuple[list[Message], int, int], hi: int) -> None:
+        """Mount the rest of the window below a branch just shown (see show_branch), unless
+        the list changed meanwhile (another branch, a page, a message added)."""
+        def unchanged() -> bool:
+            return (window[0] is self.messages and (window[1], window[2]) == (self._lo, self._hi)
+                    and not self._loading and self.is_mounted)
+
+        if not unchanged():
+            return
+        views = self._views_for(self.messages[self._hi:hi])
+        await draw_views(self.app, views, self._drawing_width())
+        if not unchanged():
+            return
+        self._loading = True
+        try:
+            mounting = self.mount_all(views, before=self.reply)  # children now, mounted later
+            self._hi = hi  # at once: a switch while they mount sees the window as it is
+            await mounting
+        finally:
+            self._loading = False
+
+    def _drawing_width(self) -> int:
+        """The content width a message view is drawn at in the list as it is now."""
+        return self.scrollable_content_region.width - self._gutter()
 
     async def reveal(self, message_id: str) -> None:
         """Mount the page holding `message_id`, select it and scroll it into view."""

@@ -314,6 +314,10 @@ def links_in(markdown: str) -> list[str]:
     return links
 
 
+_OWN_CLASSES = ("-user", "-assistant", "-failed", "-out-of-context")
+"""The classes a view takes from what it shows (see MessageView.take)."""
+
+
 class MessageView(Static):
     """A finished message: one widget, one renderable, drawn only when on screen."""
 
@@ -405,6 +409,20 @@ class MessageView(Static):
         if width > 0:
             options = app.console_options.update_width(width).update(highlight=False)
             await asyncio.to_thread(self.cached.prepare, app.console, options)
+
+    def take(self, other: MessageView) -> None:
+        """Show what `other` (made, maybe drawn, never mounted) shows, in this mounted view:
+        a view reused for another message (a branch switched below it) costs no widget
+        mounted and none removed. Its selection class is the caller's."""
+        self.message, self.position, self.labels = other.message, other.position, other.labels
+        self.code_theme, self.reading_width, self.last = (other.code_theme,
+                                                          other.reading_width, other.last)
+        self.show_reasoning, self.out_of_context = other.show_reasoning, other.out_of_context
+        self.update_classes({name: other.has_class(name) for name in _OWN_CLASSES})
+        self.cached.release()
+        self.cached = other.cached
+        self.cached.owner = self
+        self.update(self.cached)
 
     def set_message(self, message: Message) -> None:
         self.message = message
