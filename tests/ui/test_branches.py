@@ -141,6 +141,7 @@ async def test_switching_deep_in_a_long_path_shows_the_other_branch_below(
     async with app.run_test(size=(100, 30)) as pilot:
         screen = conversation(app)
         messages = screen.message_list
+        await wait_until(pilot, lambda: not messages.reading)  # read newest first, then all
         assert len(messages.messages) == 62
         await messages.reveal(a1.id)
         messages.focus()
