@@ -7,11 +7,13 @@ import gc
 import random
 import tracemalloc
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from rich.console import Console
 from rich.style import Style as RichStyle
 from rich.syntax import Syntax
+from textual.pilot import Pilot
 from textual.strip import Strip
 
 from benchmarks.textgen import history_text, markdown_chunks
@@ -144,20 +146,29 @@ def live_rows(marker: str) -> int:
     return live(lambda item: isinstance(item, Strip) and marker in item.text)
 
 
+PARAGRAPHS = [f"Paragraph {i} about the {MARKER}.\n\n" for i in range(150)]
+"""A reply of 300 rows at 100 columns, in 150 chunks."""
+
+
+async def long_reply(pilot: Pilot[Any]) -> MessageView:
+    """Send a message; the view of its reply, PARAGRAPHS, once finished."""
+    screen = conversation(pilot.app)
+    await pilot.press("x", "enter")
+    await wait_idle(pilot)
+    view = screen.query(MessageView)[-1]
+    assert view.message.content == "".join(PARAGRAPHS)
+    return view
+
+
 async def test_showing_a_message_in_other_styles_keeps_no_copy_of_its_rows(
         make_app: AppFactory, chutes_server: FakeProvider) -> None:
     """Selected, then not, then again: each style is drawn for the view, and not also kept
     inside the cached rows (a copy of every row for every style it was ever shown in)."""
-    pieces = [f"Paragraph {i} about the {MARKER}.\n\n" for i in range(150)]
-    chutes_server.script(Reply(stream_of(pieces)))
+    chutes_server.script(Reply(stream_of(PARAGRAPHS)))
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        screen = conversation(app)
-        await pilot.press("x", "enter")
-        await wait_idle(pilot)
-        messages = screen.message_list
-        view = screen.query(MessageView)[-1]
-        assert view.message.content == "".join(pieces)
+        view = await long_reply(pilot)
+        messages = conversation(app).message_list
         before = live_rows(MARKER)
         messages.focus()  # selects the last message: the reply
         await wait_until(pilot, lambda: view.has_class("-selected"))
@@ -177,15 +188,11 @@ async def test_a_long_message_styles_only_the_rows_it_paints(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Selecting a reply of 300 rows in a 30-row screen styles the rows shown, not all 300
     (the whole message was styled on the event loop to paint a screenful)."""
-    pieces = [f"Paragraph {i} about the {MARKER}.\n\n" for i in range(150)]
-    chutes_server.script(Reply(stream_of(pieces)))
+    chutes_server.script(Reply(stream_of(PARAGRAPHS)))
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        screen = conversation(app)
-        await pilot.press("x", "enter")
-        await wait_idle(pilot)
-        view = screen.query(MessageView)[-1]
-        assert view.message.content == "".join(pieces) and len(view.cached.lines) >= 300
+        view = await long_reply(pilot)
+        assert len(view.cached.lines) >= 300
         styled_rows: list[str] = []
 
         def counted(strip: Strip, style: RichStyle) -> Strip:
@@ -193,7 +200,7 @@ async def test_a_long_message_styles_only_the_rows_it_paints(
             return styled(strip, style)
 
         monkeypatch.setattr(message_view, "styled", counted)
-        screen.message_list.focus()  # selects the last message: the reply, in a new style
+        conversation(app).message_list.focus()  # selects the reply: a new style
         await wait_until(pilot, lambda: view.has_class("-selected"))
         await wait_until(pilot, lambda: any(MARKER in row for row in styled_rows))
         await pilot.pause()
