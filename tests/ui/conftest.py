@@ -17,6 +17,7 @@ from tests.fakeprovider import FakeProvider
 from tui_chat.core.config import Settings
 from tui_chat.core.store import Store
 from tui_chat.ui.app import TuiChatApp
+from tui_chat.ui.screens import first_token_wait
 from tui_chat.ui.screens.conversation import ConversationScreen
 from tui_chat.ui.services import AppServices
 from tui_chat.ui.widgets.reply_view import ReplyView
@@ -51,6 +52,11 @@ def make_app(store: Store, tmp_path: Path, chutes_server: FakeProvider,
     The base URL and key go through the environment, as for a user, so every part of the
     app (model picker included) sees the same provider."""
     monkeypatch.setenv("CHUTES_BASE_URL", chutes_server.url)
+    # The first-token wait's one-second timer reads the app's clock, and FixedClock moves at
+    # each reading: on a loaded machine, where a first token can take more than a real
+    # second, it ticked and every figure after it moved by 0.25 s (a snapshot showed "first
+    # token 1.75 s"). Tests tick it themselves (`wait.tick()`), as test_first_token_wait does.
+    monkeypatch.setattr(first_token_wait, "TICK", 24 * 3600.0)
 
     def factory(*, key: bool | str = True, settings: Settings | None = None,
                 clock: Callable[[], float] | None = None, **kwargs: Any) -> TuiChatApp:
