@@ -273,11 +273,11 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
     async def _draw_first_page(self, loaded: list[Message]) -> None:
         """Draw Home's page ahead, in a thread (LINES keeps the lines): the first Home after
         an open then mounts it without drawing its Markdown on the event loop."""
-        width = self.scrollable_content_region.width - self._gutter()
-        for view in self._views_for(self.messages[:PAGE]):
-            if self.messages is not loaded or self._lo == 0:
-                return  # another path, or the first page is mounted already
-            await view.prepare(self.app, width)
+        if self.messages is not loaded or self._lo == 0:
+            return  # another path, or the first page is mounted already
+        # draw_views: one trip to a thread for the page, not one a view.
+        await draw_views(self.app, self._views_for(self.messages[:PAGE]),
+                         self.scrollable_content_region.width - self._gutter())
 
     def _stop_reading(self) -> None:
         """Another load: a read still running is for a path no longer shown."""
