@@ -4,6 +4,8 @@ last at once, and a number typed right after copies that block instead."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tests.ui.conftest import (
@@ -14,7 +16,7 @@ from tests.ui.conftest import (
     wait_idle,
     wait_until,
 )
-from tui_chat.ui.widgets.code_blocks import code_blocks
+from tui_chat.ui.widgets.code_blocks import code_blocks, count_code_blocks
 from tui_chat.ui.widgets.message_view import MessageView
 
 REPLY = ("First:\n\n```sh\nls -l\n```\n\nThen, in a list:\n\n- item\n\n  ```python\n"
@@ -88,3 +90,17 @@ async def test_past_nine_blocks_a_number_is_typed_digit_by_digit(
         await wait_until(pilot, lambda: notes[-1] == (
             "warning", "That message has 12 code blocks: press 1–12."))
         assert len(copied) == 6
+
+
+_LINES = ["```py", "```", "~~~", "````", "  ```", "    indented", "\tcode", "> quoted",
+          "> ```", "- item", "  - nested", "1. first", "text with `code`", "``` a ` b", "",
+          "para", "- ```", "    ```", "***", "| a | b |", "|---|---|"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_LINES), max_size=14))
+def test_code_blocks_counted_fast_are_the_blocks_the_parser_finds(lines: list[str]) -> None:
+    """The live reply counts each piece's code blocks by its fences when it can: always the
+    count of the parser Rich's Markdown draws with."""
+    markdown = "\n".join(lines)
+    assert count_code_blocks(markdown) == len(code_blocks(markdown))

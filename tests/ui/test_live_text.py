@@ -85,8 +85,9 @@ def test_code_blocks_are_numbered_across_pieces_as_in_the_whole() -> None:
     assert labels(draw_markdown(ANSWER, 40)) == ["[1]", "[2]"]
     cut_in_the_fence = ANSWER.index("value_50")
     live = streamed(markdown_text(), ANSWER, [cut_in_the_fence, len(ANSWER) - 3], 40)
-    [(_, fence_open, first), (_, _, second)] = live._pieces
-    assert fence_open and (first, second) == (Numbering(1, False), Numbering(1, True))
+    first, second, _tail = live.rows.pieces
+    assert first.fence_open and not second.fence_open
+    assert (first.numbering, second.numbering) == (Numbering(1, False), Numbering(1, True))
     assert labels(live.lines) == ["[1]", "[2]"]
     assert rows(live.lines) == rows(draw_markdown(ANSWER, 40))
 

@@ -23,7 +23,7 @@ every long reply it showed (benchmarks/bench_ui_memory.py).
 from __future__ import annotations
 
 import threading
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Sequence
 
 from cachetools import LRUCache
 from rich.segment import Segment
@@ -38,7 +38,11 @@ SEGMENT_BYTES = 140
 
 
 def strips_bytes(strips: Iterable[Strip]) -> int:
-    """About how much memory `strips` hold (their styles are shared, and not counted)."""
+    """About how much memory `strips` hold (their styles are shared, and not counted);
+    rows drawn when read (piece_rows) tell it themselves, without being drawn."""
+    held = getattr(strips, "held_bytes", None)
+    if held is not None:
+        return int(held())
     return sum(ROW_BYTES + SEGMENT_BYTES * len(strip) + strip.cell_length for strip in strips)
 
 
@@ -69,15 +73,16 @@ class LineCache:
     def __init__(self, budget: int) -> None:
         self.budget = budget
         self._lock = threading.Lock()
-        self._lines: LRUCache[CacheKey, list[Strip]] = LRUCache(budget, getsizeof=strips_bytes)
+        self._lines: LRUCache[CacheKey, Sequence[Strip]] = LRUCache(budget,
+                                                                    getsizeof=strips_bytes)
 
     def get(self, conversation_id: str | None, key: Hashable, width: int
-            ) -> list[Strip] | None:
+            ) -> Sequence[Strip] | None:
         with self._lock:
             return self._lines.get((conversation_id, key, width))
 
     def put(self, conversation_id: str | None, key: Hashable, width: int,
-            strips: list[Strip]) -> None:
+            strips: Sequence[Strip]) -> None:
         with self._lock:
             try:
                 self._lines[(conversation_id, key, width)] = strips

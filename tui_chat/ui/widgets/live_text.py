@@ -8,6 +8,11 @@ finished messages; only the tail (one paragraph, or the last lines of an open fe
 again per append. `prepare` draws in a worker thread; `take` swaps the lines in on the event
 loop. So an append costs the same at the end of a long reply as at its start.
 
+The lines are a `PieceRows` (see piece_rows): Markdown settles in pieces of about
+PIECE_CHARS, and only those within a screenful of the end are drawn as they settle; the
+others are drawn when read (a scroll up, a selection). A reply streamed fast settles far
+more per append than the screen shows, and most of it is then never drawn unless read.
+
 A piece cut out of a long open fence (see `split_markdown`) is joined to the next without the
 padding rows Rich puts around a code block, so the fence reads as one block.
 
@@ -25,6 +30,7 @@ from typing import NamedTuple
 from textual.strip import Strip
 
 from tui_chat.core.text import GrowingText
+from tui_chat.ui.widgets.piece_rows import Estimate, Piece, PieceRows
 
 FENCE_LINES = 40
 """An open code fence longer than this many lines is split: its lines so far settle."""
@@ -48,10 +54,36 @@ def split_markdown(text: str, fence_lines: int | None = FENCE_LINES) -> Split | 
     than `fence_lines` complete lines, the fence is split instead: settled gets its complete
     lines but the last, and a closing fence; rest reopens it with the same opener line.
     """
+    scan = _scan(text)
+    fence = scan.fence
+    if fence is not None and fence_lines is not None:
+        # Cut before the last complete line, so that the fence's continuation always holds a
+        # line of code: an empty continuation (the closing fence came next) is drawn by Rich
+        # as a code block of its own, one padding row more than the whole fence.
+        last_line = text.rfind("\n", 0, text.rfind("\n")) + 1
+        if (last_line > scan.fence_body_start
+                and text.count("\n", scan.fence_body_start) > fence_lines):
+            return Split(text[:last_line] + fence + "\n", scan.opener_line + text[last_line:],
+                         True)
+    settled = scan.cuts[-1] if scan.cuts else 0
+    return Split(text[:settled], text[settled:], False) if settled else None
+
+
+class _Scan(NamedTuple):
+    cuts: list[int]
+    """Where a block starts that surely begins anew (see split_markdown), in order."""
+    fence: str | None
+    """The fence left open at the end, if any; then its opener line, and where its body
+    starts."""
+    opener_line: str
+    fence_body_start: int
+
+
+def _scan(text: str) -> _Scan:
     fence: str | None = None
     opener_line = ""
-    offset = settled = blank_end = 0
-    fence_body_start = 0
+    offset = blank_end = fence_body_start = 0
+    cuts: list[int] = []
     for line in text.splitlines(keepends=True):
         match = _FENCE.match(line)
         if fence is None:
@@ -60,7 +92,7 @@ def split_markdown(text: str, fence_lines: int | None = FENCE_LINES) -> Split | 
                     blank_end = offset + len(line)
             else:
                 if blank_end and _starts_a_block(line):
-                    settled = blank_end
+                    cuts.append(blank_end)
                 blank_end = 0
                 if match:
                     fence, opener_line = match.group(1), line
@@ -69,14 +101,21 @@ def split_markdown(text: str, fence_lines: int | None = FENCE_LINES) -> Split | 
               and not line[match.end():].strip()):
             fence = None
         offset += len(line)
-    if fence is not None and fence_lines is not None:
-        # Cut before the last complete line, so that the fence's continuation always holds a
-        # line of code: an empty continuation (the closing fence came next) is drawn by Rich
-        # as a code block of its own, one padding row more than the whole fence.
-        last_line = text.rfind("\n", 0, text.rfind("\n")) + 1
-        if last_line > fence_body_start and text.count("\n", fence_body_start) > fence_lines:
-            return Split(text[:last_line] + fence + "\n", opener_line + text[last_line:], True)
-    return Split(text[:settled], text[settled:], False) if settled else None
+    return _Scan(cuts, fence, opener_line, fence_body_start)
+
+
+def block_pieces(text: str, max_chars: int) -> list[str]:
+    """Settled Markdown `text` cut between its blocks (where split_markdown may cut) into
+    pieces of at most `max_chars`, but for a block longer than that, which stays whole."""
+    pieces: list[str] = []
+    start = last = 0
+    for cut in [*_scan(text).cuts, len(text)]:
+        if cut - start > max_chars and last > start:
+            pieces.append(text[start:last])
+            start = last
+        last = cut
+    pieces.append(text[start:])
+    return [piece for piece in pieces if piece]
 
 
 _CONTINUES = re.compile(r"[ \t]|[-*+]([ \t]|$)|\d{1,9}[.)]([ \t]|$)")
@@ -151,35 +190,76 @@ class Drawn(NamedTuple):
     appended: str
     width: int
     settled: Split | None
-    settled_lines: list[Strip]
-    tail: str
-    tail_lines: list[Strip]
-    numbering: Numbering
-    """The settled piece's."""
+    pieces: list[Piece]
+    """What settled, in pieces: those near the end drawn, the others left for when read."""
+    tail: Piece
     after: Numbering
     """The next piece's (and the tail's)."""
+
+
+PIECE_CHARS = 800
+"""A settled append is cut at its blocks into pieces of about this many characters at
+most, so that a piece drawn when read (see piece_rows) costs a few milliseconds, not a
+whole append's."""
+EAGER_ROWS = 60
+"""Rows at the end drawn as they settle (a screenful: `LiveText.eager_rows` is set to the
+screen's height); the rest is drawn when read. Streamed slowly, every piece settles at the
+end and is drawn; streamed fast, an append settles more than a screenful, and only its end
+is ever on screen unless the user scrolls up to it."""
 
 
 class LiveText:
     """Streamed text as lines (see the module doc). Not a widget: `ReplyView` shows it."""
 
     def __init__(self, draw: Draw, split: Callable[[str], Split | None], *,
-                 gap: bool, count_blocks: Callable[[str], int] | None = None) -> None:
-        """`count_blocks` counts a piece's code blocks (None: the text has none)."""
+                 gap: bool, count_blocks: Callable[[str], int] | None = None,
+                 estimate: Estimate | None = None, piece_chars: int = PIECE_CHARS,
+                 eager_rows: int = EAGER_ROWS) -> None:
+        """`count_blocks` counts a piece's code blocks (None: the text has none);
+        `estimate` tells about how many rows a text takes at a width: with it, settled
+        text is kept in pieces of about `piece_chars`, and those beyond the last
+        `eager_rows` rows are drawn only when read (see piece_rows); without it, every
+        piece is drawn as it settles."""
         self._draw = draw
         self._split = split
         self._gap = gap
         self._count_blocks = count_blocks
+        self._estimate = estimate
+        self._piece_chars = piece_chars
+        self.eager_rows = eager_rows
         self._numbering = Numbering()  # the next settled piece's, and the tail's
-        # settled texts, fence_open and numbering, to redraw:
-        self._pieces: list[tuple[str, bool, Numbering]] = []
-        self._settled: list[Strip] = []
-        self._settled_open = False
         self._tail_text = ""
-        self._tail: list[Strip] = []
         self._appended = GrowingText()
-        self.width = 0
-        self.lines: list[Strip] = []
+        self.rows = PieceRows(draw, 0, gap=gap, estimate=estimate or _one_row)
+        self._handed_out = False  # `rows` belong to a finished view too (see lines_for)
+        self._on_resize: Callable[[int, int], None] | None = None
+
+    @property
+    def on_resize(self) -> Callable[[int, int], None] | None:
+        """Called as PieceRows.on_resize is, for the rows shown."""
+        return self._on_resize
+
+    @on_resize.setter
+    def on_resize(self, callback: Callable[[int, int], None] | None) -> None:
+        self._on_resize = self.rows.on_resize = callback
+
+    def _own_rows(self) -> PieceRows:
+        """The rows, to change: a copy if they were handed out (a finished view shows
+        them; the live view may still lay out, at another width, before it goes)."""
+        if self._handed_out:
+            self.rows = self.rows.copy_for(self.rows.width)
+            self.rows.on_resize = self._on_resize
+            self._handed_out = False
+        return self.rows
+
+    @property
+    def lines(self) -> PieceRows:
+        """The rows, settled pieces then the tail (read lazily: see piece_rows)."""
+        return self.rows
+
+    @property
+    def width(self) -> int:
+        return self.rows.width
 
     @property
     def source(self) -> str:
@@ -192,20 +272,42 @@ class LiveText:
         return self._tail_text
 
     def prepare(self, text: str, width: int) -> Drawn:
-        """Draw what appending `text` settles, and the new tail, for `width` cells (any
-        thread; one append at a time)."""
+        """Draw what appending `text` settles (near the end), and the new tail, for `width`
+        cells (any thread; one append at a time)."""
         live = self._tail_text + text
         split = self._split(live)
         tail = split.rest if split else live
         numbering = self._numbering
-        piece = self._draw(split.settled, width, numbering) if split else []
-        after = self._numbering_after(split, numbering) if split else numbering
-        return Drawn(text, width, split, piece, tail, self._draw(tail, width, after),
-                     numbering, after)
+        pieces = self._pieces_of(split, numbering) if split else []
+        after = self._numbering_after(split.settled, split.fence_open, numbering) \
+            if split else numbering
+        tail_piece = Piece(tail, False, after, self._draw(tail, width, after))
+        budget = self.eager_rows if self._estimate else None
+        for piece in reversed(pieces):
+            if budget is not None and budget <= 0:
+                break
+            if not piece.blank:
+                piece.lines = self._draw(piece.text, width, piece.numbering)
+                if budget is not None:
+                    budget -= len(piece.lines)
+        return Drawn(text, width, split, pieces, tail_piece, after)
 
-    def _numbering_after(self, split: Split, numbering: Numbering) -> Numbering:
-        blocks = self._count_blocks(split.settled) if self._count_blocks else 0
-        if split.fence_open:  # its last block goes on in the next piece
+    def _pieces_of(self, split: Split, numbering: Numbering) -> list[Piece]:
+        """The settled text in pieces of about PIECE_CHARS, cut between its blocks (one
+        piece when every piece is drawn anyway)."""
+        texts = (block_pieces(split.settled, self._piece_chars) if self._estimate
+                 else [split.settled])
+        pieces: list[Piece] = []
+        for index, text in enumerate(texts):
+            fence_open = split.fence_open and index == len(texts) - 1
+            pieces.append(Piece(text, fence_open, numbering))
+            numbering = self._numbering_after(text, fence_open, numbering)
+        return pieces
+
+    def _numbering_after(self, settled: str, fence_open: bool, numbering: Numbering
+                         ) -> Numbering:
+        blocks = self._count_blocks(settled) if self._count_blocks else 0
+        if fence_open:  # its last block goes on in the next piece
             return Numbering(numbering.first + blocks - 1, True)
         return Numbering(numbering.first + blocks, False)
 
@@ -213,50 +315,49 @@ class LiveText:
         """Swap in what `prepare` drew (drawn again here if the width changed meanwhile)."""
         if drawn.width != self.width and self.width:  # the tail is still the one it began with
             drawn = self.prepare(drawn.appended, self.width)
-        if drawn.settled is not None:
-            self._pieces.append((drawn.settled.settled, drawn.settled.fence_open,
-                                 drawn.numbering))
-            extend(self._settled, self._settled_open, drawn.settled_lines, self._gap_row())
-            self._settled_open = drawn.settled.fence_open
-        self._tail_text, self._tail = drawn.tail, drawn.tail_lines
+        rows = self._own_rows()
+        if not rows.pieces:
+            rows.width = drawn.width
+        # The last piece is the tail so far: what settled of it, and the new tail, replace it.
+        rows.replace_from(max(0, len(rows.pieces) - 1), [*drawn.pieces, drawn.tail])
+        self._tail_text = drawn.tail.text
         self._numbering = drawn.after
         self._appended.append(drawn.appended)
-        self.width = drawn.width
-        self._join()
 
     def redraw(self, width: int) -> None:
-        """Every piece again for a new width (a resize, or the scrollbar appearing)."""
-        self._settled, self._settled_open = self._draw_settled(width)
-        self._tail = self._draw(self._tail_text, width, self._numbering)
-        self.width = width
-        self._join()
+        """Every piece again for a new width (a resize, or the scrollbar appearing): those
+        near the end at once, the others when read."""
+        rows = self._own_rows()
+        rows.width = width
+        rows.release()
+        moved, rows.on_resize = rows.on_resize, None  # everything is laid out again anyway
+        try:
+            self._draw_end(rows)
+        finally:
+            rows.on_resize = moved
+
+    def _draw_end(self, rows: PieceRows) -> None:
+        if self._estimate:
+            rows.draw_tail_rows(self.eager_rows)
+        else:
+            rows.draw_range(0, len(rows))
 
     def release(self) -> None:
         """Let go of the lines drawn (the text stays: `redraw` or `lines_for` draws them
-        again)."""
-        self._settled, self._tail, self.lines, self.width = [], [], [], 0
+        again). Rows handed out by `lines_for` are left to their new owner."""
+        self.rows = self.rows.copy_for(0)
+        self._handed_out = False
 
-    def lines_for(self, width: int) -> list[Strip]:
-        """The lines for `width`, without changing what is shown (any thread, once no more
-        text is appended)."""
+    def lines_for(self, width: int) -> PieceRows:
+        """The rows for `width`, without changing what is shown (any thread, once no more
+        text is appended): the rows shown, at their width."""
         if width == self.width:
-            return self.lines
-        settled, settled_open = self._draw_settled(width)
-        return join(settled, settled_open,
-                    self._draw(self._tail_text, width, self._numbering), self._gap_row())
+            self._handed_out = True
+            return self.rows
+        rows = self.rows.copy_for(width)
+        self._draw_end(rows)
+        return rows
 
-    def _draw_settled(self, width: int) -> tuple[list[Strip], bool]:
-        lines: list[Strip] = []
-        is_open = False
-        for text, fence_open, numbering in list(self._pieces):
-            extend(lines, is_open, self._draw(text, width, numbering), self._gap_row())
-            is_open = fence_open
-        return lines, is_open
 
-    def _gap_row(self) -> Strip | None:
-        """Rich's blank row between two blocks: an empty line (padded when shown)."""
-        return Strip([], 0) if self._gap else None
-
-    def _join(self) -> None:
-        self.lines = join(self._settled, self._settled_open, self._tail,
-                          self._gap_row())
+def _one_row(_text: str, _width: int) -> int:
+    return 1

@@ -575,7 +575,10 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        if self._loading or not self.is_mounted:
+        if not self.is_mounted:
+            return
+        self._draw_ahead(new_value)
+        if self._loading:
             return
         if new_value <= 1 and self._lo > 0:
             self._loading = True
@@ -583,6 +586,21 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         elif new_value >= self.max_scroll_y - 1 and self._hi < len(self.messages):
             self._loading = True
             self.call_after_refresh(self._mount_newer)
+
+    def _draw_ahead(self, top: float) -> None:
+        """Draw the pieces of long replies (drawn when read: see piece_rows) that the view
+        scrolled to `top` shows, before the frame that shows them, and keep the rows on
+        screen in place where a piece drawn moved them."""
+        first, last = int(top), int(top) + self.scrollable_content_region.height
+        views: list[MessageView | ReplyView] = [
+            child for child in self.children
+            if isinstance(child, MessageView) and child.has_lazy_rows]
+        if self.reply is not None:
+            views.append(self.reply)
+        for view in views:
+            region = view.virtual_region
+            if region.height and region.y < last and region.bottom > first:
+                view.draw_ahead(first - region.y, last - region.y)
 
     async def _mount_older(self) -> None:
         lo = max(0, self._lo - PAGE)

@@ -9,7 +9,8 @@ Everything shown here is untrusted: it goes through `sanitize()` and never throu
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Hashable, Mapping
+import threading
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType
@@ -18,6 +19,7 @@ from rich.style import Style as RichStyle
 from rich.text import Text
 from textual.app import App
 from textual.css.styles import RulesMap
+from textual.geometry import Region
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.style import Style
@@ -32,6 +34,7 @@ from tui_chat.core.tool_calls import tool_call_lines
 from tui_chat.ui.key_hints import hint_key
 from tui_chat.ui.widgets.attachment_list import folded_attachments
 from tui_chat.ui.widgets.line_cache import LineCache, forget_painted, styled
+from tui_chat.ui.widgets.piece_rows import ChainRows
 from tui_chat.ui.widgets.selectable import (
     highlighted,
     highlighted_row,
@@ -188,6 +191,53 @@ views, drawn from here. Enough for one very long reply (20,000 chunks) beside ma
 LINES = LineCache(LINES_BUDGET)
 
 
+def keep_in_place(view: Widget, row: int, delta: int) -> None:
+    """Rows of `view` from `row` down moved by `delta` (a piece drawn when read, taller or
+    shorter than estimated: see piece_rows): when they begin above the top of the list
+    scrolled, scroll by `delta`, so the rows on screen stay where they were."""
+    parent = view.parent
+    if not isinstance(parent, Widget) or not parent.allow_vertical_scroll:
+        return
+    if parent.is_anchored and not parent._anchor_released:  # it follows the end: kept so
+        return
+    if view.virtual_region.y + view.styles.gutter.top + row < round(parent.scroll_y):
+        parent.scroll_to(y=parent.scroll_y + delta, animate=False, immediate=True,
+                         release_anchor=False)
+
+
+class RowMoves:
+    """The moves of a view's rows (PieceRows.on_resize), applied on the event loop: the view
+    laid out again (`relayout`) and the list scrolled to keep what is on screen in place
+    (`keep_in_place`). At once after a drawing ahead of a scroll (`apply`), else soon after
+    the paint that drew a piece."""
+
+    def __init__(self, view: Widget, relayout: Callable[[], object] | None = None) -> None:
+        self._view = view
+        self._relayout = relayout
+        self._lock = threading.Lock()
+        self._pending: list[tuple[int, int]] = []
+
+    def add(self, row: int, delta: int) -> None:
+        with self._lock:
+            self._pending.append((row, delta))
+            first = len(self._pending) == 1
+        view = self._view
+        if first and view.is_attached and threading.get_ident() == view.app._thread_id:
+            view.call_later(self.apply)
+
+    def apply(self) -> None:
+        with self._lock:
+            moves, self._pending = self._pending, []
+        if not moves or not self._view.is_attached:
+            return
+        if self._relayout is not None:
+            self._relayout()
+        else:
+            self._view.refresh(layout=True)
+        for row, delta in moves:
+            keep_in_place(self._view, row, delta)
+
+
 class CachedRender(Visual):
     """A Rich renderable drawn once per width into Strips, as a Textual Visual.
 
@@ -208,19 +258,38 @@ class CachedRender(Visual):
         self.key = key
         self.conversation_id = conversation_id
         self._width: int | None = None
-        self._strips: list[Strip] = []
-        self._previous: tuple[int, list[Strip]] | None = None
-        self._rows: tuple[list[Strip], RichStyle, dict[int, Strip]] | None = None
+        self._strips: Sequence[Strip] = []
+        self._previous: tuple[int, Sequence[Strip]] | None = None
+        self._rows: tuple[Sequence[Strip], int, RichStyle, dict[int, Strip]] | None = None
+        self.moves = RowMoves(owner)
 
     @property
     def renderable(self) -> RenderableType:
         made = self._renderable
         return made() if callable(made) else made
 
-    def adopt(self, strips: list[Strip], width: int) -> None:
-        """Take `strips` as this renderable drawn for `width` (already drawn elsewhere)."""
+    def adopt(self, strips: Sequence[Strip], width: int) -> None:
+        """Take `strips` as this renderable drawn for `width` (already drawn elsewhere; a
+        ChainRows may hold pieces not drawn yet, drawn when read: see piece_rows)."""
         self._remember(strips, width)
         self._use(strips, width)
+
+    def draw_rows(self, start: int, stop: int) -> bool:
+        """Draw rows `start` to `stop` if they are pieces not drawn yet; whether that moved
+        rows (their moves are applied soon after: see RowMoves)."""
+        strips = self._strips
+        if not isinstance(strips, ChainRows):
+            return False
+        moves = strips.moves
+        for offset, part in strips.lazy_parts():
+            part.draw_range(start - offset, stop - offset)
+        return strips.moves != moves
+
+    def draw_ahead(self, start: int, stop: int) -> None:
+        """Draw rows `start` to `stop` (as `draw_rows`) before a frame shows them, and keep
+        what is on screen in place at once if that moved rows."""
+        if self.draw_rows(start, stop):
+            self.moves.apply()
 
     def prepare(self, console: Console, options: ConsoleOptions) -> None:
         """Draw for `options.max_width`, keeping the previous width's lines too: a layout
@@ -245,16 +314,20 @@ class CachedRender(Visual):
         """Let go of the lines drawn (its view left the screen; LINES may keep them)."""
         self._width, self._strips, self._previous, self._rows = None, [], None, None
 
-    def _remember(self, strips: list[Strip], width: int) -> None:
+    def _remember(self, strips: Sequence[Strip], width: int) -> None:
         if self.key is not None:
             LINES.put(self.conversation_id, self.key, width, strips)
 
-    def _use(self, strips: list[Strip], width: int) -> None:
+    def _use(self, strips: Sequence[Strip], width: int) -> None:
         if self._width is not None:
             self._previous = (self._width, self._strips)
         self._strips, self._width = strips, width
+        if isinstance(strips, ChainRows):  # its moves are this view's now (see RowMoves)
+            for offset, part in strips.lazy_parts():
+                part.on_resize = (lambda row, delta, offset=offset:
+                                  self.moves.add(offset + row, delta))
 
-    def _ensure(self, width: int) -> list[Strip]:
+    def _ensure(self, width: int) -> Sequence[Strip]:
         if width != self._width:
             app = self.owner.app
             self.prepare(app.console,
@@ -288,15 +361,16 @@ class CachedRender(Visual):
         if not 0 <= y < len(strips):
             return None
         rows = self._rows
-        if rows is None or rows[0] is not strips or rows[1] != style:
-            rows = self._rows = (strips, style, {})
-        row = rows[2].get(y)
+        moves = strips.moves if isinstance(strips, ChainRows) else 0  # rows moved: restyle
+        if rows is None or rows[0] is not strips or rows[1] != moves or rows[2] != style:
+            rows = self._rows = (strips, moves, style, {})
+        row = rows[3].get(y)
         if row is None:
-            row = rows[2][y] = styled(strips[y], style)
+            row = rows[3][y] = styled(strips[y], style)
         return row
 
     @property
-    def lines(self) -> list[Strip]:
+    def lines(self) -> Sequence[Strip]:
         """The rows as last drawn."""
         return self._strips
 
@@ -422,12 +496,21 @@ class MessageView(Static):
         self.cached.release()
         self.cached = other.cached
         self.cached.owner = self
+        self.cached.moves = RowMoves(self)
         self.update(self.cached)
 
     def set_message(self, message: Message) -> None:
         self.message = message
         self.set_class(message.status is MessageStatus.ERROR, "-failed")
         self.update(self._renderable())
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # Pieces of a long reply not drawn yet are drawn before the rows are painted (see
+        # piece_rows): if that moved rows, those Textual kept from the last paint are stale.
+        top = self.styles.gutter.top
+        if self.cached.draw_rows(crop.y - top, crop.bottom - top):
+            self._styles_cache.clear()
+        return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
         # Row by row, not through Widget.render_line, which styles every row of the
@@ -449,7 +532,18 @@ class MessageView(Static):
         return line.apply_offsets(0, y)
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
-        return selected_text(self.cached.lines, selection)
+        return selected_text(list(self.cached.lines), selection)
+
+    @property
+    def has_lazy_rows(self) -> bool:
+        """Some of its rows are drawn only when read (see piece_rows)."""
+        return isinstance(self.cached.lines, ChainRows)
+
+    def draw_ahead(self, start: int, stop: int) -> None:
+        """Draw its rows `start` to `stop` (in the view's rows, gutter included) if they
+        are not drawn yet, ahead of the frame that shows them."""
+        top = self.styles.gutter.top
+        self.cached.draw_ahead(start - top, stop - top)
 
     def toggle_reasoning(self) -> None:
         self.show_reasoning = not self.show_reasoning

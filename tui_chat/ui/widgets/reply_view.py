@@ -20,7 +20,7 @@ import asyncio
 import collections
 import contextlib
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 
 from rich.console import ConsoleOptions, RenderableType
@@ -41,10 +41,12 @@ from tui_chat.ui.widgets.markdown_render import markdown_renderable
 from tui_chat.ui.widgets.message_view import (
     Position,
     ProviderLabels,
+    RowMoves,
     author_line,
     capped,
     message_chrome,
 )
+from tui_chat.ui.widgets.piece_rows import ChainRows, estimate_markdown_rows
 from tui_chat.ui.widgets.selectable import highlighted_row, selected_text, selection_paint
 
 MIN_FLUSH_INTERVAL = 0.05
@@ -181,14 +183,20 @@ class ReplyView(Widget):
         self._reasoning_words: tuple[int, int] = (0, 0)  # (characters counted, words)
         self._held_cr = ""
         self.answer = LiveText(self._draw_markdown, split_markdown, gap=True,
-                               count_blocks=count_code_blocks)
+                               count_blocks=count_code_blocks,
+                               estimate=self._estimate_markdown)
+        # Rows moved by a piece drawn when read (see piece_rows), below the rows above it:
+        self._moves = RowMoves(self, relayout=self._relayout)
+        self.answer.on_resize = (lambda row, delta:
+                                 self._moves.add(len(self._prefix) + row, delta))
         self.thinking = LiveText(self._draw_reasoning, split_lines, gap=False)
         self.thinking_collapsed = False
         self._answer_stream = PacedStream(partial(self._append, self.answer))
         self._thinking_stream = PacedStream(partial(self._append, self.thinking))
         self._width = 0  # the width the rows below were drawn for
         self._chrome: dict[str, list[Strip]] = {}  # header and Thinking titles, by their text
-        self._lines: list[Strip] = []
+        self._prefix: list[Strip] = []  # the rows above the answer: header and Thinking
+        self._lines: Sequence[Strip] = []
         self._height = 0  # rows: the lines and blank rows to grow into (_rows_for)
 
     def on_mount(self) -> None:
@@ -201,7 +209,7 @@ class ReplyView(Widget):
         widget a while, and what it painted longer (see forget_painted)."""
         for text in (self.answer, self.thinking):
             text.release()
-        self._lines, self._chrome = [], {}
+        self._lines, self._prefix, self._chrome = [], [], {}
         forget_painted(self)
 
     # --- what arrives ------------------------------------------------------------------
@@ -255,25 +263,28 @@ class ReplyView(Widget):
         await self._answer_stream.stop(drain=True)
 
     def finished_lines(self, message: Message, width: int,
-                       position: Position | None = None) -> list[Strip] | None:
+                       position: Position | None = None) -> Sequence[Strip] | None:
         """`message` (this reply, finished) drawn as its finished view draws it, from the
         answer's pieces (drawn again only if `width` is another); None when the text differs,
         so the finished view draws it whole. Saves drawing a long reply twice, and nothing
-        jumps. Call it after `finish`; it may run in a worker thread."""
+        jumps; the answer's pieces not drawn yet stay so (see piece_rows). Call it after
+        `finish`; it may run in a worker thread."""
         if (not self._answer_stream.caught_up or not message.content.strip()
                 or self.answer.source != sanitize(message.content)):
             return None
         above, below = message_chrome(message, position=position, labels=self.labels,
                                       reading_width=self.reading_width)
-        rows = [row for part in above for row in self._draw_rows(part, width)]
-        rows += self.answer.lines_for(width)
-        rows += [row for part in below for row in self._draw_rows(part, width)]
-        return rows
+        return ChainRows([row for part in above for row in self._draw_rows(part, width)],
+                         self.answer.lines_for(width),
+                         [row for part in below for row in self._draw_rows(part, width)])
 
     # --- drawing (the two _draw functions run in worker threads) ------------------------
 
     def _options(self, width: int) -> ConsoleOptions:
         return self.app.console_options.update_width(max(1, width)).update(highlight=False)
+
+    def _estimate_markdown(self, text: str, width: int) -> int:
+        return estimate_markdown_rows(text, width, self.reading_width)
 
     def _draw_markdown(self, text: str, width: int, numbering: Numbering) -> list[Strip]:
         if not text.strip():
@@ -302,6 +313,7 @@ class ReplyView(Widget):
         return 1
 
     async def _append(self, live: LiveText, text: str) -> None:
+        live.eager_rows = self.app.size.height  # a screenful at the end: see live_text
         drawn = await asyncio.to_thread(live.prepare, text, self._drawing_width())
         live.take(drawn)
         self._relayout()
@@ -315,7 +327,8 @@ class ReplyView(Widget):
             lines = self._chrome[key] = self._draw_rows(text, self._width)
         return lines
 
-    def _compose_rows(self) -> list[Strip]:
+    def _compose_prefix(self) -> list[Strip]:
+        """The rows above the answer."""
         rows = list(self._chrome_line(author_line(self.message, live=True,
                                                   position=self.position,
                                                   labels=self.labels)))
@@ -326,7 +339,7 @@ class ReplyView(Widget):
             else:
                 rows += self._chrome_line(Text("▼ Thinking", style="dim"))
                 rows += self.thinking.lines
-        return rows + self.answer.lines
+        return rows
 
     def _set_width(self, width: int) -> None:
         if width == self._width:
@@ -340,10 +353,15 @@ class ReplyView(Widget):
     def _relayout(self) -> None:
         """New rows: repaint those that changed, or lay out when they outgrow the reserve."""
         self._set_width(self._drawing_width())
-        old, self._lines = self._lines, self._compose_rows()
+        old, self._prefix = self._prefix, self._compose_prefix()
+        self._lines = ChainRows(self._prefix, self.answer.lines)
         height = self._rows_for(len(self._lines))
-        first = next((row for row, (was, now) in enumerate(zip(old, self._lines, strict=False))
-                      if was is not now), min(len(old), len(self._lines)))
+        changed = self.answer.rows.take_changed()
+        first = next((row for row, (was, now) in enumerate(zip(old, self._prefix,
+                                                                strict=False))
+                      if was is not now), min(len(old), len(self._prefix)))
+        if first == len(old) == len(self._prefix):  # the answer's rows, from `changed`
+            first += len(self.answer.lines) if changed is None else changed
         if height != self._height:
             self._height = height
             # Only the rows from `first` down are repainted: the ones above are kept, drawn,
@@ -380,7 +398,8 @@ class ReplyView(Widget):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         if width != self._width:
             self._set_width(width)
-            self._lines = self._compose_rows()
+            self._prefix = self._compose_prefix()
+            self._lines = ChainRows(self._prefix, self.answer.lines)
             self._height = self._rows_for(len(self._lines))
         return self._height
 
@@ -394,7 +413,15 @@ class ReplyView(Widget):
 
     def render_lines(self, crop: Region) -> list[Strip]:
         """Textual's rows, but the blank rows below the text (the reserve to grow into) are
-        drawn blank whole, without the bar: no column of empty bar rows under the reply."""
+        drawn blank whole, without the bar: no column of empty bar rows under the reply.
+        The answer's pieces in `crop` are drawn first (see piece_rows), so that the rows
+        Textual kept from the last paint are dropped if that moved them."""
+        rows = self.answer.rows
+        moves = rows.moves
+        offset = self.styles.gutter.top + len(self._prefix)
+        rows.draw_range(crop.y - offset, crop.bottom - offset)
+        if rows.moves != moves:
+            self._styles_cache.clear()
         strips = super().render_lines(crop)
         text_rows = len(self._lines) + self.styles.gutter.top
         if crop.bottom <= text_rows:
@@ -421,5 +448,12 @@ class ReplyView(Widget):
             line = highlighted_row(line, y, selection, paint)
         return line.apply_offsets(0, y)  # for the mouse selection: see selectable
 
+    def draw_ahead(self, start: int, stop: int) -> None:
+        """Draw its rows `start` to `stop` if they are not drawn yet, ahead of the frame
+        that shows them (the user scrolled up while it streams)."""
+        offset = self.styles.gutter.top + len(self._prefix)
+        self.answer.rows.draw_range(start - offset, stop - offset)
+        self._moves.apply()
+
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
-        return selected_text(self._lines, selection)
+        return selected_text(list(self._lines), selection)

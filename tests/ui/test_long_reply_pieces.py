@@ -1,0 +1,88 @@
+"""A long reply streamed fast is drawn by pieces as they are read (see piece_rows): the
+finished view holds rows not drawn yet, and paging up through it shows every row once, in
+order, the rows on screen never jumping as the pieces above them are drawn."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import Any
+
+from textual.pilot import Pilot
+
+from tests.fakeprovider import FakeProvider, Reply, stream_of
+from tests.ui.conftest import AppFactory, conversation, wait_idle, wait_until
+from tui_chat.ui.app import TuiChatApp
+from tui_chat.ui.widgets.message_view import MessageView
+
+PARAGRAPHS = [f"Paragraph {i} of the long reply, with **bold** and `code`.\n\n"
+              for i in range(600)]
+"""About 1,200 rows at 100 columns, sent in two deltas: appends of MAX_BATCH_CHARS, each
+settling far more than a screenful."""
+_SEQUENCE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def screen_rows(app: TuiChatApp, view: MessageView) -> list[str]:
+    """The text of `view`'s content on screen, as a full repaint draws it, row by row."""
+    update = app.screen._compositor.render_full_update()
+    lines = _SEQUENCE.sub("", update.render_segments(app.console)).split("\n")
+    shown = view.content_region.intersection(view.parent.region)  # type: ignore[union-attr]
+    return [line[shown.x:shown.right].rstrip() for line in lines[shown.y:shown.bottom]]
+
+
+def window_at(rows: list[str], shown: list[str]) -> int:
+    """Where the rows on screen are among all the view's rows (they must be there)."""
+    starts = [k for k in range(len(rows) - len(shown) + 1) if rows[k:k + len(shown)] == shown]
+    assert len(starts) == 1, (shown, starts)
+    return starts[0]
+
+
+async def long_reply(pilot: Pilot[Any], server: FakeProvider) -> MessageView:
+    text = "".join(PARAGRAPHS)
+    server.script(Reply(stream_of([text[:len(text) // 2], text[len(text) // 2:]])))
+    screen = conversation(pilot.app)
+    await pilot.press("x", "enter")
+    await wait_idle(pilot)
+    view = screen.query(MessageView)[-1]
+    assert view.message.content == text
+    return view
+
+
+async def test_a_long_reply_streamed_fast_leaves_most_of_its_rows_undrawn(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = await long_reply(pilot, chutes_server)
+        await pilot.pause()
+        assert view.has_lazy_rows
+        lazy = [part for _, part in view.cached.lines.lazy_parts()]  # type: ignore[attr-defined]
+        assert sum(part.drawn_rows() for part in lazy) < len(view.cached.lines) // 2
+        assert "Paragraph 599 of the long reply, with bold and code." in screen_rows(app, view)
+
+
+async def test_paging_up_a_long_reply_shows_each_row_once_in_order(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    """Each PageUp shows the page right above the last one, drawn as it comes: rows moved
+    by pieces drawn above the screen would show as a page that overlaps or skips rows."""
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = await long_reply(pilot, chutes_server)
+        messages = conversation(app).message_list
+        await pilot.pause()
+        pages = [screen_rows(app, view)]
+        while messages.scroll_y > view.virtual_region.y + messages.size.height:
+            top = messages.scroll_y
+            await pilot.press("pageup")
+            await wait_until(pilot, lambda top=top: messages.scroll_y < top)
+            await pilot.pause()
+            pages.append(screen_rows(app, view))
+        rows = [row.text.rstrip() for row in view.cached.lines]  # all drawn now: the truth
+        starts = [window_at(rows, page) for page in pages]
+        page = messages.scrollable_content_region.height  # what PageUp scrolls by
+        assert len(pages) > 10
+        assert all(later + page == earlier
+                   for earlier, later in itertools.pairwise(starts)), starts
+        await pilot.press("ctrl+home")
+        await wait_until(pilot, lambda: messages.scroll_y == 0)
+        await pilot.pause()
+        assert any(row.startswith("Paragraph 0 of") for row in screen_rows(app, view))
