@@ -12,8 +12,10 @@ from textual.pilot import Pilot
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tests.ui.conftest import AppFactory, conversation, wait_idle, wait_until
+from tui_chat.core.models import Conversation, Message, Role
+from tui_chat.core.store import Store
 from tui_chat.ui.app import TuiChatApp
-from tui_chat.ui.widgets.message_view import MessageView
+from tui_chat.ui.widgets.message_view import MessageView, render_message
 
 PARAGRAPHS = [f"Paragraph {i} of the long reply, with **bold** and `code`.\n\n"
               for i in range(600)]
@@ -86,3 +88,49 @@ async def test_paging_up_a_long_reply_shows_each_row_once_in_order(
         await wait_until(pilot, lambda: messages.scroll_y == 0)
         await pilot.pause()
         assert any(row.startswith("Paragraph 0 of") for row in screen_rows(app, view))
+
+
+def stored_long_reply(store: Store) -> Conversation:
+    chat = store.create_conversation(Conversation(title="Long answer"))
+    question = store.add_message(Message(conversation_id=chat.id, role=Role.USER,
+                                         content="x"))
+    store.add_message(Message(conversation_id=chat.id, role=Role.ASSISTANT,
+                              content="".join(PARAGRAPHS), parent_id=question.id,
+                              provider="chutes", model="old/model"))
+    return chat
+
+
+def whole_rows(view: MessageView, width: int) -> list[str]:
+    """The view's message drawn whole at `width`, as every message was before pieces."""
+    app = view.app
+    options = app.console_options.update_width(width).update(highlight=False)
+    drawn = app.console.render_lines(render_message(view.message, reading_width=view.reading_width),
+                                     options, pad=False)
+    return ["".join(segment.text for segment in line).rstrip() for line in drawn]
+
+
+async def test_a_long_stored_reply_opens_drawn_by_pieces_and_resizes_so(
+        make_app: AppFactory, store: Store) -> None:
+    """Opening a conversation that ends with a long reply draws the screenful at its end,
+    not all its rows; at another width too; and its rows, all read, are the whole's."""
+    chat = stored_long_reply(store)
+    app = make_app(conversation=chat.id)
+    async with app.run_test(size=(100, 30)) as pilot:
+        messages = conversation(app).message_list
+        await wait_until(pilot, lambda: len(messages.query(MessageView)) == 2
+                         and messages.scroll_y == messages.max_scroll_y > 0)
+        view = messages.query(MessageView)[-1]
+        await pilot.pause()
+        for size in ((100, 30), (80, 30)):
+            if size != app.size:
+                await pilot.resize_terminal(*size)
+                await wait_until(pilot, lambda cells=size[0]: view.content_size.width < cells - 4
+                                 and messages.scroll_y == messages.max_scroll_y)
+                await pilot.pause()
+            assert view.has_lazy_rows
+            lazy = [part for _, part in view.cached.lines.lazy_parts()]  # type: ignore[attr-defined]
+            assert sum(part.drawn_rows() for part in lazy) < len(view.cached.lines) // 2
+            shown = screen_rows(app, view)
+            assert "Paragraph 599 of the long reply, with bold and code." in shown
+        width = view.content_size.width
+        assert [row.text.rstrip() for row in view.cached.lines] == whole_rows(view, width)

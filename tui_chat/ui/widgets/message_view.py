@@ -184,6 +184,13 @@ def render_message(message: Message, *, code_theme: str = "monokai",
 
 OUT_OF_CONTEXT = "out of context: not sent to the model"
 
+PIECED_CHARS = 8000
+"""A reply at least this long is drawn by pieces when read (see pieced_message); a shorter
+one is drawn whole."""
+
+Pieced = Callable[[Console, ConsoleOptions], Sequence[Strip]]
+"""Draws a message's rows by pieces (see pieced_message), for `options.max_width`."""
+
 LINES_BUDGET = 32 * 2**20
 """Bytes (line_cache.strips_bytes) of drawn messages of the conversation on screen kept for
 when their page is mounted again: Home and End in a long conversation mount a page of new
@@ -249,11 +256,13 @@ class CachedRender(Visual):
 
     def __init__(self, renderable: RenderableType | Callable[[], RenderableType],
                  owner: Widget, *, key: Hashable | None = None,
-                 conversation_id: str | None = None) -> None:
+                 conversation_id: str | None = None, pieced: Pieced | None = None) -> None:
         """`renderable` may be a function making it (called each time it is drawn, and not
         kept: a parsed long Markdown is large); with a `key`, the lines drawn are kept in
-        LINES, shared by every view of the same message in `conversation_id`."""
+        LINES, shared by every view of the same message in `conversation_id`. With
+        `pieced`, the rows are drawn by it instead, by pieces when read."""
         self._renderable = renderable
+        self._pieced = pieced
         self.owner = owner
         self.key = key
         self.conversation_id = conversation_id
@@ -304,6 +313,9 @@ class CachedRender(Visual):
             strips = self._previous[1]
         elif cached is not None:
             strips = cached
+        elif self._pieced is not None:
+            strips = self._pieced(console, options)
+            self._remember(strips, width)
         else:
             lines = console.render_lines(self.renderable, options, pad=False)
             strips = [Strip(line) for line in lines]
@@ -454,8 +466,20 @@ class MessageView(Static):
                                    last=last)
             return Group(Text(OUT_OF_CONTEXT, style="dim italic"), drawn) if out else drawn
 
-        self.cached = CachedRender(draw, self, key=key,
-                                   conversation_id=message.conversation_id)
+        def pieced(console: Console, options: ConsoleOptions) -> Sequence[Strip]:
+            from tui_chat.ui.widgets.pieced_message import pieced_rows
+
+            above, below = message_chrome(message, show_reasoning=reasoning,
+                                          position=position, labels=labels,
+                                          reading_width=reading, last=last)
+            if out:
+                above.insert(0, Text(OUT_OF_CONTEXT, style="dim italic"))
+            return pieced_rows(message.content, above, below, console, options,
+                               code_theme=theme, reading_width=reading)
+
+        long = message.role is Role.ASSISTANT and len(message.content) >= PIECED_CHARS
+        self.cached = CachedRender(draw, self, key=key, conversation_id=message.conversation_id,
+                                   pieced=pieced if long else None)
         return self.cached
 
     def set_out_of_context(self, out: bool) -> None:
