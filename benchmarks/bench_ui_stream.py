@@ -21,7 +21,8 @@ process (its replies: benchmarks/textgen.py). Medians of RUNS runs, each in a fr
   screen); latency = from sending it to the first frame painted with it in the prompt. p95
   and max of the keys of all runs together.
 
-Run: `python -m benchmarks ui_stream`.
+Run: `python -m benchmarks ui_stream`; the CPU share at 100 chunks/s alone (about 25 s a run):
+`python -m benchmarks.bench_ui_stream paced [RUNS]`.
 """
 
 from __future__ import annotations
@@ -216,10 +217,30 @@ async def measure(url: str) -> dict[str, Figure]:
     return figures
 
 
+async def measure_paced(url: str, runs: int) -> dict[str, Figure]:
+    """The CPU share at 100 chunks/s alone, after the same warm-up as `measure`."""
+    figures: dict[str, Figure] = {"ui.stream_machine_reference_s": info(machine_reference(), "s")}
+    await stream_once(url, "bench/markdown-200", "".join(markdown_chunks(200)))  # warm up
+    shares = []
+    for _ in range(runs):
+        r = await stream_once(url, "bench/paced-100ps-2000", "".join(markdown_chunks(2000)))
+        shares.append(100 * r.cpu_seconds / r.seconds)
+        print(f"  cpu at 100/s: {shares[-1]:.1f}% over {r.seconds:.1f} s", flush=True)
+    figures["ui.stream_100ps_cpu_share_pct"] = figure(median(shares), 5, "%")
+    return figures
+
+
 def run() -> dict[str, Figure]:
     with fake_provider_process() as url:
         return asyncio.run(measure(url))
 
 
 if __name__ == "__main__":
-    report("ui_stream", run())
+    import sys
+
+    if sys.argv[1:2] == ["paced"]:  # `python -m benchmarks.bench_ui_stream paced [RUNS]`
+        with fake_provider_process() as url:
+            paced = asyncio.run(measure_paced(url, int((sys.argv[2:] or [CPU_RUNS])[0])))
+        report("ui_stream_paced", paced)
+    else:
+        report("ui_stream", run())

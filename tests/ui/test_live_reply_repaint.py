@@ -9,6 +9,8 @@ import threading
 from typing import Any
 
 import pytest
+from textual._compositor import Compositor
+from textual.geometry import Region
 from textual.screen import Screen
 from textual.strip import Strip
 
@@ -87,4 +89,44 @@ async def test_a_growing_live_reply_lays_the_screen_out_once_per_new_height(
         assert heights and len(heights) == len(set(heights)), heights
         messages = screen.message_list
         assert messages.scroll_y == messages.max_scroll_y  # still following the reply
+        await screen.stop_streaming()
+
+
+async def test_a_growing_live_reply_paints_the_scrollbar_in_the_layouts_frame(
+        make_app: AppFactory, chutes_server: FakeProvider,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The layout that grows the list repaints its whole region, scrollbar included: the
+    scrollbar's own refresh, set during that layout, drew it again in a frame of its own."""
+    gate = _held_reply(chutes_server)
+    frames: list[set[Region]] = []
+    render_partial_update = Compositor.render_partial_update
+
+    def spy(self: Compositor) -> Any:
+        frames.append(set(self._dirty_regions))
+        return render_partial_update(self)
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:  # the reply overflows: the list scrolls
+        screen = conversation(app)
+        await pilot.press("x", "enter")
+        reply = await live_reply(pilot, screen, lambda text: "Paragraph 11 " in text)
+        await wait_until(pilot, lambda: reply.size.height == reply.virtual_size.height > 0)
+        await pilot.pause()
+        height = reply.size.height
+        messages = screen.message_list
+        bar = messages.vertical_scrollbar
+        monkeypatch.setattr(Compositor, "render_partial_update", spy)
+        gate.set()
+        reply = await live_reply(pilot, screen, lambda text: "Paragraph 23 " in text)
+        await wait_until(pilot, lambda: reply.size.height > height)
+        await pilot.pause()
+        await pilot.pause()
+        painted = [frame for frame in frames if frame]
+        assert any(region.contains_region(bar.region) for frame in painted
+                   for region in frame), painted  # the layout's frame painted it
+        alone = [frame for frame in painted
+                 if all(bar.region.contains_region(region) for region in frame)]
+        assert not alone, alone  # no frame for the scrollbar alone
+        assert bar.window_virtual_size == messages.virtual_size.height
+        assert bar.position == messages.scroll_y == messages.max_scroll_y
         await screen.stop_streaming()

@@ -182,11 +182,20 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         sets the new virtual size as a reactive that lays the whole screen out again and
         repaints the list, one frame after the layout that measured it. Set it without
         that second layout (the scrollbar is still updated; a scrollbar that appears or
-        goes lays out again by itself)."""
+        goes lays out again by itself), and without a second frame for the scrollbar."""
+        in_layout = layout  # the screen's full layout; its frame paints the list's region
+        grown = virtual_size != self.virtual_size
         if (size == self._size and container_size == self._container_size
                 and virtual_size.width == self.virtual_size.width):
             layout = False
-        return super()._size_updated(size, virtual_size, container_size, layout)
+        resized = super()._size_updated(size, virtual_size, container_size, layout)
+        bar = self._vertical_scrollbar
+        if in_layout and grown and bar is not None:
+            # The scrollbar took its new size and position above, before this layout's frame,
+            # which repaints the whole region of the list (its virtual size changed), the bar
+            # included: its own refresh would paint it once more in a frame of its own.
+            bar._repaint_required = False
+        return resized
 
     # --- content -------------------------------------------------------------------------
 

@@ -13,6 +13,13 @@ longer than the box shows its size (characters, estimated tokens) on the box's l
 
 Tab after `@path` completes the path (as far as the files agree; the current folder's), and
 asks for a file it completes to be attached; anywhere else Tab moves the focus on.
+
+TextArea applies its theme's CSS fallbacks (`TextAreaTheme.apply_css`: the base, cursor,
+selection and gutter styles read from the CSS) at every render, and the prompt is rendered at
+every blink of its cursor and with every frame of a streaming reply that reaches its rows.
+Those styles change only when the CSS is applied to the prompt again (a theme, focus, hover
+or the box's state: `notify_style_update`), when its component styles are replaced, or when
+its TextArea theme changes: `render_lines` applies them only then.
 """
 
 from __future__ import annotations
@@ -23,7 +30,9 @@ from typing import ClassVar, Literal
 
 from textual import events
 from textual.binding import Binding, BindingType
+from textual.geometry import Region
 from textual.message import Message as TextualMessage
+from textual.strip import Strip
 from textual.widgets import TextArea
 
 from tui_chat.core.attachments import complete_path
@@ -106,6 +115,24 @@ class PromptInput(TextArea):
         self.prompt_history: list[str] = []
         self._recall_index: int | None = None
         self._counts = TextCounts()  # the size shown, counted again only where edited
+        self._styles_applied = 0  # CSS applications seen (notify_style_update)
+        self._theme_css_for: tuple[object, ...] | None = None  # what apply_css last read
+
+    def notify_style_update(self) -> None:
+        self._styles_applied += 1
+        super().notify_style_update()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """TextArea's, with the theme's CSS fallbacks applied only when what they are read
+        from may have changed (see the module doc)."""
+        theme = self._theme
+        if theme:
+            inputs = (theme, self._styles_applied, self.app.theme,
+                      *map(id, self._component_styles.values()))
+            if inputs != self._theme_css_for:
+                theme.apply_css(self)
+                self._theme_css_for = inputs
+        return super(TextArea, self).render_lines(crop)  # TextArea.render_lines, less its apply_css
 
     async def _on_key(self, event: events.Key) -> None:
         if event.key == "enter":

@@ -74,8 +74,16 @@ class StatusBar(Static):
 
     def __init__(self, *, id: str | None = None) -> None:
         self.info = StatusInfo()
-        super().__init__(status_text(self.info), id=id, markup=False)
+        self._shown = status_text(self.info)
+        super().__init__(self._shown, id=id, markup=False)
 
     def update_info(self, **changes: object) -> None:
+        """A change that shows nothing new (the same state again, a figure that rounds to
+        the one shown) paints nothing: the line is updated several times a second while a
+        reply streams, each a frame of its own."""
         self.info = replace(self.info, **changes)  # type: ignore[arg-type]
-        self.update(status_text(self.info), layout=False)  # one line, always: no reflow
+        text = status_text(self.info)
+        if text == self._shown:
+            return
+        self._shown = text
+        self.update(text, layout=False)  # one line, always: no reflow
