@@ -16,6 +16,7 @@ from textual.strip import Strip
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tests.ui.conftest import AppFactory, conversation, live_reply, wait_until
+from tui_chat.ui.widgets import reply_view as reply_view_module
 from tui_chat.ui.widgets.reply_view import ReplyView
 
 PARAGRAPHS = [f"Paragraph {i} of the reply.\n\n" for i in range(24)]
@@ -130,3 +131,30 @@ async def test_a_growing_live_reply_paints_the_scrollbar_in_the_layouts_frame(
         assert bar.window_virtual_size == messages.virtual_size.height
         assert bar.position == messages.scroll_y == messages.max_scroll_y
         await screen.stop_streaming()
+
+
+async def test_a_live_row_painted_again_is_not_styled_or_placed_again(
+        make_app: AppFactory, chutes_server: FakeProvider,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A growth that scrolls the list paints the reply's rows on screen again: the same row,
+    in the same style, is the same styled strip, whose placement (for the mouse selection)
+    Textual keeps; styling it anew placed every segment again."""
+    _held_reply(chutes_server)
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        await pilot.press("x", "enter")
+        reply = await live_reply(pilot, screen, lambda text: "Paragraph 11" in text)
+        await pilot.pause()
+        first = [reply.render_line(y) for y in range(6)]
+        styled_rows: list[Strip] = []
+        real = reply_view_module.styled
+
+        def counted(strip: Strip, style: Any) -> Strip:
+            styled_rows.append(strip)
+            return real(strip, style)
+
+        monkeypatch.setattr(reply_view_module, "styled", counted)
+        again = [reply.render_line(y) for y in range(6)]
+        assert not styled_rows
+        assert all(row is same for row, same in zip(again, first, strict=True))

@@ -24,6 +24,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 
 from rich.console import ConsoleOptions, RenderableType
+from rich.style import Style as RichStyle
 from rich.text import Text
 from textual import log
 from textual.geometry import Region, Size
@@ -196,6 +197,9 @@ class ReplyView(Widget):
         self._width = 0  # the width the rows below were drawn for
         self._chrome: dict[str, list[Strip]] = {}  # header and Thinking titles, by their text
         self._prefix: list[Strip] = []  # the rows above the answer: header and Thinking
+        # Rows as painted, by row: ((style, width), {y: (row drawn, row styled)}):
+        self._painted: tuple[tuple[RichStyle, int], dict[int, tuple[Strip, Strip]]] = (
+            (RichStyle(), 0), {})
         self._lines: Sequence[Strip] = []
         self._height = 0  # rows: the lines and blank rows to grow into (_rows_for)
 
@@ -210,6 +214,7 @@ class ReplyView(Widget):
         for text in (self.answer, self.thinking):
             text.release()
         self._lines, self._prefix, self._chrome = [], [], {}
+        self._painted = ((RichStyle(), 0), {})
         forget_painted(self)
 
     # --- what arrives ------------------------------------------------------------------
@@ -437,16 +442,28 @@ class ReplyView(Widget):
         style = self.visual_style.rich_style
         if not 0 <= y < len(self._lines):
             return Strip.blank(self._width, style)
-        # Not Strip.apply_style: the styled copy would live inside the row, and the
-        # finished message keeps these rows (in the line cache too).
-        line = styled(self._lines[y], style).extend_cell_length(self._width, style)
+        source = self._lines[y]
+        painted = self._painted
+        if painted[0] != (style, self._width):
+            painted = self._painted = ((style, self._width), {})
+        kept = painted[1].get(y)
+        if kept is not None and kept[0] is source:
+            line = kept[1]
+        else:
+            # Not Strip.apply_style: the styled copy would live inside the row, and the
+            # finished message keeps these rows (in the line cache too).
+            line = styled(source, style).extend_cell_length(self._width, style)
+            painted[1][y] = (source, line)
         selection = self.text_selection
         if selection is not None:
             paint = selection_paint(Style.from_styles(
                 self.screen.get_component_styles("screen--selection")),
                 self.visual_style.background)
             line = highlighted_row(line, y, selection, paint)
-        return line.apply_offsets(0, y)  # for the mouse selection: see selectable
+        # Where each character is, for the mouse selection (see selectable). The same styled
+        # row keeps it: a growing reply repaints its rows on screen at every growth, and
+        # placing every segment of every row again was most of the cost of a row.
+        return line.apply_offsets(0, y)
 
     def draw_ahead(self, start: int, stop: int) -> None:
         """Draw its rows `start` to `stop` if they are not drawn yet, ahead of the frame
