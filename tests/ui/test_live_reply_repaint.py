@@ -11,11 +11,13 @@ from typing import Any
 import pytest
 from textual._compositor import Compositor
 from textual.geometry import Region
+from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.strip import Strip
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tests.ui.conftest import AppFactory, conversation, live_reply, wait_until
+from tui_chat.ui.screens.conversation import ConversationScreen
 from tui_chat.ui.widgets import reply_view as reply_view_module
 from tui_chat.ui.widgets.reply_view import ReplyView
 
@@ -28,6 +30,16 @@ def _held_reply(chutes_server: FakeProvider) -> threading.Event:
     chutes_server.script(Reply(stream_of(PARAGRAPHS), gate=gate, gate_after=HELD_AFTER,
                                stall_after=len(PARAGRAPHS) + 1, stall_seconds=600))
     return gate
+
+
+async def _held_shown(pilot: Pilot[Any]) -> tuple[ConversationScreen, ReplyView]:
+    """Send; the screen and its reply once the part before the gate is drawn, laid out."""
+    screen = conversation(pilot.app)
+    await pilot.press("x", "enter")
+    reply = await live_reply(pilot, screen, lambda text: "Paragraph 11 " in text)
+    await wait_until(pilot, lambda: reply.size.height == reply.virtual_size.height > 0)
+    await pilot.pause()
+    return screen, reply
 
 
 async def test_a_growing_live_reply_draws_its_new_rows_only(
@@ -43,11 +55,7 @@ async def test_a_growing_live_reply_draws_its_new_rows_only(
 
     app = make_app()
     async with app.run_test(size=(100, 90)) as pilot:
-        screen = conversation(app)
-        await pilot.press("x", "enter")
-        reply = await live_reply(pilot, screen, lambda text: "Paragraph 11 " in text)
-        await wait_until(pilot, lambda: reply.size.height == reply.virtual_size.height > 0)
-        await pilot.pause()
+        screen, reply = await _held_shown(pilot)
         height = reply.size.height
         monkeypatch.setattr(ReplyView, "render_line", spy)
         gate.set()
@@ -70,11 +78,7 @@ async def test_a_growing_live_reply_lays_the_screen_out_once_per_new_height(
 
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:  # the reply overflows: the list scrolls
-        screen = conversation(app)
-        await pilot.press("x", "enter")
-        reply = await live_reply(pilot, screen, lambda text: "Paragraph 11 " in text)
-        await wait_until(pilot, lambda: reply.size.height == reply.virtual_size.height > 0)
-        await pilot.pause()
+        screen, reply = await _held_shown(pilot)
         height = reply.size.height
 
         def spy(self: Screen[Any], *args: Any, **kwargs: Any) -> None:
@@ -108,11 +112,7 @@ async def test_a_growing_live_reply_paints_the_scrollbar_in_the_layouts_frame(
 
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:  # the reply overflows: the list scrolls
-        screen = conversation(app)
-        await pilot.press("x", "enter")
-        reply = await live_reply(pilot, screen, lambda text: "Paragraph 11 " in text)
-        await wait_until(pilot, lambda: reply.size.height == reply.virtual_size.height > 0)
-        await pilot.pause()
+        screen, reply = await _held_shown(pilot)
         height = reply.size.height
         messages = screen.message_list
         bar = messages.vertical_scrollbar
@@ -142,10 +142,7 @@ async def test_a_live_row_painted_again_is_not_styled_or_placed_again(
     _held_reply(chutes_server)
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        screen = conversation(app)
-        await pilot.press("x", "enter")
-        reply = await live_reply(pilot, screen, lambda text: "Paragraph 11" in text)
-        await pilot.pause()
+        _, reply = await _held_shown(pilot)
         first = [reply.render_line(y) for y in range(6)]
         styled_rows: list[Strip] = []
         real = reply_view_module.styled

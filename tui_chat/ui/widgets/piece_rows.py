@@ -99,7 +99,28 @@ def _is_blank(strip: Strip) -> bool:
     return not strip.text.strip()
 
 
-class PieceRows(Sequence[Strip]):
+class _Rows(Sequence[Strip]):
+    """A Sequence of rows from `_row(y)`, y from 0 (slices and negative indices here)."""
+
+    def _row(self, y: int) -> Strip:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, index: int) -> Strip: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Strip]: ...
+
+    def __getitem__(self, index: int | slice) -> Strip | list[Strip]:
+        if isinstance(index, slice):
+            return [self[y] for y in range(*index.indices(len(self)))]
+        y = index + len(self) if index < 0 else index
+        if not 0 <= y < len(self):
+            raise IndexError(index)
+        return self._row(y)
+
+
+class PieceRows(_Rows):
     """The rows of `pieces` at `width`, each piece drawn when first read (see the module
     doc). Thread-safe: a finished reply's rows may be read in a worker thread."""
 
@@ -221,26 +242,20 @@ class PieceRows(Sequence[Strip]):
         with self._lock:
             return sum(self._heights)
 
-    @overload
-    def __getitem__(self, index: int) -> Strip: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Strip]: ...
-
-    def __getitem__(self, index: int | slice) -> Strip | list[Strip]:
-        if isinstance(index, slice):
-            return [self[y] for y in range(*index.indices(len(self)))]
-        while True:
+    def _row(self, y: int) -> Strip:
+        drew = False
+        while True:  # drawing a piece may move the rows: look again
             with self._lock:
-                total = sum(self._heights)
-                y = index + total if index < 0 else index
-                if not 0 <= y < total:
-                    raise IndexError(index)
+                if not 0 <= y < sum(self._heights):
+                    if drew:  # the rows shrank under y as it was read: a blank row
+                        return Strip([], 0)
+                    raise IndexError(y)
                 at = self._piece_at(y)
                 share = self._shares[at]
                 if share is not None:
                     return share[y - self.start(at)]
             self.draw_piece(at)
+            drew = True
 
     def __iter__(self) -> Iterator[Strip]:
         for index in range(len(self.pieces)):
@@ -312,7 +327,7 @@ class PieceRows(Sequence[Strip]):
         self._shares[index], self._heights[index] = share, len(share)
 
 
-class ChainRows(Sequence[Strip]):
+class ChainRows(_Rows):
     """Several runs of rows read as one (a message's header rows, its answer's pieces, its
     error below), without drawing the lazy ones (see PieceRows)."""
 
@@ -322,16 +337,8 @@ class ChainRows(Sequence[Strip]):
     def __len__(self) -> int:
         return sum(len(part) for part in self.parts)
 
-    @overload
-    def __getitem__(self, index: int) -> Strip: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Strip]: ...
-
-    def __getitem__(self, index: int | slice) -> Strip | list[Strip]:
-        if isinstance(index, slice):
-            return [self[y] for y in range(*index.indices(len(self)))]
-        y = index + len(self) if index < 0 else index
+    def _row(self, y: int) -> Strip:
+        index = y
         for part in self.parts:
             size = len(part)
             if 0 <= y < size:
