@@ -9,7 +9,6 @@ Everything shown here is untrusted: it goes through `sanitize()` and never throu
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -35,6 +34,7 @@ from tui_chat.ui.key_hints import hint_key
 from tui_chat.ui.widgets.attachment_list import folded_attachments
 from tui_chat.ui.widgets.line_cache import LineCache, forget_painted, styled
 from tui_chat.ui.widgets.piece_rows import ChainRows
+from tui_chat.ui.widgets.row_moves import RowMoves
 from tui_chat.ui.widgets.selectable import (
     highlighted,
     highlighted_row,
@@ -196,53 +196,6 @@ LINES_BUDGET = 32 * 2**20
 when their page is mounted again: Home and End in a long conversation mount a page of new
 views, drawn from here. Enough for one very long reply (20,000 chunks) beside many short."""
 LINES = LineCache(LINES_BUDGET)
-
-
-def keep_in_place(view: Widget, row: int, delta: int) -> None:
-    """Rows of `view` from `row` down moved by `delta` (a piece drawn when read, taller or
-    shorter than estimated: see piece_rows): when they begin above the top of the list
-    scrolled, scroll by `delta`, so the rows on screen stay where they were."""
-    parent = view.parent
-    if not isinstance(parent, Widget) or not parent.allow_vertical_scroll:
-        return
-    if parent.is_anchored and not parent._anchor_released:  # it follows the end: kept so
-        return
-    if view.virtual_region.y + view.styles.gutter.top + row < round(parent.scroll_y):
-        parent.scroll_to(y=parent.scroll_y + delta, animate=False, immediate=True,
-                         release_anchor=False)
-
-
-class RowMoves:
-    """The moves of a view's rows (PieceRows.on_resize), applied on the event loop: the view
-    laid out again (`relayout`) and the list scrolled to keep what is on screen in place
-    (`keep_in_place`). At once after a drawing ahead of a scroll (`apply`), else soon after
-    the paint that drew a piece."""
-
-    def __init__(self, view: Widget, relayout: Callable[[], object] | None = None) -> None:
-        self._view = view
-        self._relayout = relayout
-        self._lock = threading.Lock()
-        self._pending: list[tuple[int, int]] = []
-
-    def add(self, row: int, delta: int) -> None:
-        with self._lock:
-            self._pending.append((row, delta))
-            first = len(self._pending) == 1
-        view = self._view
-        if first and view.is_attached and threading.get_ident() == view.app._thread_id:
-            view.call_later(self.apply)
-
-    def apply(self) -> None:
-        with self._lock:
-            moves, self._pending = self._pending, []
-        if not moves or not self._view.is_attached:
-            return
-        if self._relayout is not None:
-            self._relayout()
-        else:
-            self._view.refresh(layout=True)
-        for row, delta in moves:
-            keep_in_place(self._view, row, delta)
 
 
 class CachedRender(Visual):

@@ -11,7 +11,7 @@ drawn whole unless the user reads it all.
 When a piece drawn turns out taller or shorter than estimated, every row below it moves:
 `on_resize(first_row, delta)` tells the owner, which lays out again and scrolls by `delta`
 if those rows start above the top of the view, so what is on screen stays in place
-(`keep_in_place` in message_view). Estimates err on the tall side, so that the scroll
+(`row_moves.keep_in_place`). Estimates err on the tall side, so that the scroll
 moves up, never past the end.
 
 Pieces are joined exactly as `live_text.extend` joins them (the rows the whole text draws):

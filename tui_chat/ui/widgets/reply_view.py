@@ -42,12 +42,12 @@ from tui_chat.ui.widgets.markdown_render import markdown_renderable
 from tui_chat.ui.widgets.message_view import (
     Position,
     ProviderLabels,
-    RowMoves,
     author_line,
     capped,
     message_chrome,
 )
 from tui_chat.ui.widgets.piece_rows import ChainRows, estimate_markdown_rows
+from tui_chat.ui.widgets.row_moves import RowMoves
 from tui_chat.ui.widgets.selectable import highlighted_row, selected_text, selection_paint
 
 MIN_FLUSH_INTERVAL = 0.05
