@@ -8,7 +8,9 @@ import itertools
 import re
 from typing import Any
 
+from textual.geometry import Offset
 from textual.pilot import Pilot
+from textual.selection import Selection
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tests.ui.conftest import AppFactory, conversation, wait_idle, wait_until
@@ -134,3 +136,17 @@ async def test_a_long_stored_reply_opens_drawn_by_pieces_and_resizes_so(
             assert "Paragraph 599 of the long reply, with bold and code." in shown
         width = view.content_size.width
         assert [row.text.rstrip() for row in view.cached.lines] == whole_rows(view, width)
+
+
+async def test_selecting_text_in_a_long_reply_draws_only_the_rows_it_spans(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = await long_reply(pilot, chutes_server)
+        await pilot.pause()
+        lazy = [part for _, part in view.cached.lines.lazy_parts()]  # type: ignore[attr-defined]
+        drawn = sum(part.drawn_rows() for part in lazy)
+        end = len(view.cached.lines) - 1  # the last paragraph's row, on screen
+        text, _ = view.get_selection(Selection(Offset(0, end - 2), Offset(12, end)))  # type: ignore[misc]
+        assert "Paragraph 598 of" in text and text.endswith("\nParagraph 59")
+        assert sum(part.drawn_rows() for part in lazy) == drawn

@@ -509,7 +509,7 @@ class MessageView(Static):
         return line.apply_offsets(0, y)
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
-        return selected_text(list(self.cached.lines), selection)
+        return selected_text(self.cached.lines, selection)
 
     @property
     def has_lazy_rows(self) -> bool:

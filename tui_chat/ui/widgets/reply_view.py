@@ -473,4 +473,4 @@ class ReplyView(Widget):
         self._moves.apply()
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
-        return selected_text(list(self._lines), selection)
+        return selected_text(self._lines, selection)

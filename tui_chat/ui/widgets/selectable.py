@@ -127,7 +127,10 @@ def _painted(strip: Strip, start: int, end: int, paint: Paint) -> Strip:
 
 def selected_text(strips: Sequence[Strip], selection: Selection) -> tuple[str, str]:
     """The text of `strips` under `selection`, and what ends it (a line break), for
-    `Widget.get_selection`."""
-    lines = [strip.text for strip in strips]
+    `Widget.get_selection`. Only the rows it spans are read: a long reply's rows not drawn
+    yet (see piece_rows) stay so."""
+    first = selection.start.y if selection.start is not None else 0
+    last = selection.end.y if selection.end is not None else len(strips) - 1
+    lines = [strips[y].text if first <= y <= last else "" for y in range(len(strips))]
     chosen = snapped(selection, lines).extract("\n".join(lines))
     return "\n".join(line.rstrip() for line in chosen.split("\n")), "\n"
