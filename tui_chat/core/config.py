@@ -11,6 +11,7 @@ target (see `tui_chat.core.files`).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tomllib
 from collections.abc import Mapping, MutableMapping, Sequence
@@ -132,7 +133,7 @@ class ProviderConfig(BaseModel):
 
 
 class Timeouts(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     connect: float = Field(default=10.0, gt=0)
     """Seconds to open a connection."""
@@ -143,9 +144,12 @@ class Timeouts(BaseModel):
 
 
 class Settings(BaseModel):
-    """Everything in config.toml. Every field is optional in the file."""
+    """Everything in config.toml. Every field is optional in the file.
 
-    model_config = ConfigDict(extra="forbid")
+    Its validator is built when a file is read (`defer_build`): with no file the app starts
+    on `defaults()`, which pydantic would not validate either."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     default_provider: str = "chutes"
     default_model: str | None = None
@@ -154,8 +158,8 @@ class Settings(BaseModel):
     reading_width: int = Field(default=100, ge=0, le=1000)
     """Widest line of message text, in columns, on a wide terminal; 0: the whole width.
     Tables and code blocks may be wider (up to the whole width)."""
-    parameters: Parameters = Field(default_factory=Parameters)
-    timeouts: Timeouts = Field(default_factory=Timeouts)
+    parameters: Parameters = Field(default_factory=Parameters.model_construct)
+    timeouts: Timeouts = Field(default_factory=Timeouts.model_construct)
     max_retries: int = Field(default=3, ge=0, le=10)
     providers: dict[str, ProviderConfig] = Field(default_factory=dict)
     keys: dict[str, str | list[str]] = Field(default_factory=dict)
@@ -253,7 +257,7 @@ def _merged_spec(name: str, override: ProviderConfig | None,
     }
     if "models" in changes:
         changes["models"] = tuple(changes["models"])
-    return base.model_copy(update=changes)
+    return dataclasses.replace(base, **changes)
 
 
 def _find_key(
@@ -279,12 +283,18 @@ def _find_key(
     return SecretStr(value), source, None
 
 
+def defaults() -> Settings:
+    """The settings of a missing config file: `Settings()`, without building its validator
+    (pydantic validates no default: there is nothing a validator would do)."""
+    return Settings.model_construct()
+
+
 def load_settings(path: Path) -> Settings:
     """Read and validate `path`; a missing file is the defaults. Raises ConfigError."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        return Settings()
+        return defaults()
     except IsADirectoryError:
         raise ConfigError(
             f"Cannot read the config file {path}: it is a folder, not a file; move it away."
@@ -314,7 +324,7 @@ def load_settings_or_defaults(path: Path) -> tuple[Settings, str | None]:
     try:
         return load_settings(path), None
     except ConfigError as error:
-        return Settings(), (f"{error.message.rstrip('.')} (tui-chat uses the default settings "
+        return defaults(), (f"{error.message.rstrip('.')} (tui-chat uses the default settings "
                             "until then; saving Settings moves the file aside first).")
 
 
