@@ -30,6 +30,18 @@ from pydantic import (
 )
 
 from tui_chat.core import secrets
+from tui_chat.core.config_checks import MIN_READING_WIDTH as MIN_READING_WIDTH
+from tui_chat.core.config_checks import PROXY_SCHEMES as PROXY_SCHEMES
+from tui_chat.core.config_checks import (
+    checked_base_url,
+    headers_problem,
+    model_keys_problem,
+    needs_key_problem,
+    plainly_valid,
+    proxy_value,
+    reading_width_problem,
+    stripped_key,
+)
 from tui_chat.core.errors import (
     ConfigError,
     Hint,
@@ -43,7 +55,7 @@ from tui_chat.core.errors import (
 from tui_chat.core.files import move_aside as move_aside
 from tui_chat.core.files import real_path
 from tui_chat.core.files import write_private_file as write_private_file
-from tui_chat.core.model_facts import ModelSettings, key_problem
+from tui_chat.core.model_facts import ModelSettings
 from tui_chat.core.models import Parameters
 from tui_chat.core.providers import BUILTIN_PROVIDERS, Provider, ProviderSpec, url_problem
 from tui_chat.core.validation import first_problem
@@ -51,9 +63,6 @@ from tui_chat.core.validation import first_problem
 if TYPE_CHECKING:
     from tomlkit import TOMLDocument
 
-PROXY_SCHEMES = ("http", "https", "socks5", "socks5h")
-MIN_READING_WIDTH = 20
-"""Narrowest reading width but 0 (narrower, every paragraph is a column of single words)."""
 
 
 class ProviderConfig(BaseModel):
@@ -89,47 +98,32 @@ class ProviderConfig(BaseModel):
     @field_validator("proxy", mode="before")
     @classmethod
     def _check_proxy(cls, value: object) -> object:
-        if value is None or value is False:
-            return value
-        if isinstance(value, str) and value.strip():
-            value = value.strip()
-            scheme = value.partition("://")[0].lower() if "://" in value else "http"
-            if scheme in PROXY_SCHEMES:
-                return value
-        raise ValueError("must be a proxy URL (http://, https://, socks5:// or socks5h://, "
-                         "e.g. http://proxy:3128), or false for no proxy")
+        return proxy_value(value)
 
     @field_validator("api_key", mode="before")
     @classmethod
     def _strip_key(cls, value: object) -> object:
-        # A key pasted with a trailing newline or spaces is still the key.
-        return value.strip() or None if isinstance(value, str) else value
+        return stripped_key(value)
 
     @field_validator("headers")
     @classmethod
     def _check_headers(cls, value: dict[str, str] | None) -> dict[str, str] | None:
-        for name, text in (value or {}).items():
-            if not name.isascii() or not name.replace("-", "").isalnum():
-                raise ValueError(f"header name {name[:40]!r} is not a valid HTTP header name")
-            if any(not 0x20 <= ord(char) <= 0x7E for char in text):
-                raise ValueError(f"the value of header {name!r} holds a character that cannot "
-                                 "be sent in an HTTP header (only printable ASCII can)")
+        problem = headers_problem(value or {})
+        if problem is not None:
+            raise ValueError(problem)
         return value
 
     @model_validator(mode="after")
     def _check_needs_key(self) -> ProviderConfig:
-        if self.needs_key is False and (self.api_key is not None or self.api_key_env):
-            raise ValueError("needs_key = false and an api_key or api_key_env cannot go "
-                             "together: remove one of them")
+        problem = needs_key_problem(self.needs_key, self.api_key, self.api_key_env)
+        if problem is not None:
+            raise ValueError(problem)
         return self
 
     @field_validator("base_url")
     @classmethod
     def _check_url(cls, value: str | None) -> str | None:
-        problem = url_problem(value) if value is not None else None
-        if problem is not None:
-            raise ValueError(problem)
-        return value.rstrip("/") if value else value
+        return checked_base_url(value)
 
 
 class Timeouts(BaseModel):
@@ -171,20 +165,18 @@ class Settings(BaseModel):
     @field_validator("reading_width")
     @classmethod
     def _check_reading_width(cls, value: int) -> int:
-        if 0 < value < MIN_READING_WIDTH:
-            raise ValueError(f"must be 0 (the whole width) or at least {MIN_READING_WIDTH} "
-                             "columns")
+        problem = reading_width_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
         return value
 
     @field_validator("models")
     @classmethod
     def _check_model_keys(cls, value: dict[str, ModelSettings], info: ValidationInfo
                           ) -> dict[str, ModelSettings]:
-        providers = list(dict.fromkeys([*BUILTIN_PROVIDERS, *info.data.get("providers", {})]))
-        for key in value:
-            problem = key_problem(key, providers)
-            if problem is not None:
-                raise ValueError(problem)
+        problem = model_keys_problem(value, info.data.get("providers", {}))
+        if problem is not None:
+            raise ValueError(problem)
         return value
 
     def model_settings(self, provider: str, model: str) -> ModelSettings | None:
@@ -310,7 +302,7 @@ def load_settings(path: Path) -> Settings:
             f"The config file {path} is not valid TOML ({error}); fix it or move it away."
         ) from None
     try:
-        return Settings.model_validate(data)
+        return plainly_valid(data) or Settings.model_validate(data)
     except ValidationError as error:
         key, problem = first_problem(error, Settings)
         raise ConfigError(
