@@ -133,3 +133,20 @@ def test_the_first_frame_builds_no_validator(monkeypatch: pytest.MonkeyPatch) ->
     seen = first_frame(monkeypatch)
     assert seen["built"] == []
     assert seen["loaded"] == []
+
+
+def test_a_plain_config_file_builds_no_validator_before_the_first_frame(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A config.toml of plainly right values (config_checks.plainly_valid), custom provider
+    included, is read and put in force without pydantic building a validator."""
+    from tui_chat.core import paths
+
+    path = paths.config_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('theme = "tui-chat-forest"\nreading_width = 90\n[parameters]\n'
+                    'temperature = 0.7\n[providers.chutes]\napi_key = "cpk_test_key"\n'
+                    '[providers.local]\nbase_url = "http://127.0.0.1:9/v1"\nneeds_key = false\n'
+                    'models = ["m"]\nheaders = {X-Team = "a"}\n', encoding="utf-8")
+    seen = first_frame(monkeypatch)
+    assert seen["built"] == []
+    assert seen["loaded"] == []

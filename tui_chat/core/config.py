@@ -243,10 +243,14 @@ def _merged_spec(name: str, override: ProviderConfig | None,
         base = ProviderSpec(name=name, display_name=name, base_url=override.base_url)
     if override is None:
         return base
+    # Read field by field, not with model_dump: that would build the section's serializer
+    # before the app's first frame.
     changes: dict[str, Any] = {
-        key: value
-        for key, value in override.model_dump(exclude={"api_key"}, exclude_none=True).items()
+        key: getattr(override, key) for key in ProviderConfig.model_fields
+        if key != "api_key" and getattr(override, key) is not None
     }
+    if "headers" in changes:
+        changes["headers"] = dict(changes["headers"])
     if "models" in changes:
         changes["models"] = tuple(changes["models"])
     return dataclasses.replace(base, **changes)
