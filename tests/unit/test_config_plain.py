@@ -175,3 +175,10 @@ def test_a_plain_file_builds_no_validator(tmp_path: Any) -> None:
                             text=True, check=True, timeout=60)
     assert result.stdout.split() == ["nord", "False", "False"]
     assert load_settings(path).providers["chutes"].api_key == SecretStr("cpk_abc")
+
+
+def test_the_defaults_are_settings_as_pydantic_makes_them(tmp_path: Any) -> None:
+    from tui_chat.core.config import defaults
+
+    _same(defaults(), Settings())
+    _same(load_settings(tmp_path / "missing.toml"), Settings())
