@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -93,6 +94,8 @@ def painted(app):
         seen["built"] = sorted(c.__qualname__ for c in subclasses(BaseModel)
                                if c.__module__.startswith("tui_chat") and c.__pydantic_complete__)
         seen["loaded"] = sorted(m for m in sys.argv[1:] if m in sys.modules)
+        from tui_chat.core import tokens
+        seen["script_patterns"] = tokens._script_patterns.cache_info().currsize
         app.exit(0)
 
 def no_warm_up():  # the thread runs after the first frame: here it would race the check
@@ -111,7 +114,7 @@ AFTER_THE_FIRST_FRAME = ("pydantic.plugin._loader", "importlib.metadata")
 twenty modules) when it builds its first validator, even with plugins disabled."""
 
 
-def first_frame(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
+def first_frame(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     """The app started as `tui-chat` starts it (no config file, an empty store), headless,
     up to its first frame with the prompt focused: the models whose validators were built by
     then and which of AFTER_THE_FIRST_FRAME were loaded."""
@@ -122,17 +125,19 @@ def first_frame(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
     result = subprocess.run([sys.executable, "-c", _FIRST_FRAME, *AFTER_THE_FIRST_FRAME],
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
-    seen: dict[str, list[str]] = json.loads(result.stdout.strip().splitlines()[-1])
+    seen: dict[str, Any] = json.loads(result.stdout.strip().splitlines()[-1])
     return seen
 
 
 def test_the_first_frame_builds_no_validator(monkeypatch: pytest.MonkeyPatch) -> None:
     """Building pydantic's first validator costs as much as the rest of them together (its
     plugin machinery is loaded then): with no config file to read, the first frame needs only
-    defaults, which pydantic does not validate, so nothing is built until after it."""
+    defaults, which pydantic does not validate, so nothing is built until after it. Nor are
+    the token estimate's patterns for scripts other than ASCII compiled (core.tokens)."""
     seen = first_frame(monkeypatch)
     assert seen["built"] == []
     assert seen["loaded"] == []
+    assert seen["script_patterns"] == 0
 
 
 def test_a_plain_config_file_builds_no_validator_before_the_first_frame(

@@ -35,6 +35,9 @@ def warm_up() -> None:
 
     colour_roles.prime()  # the theme in use's code colours (monokai's or friendly's, adjusted)
     build_validators()
+    from tui_chat.core.tokens import estimate_tokens
+
+    estimate_tokens("é")  # compiles the patterns of the scripts other than ASCII (core.tokens)
     gc_policy.after_warm_up()
 
 
