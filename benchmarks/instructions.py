@@ -3,8 +3,9 @@ bench_ui_startup starts it (empty store, no config file; `--config` adds a confi
 key, a custom provider and parameters) and the bare Textual app, each in a fresh process
 stopped at its first frame (ui_driver.AT_FRAME). Unlike the wall and CPU times, the count
 hardly moves with the machine's load (runs agree to about 0.1 %), so it shows a change of a
-few per cent that the timings of a loaded machine hide. Slow: about a minute a run under
-valgrind; not part of `python -m benchmarks`.
+few per cent that the timings of a loaded machine hide. The first run after a module changed
+also counts compiling it (its bytecode is cached, as bench_ui_startup caches it): take the
+second. Slow: about a minute a run under valgrind; not part of `python -m benchmarks`.
 
 Run: `python -m benchmarks.instructions [--config] [RUNS]` (needs valgrind).
 """
