@@ -36,6 +36,9 @@ from types import ModuleType
 from typing import Any
 
 SIZE = (120, 40)
+AT_FRAME: Callable[[], None] | None = None
+"""Called at the first ready frame of `startup` and `bare`, before anything else
+(benchmarks/instructions.py ends the process there)."""
 
 
 def startup(out: Path, launched: float) -> None:
@@ -50,6 +53,8 @@ def startup(out: Path, launched: float) -> None:
 
         if ("ready" not in result and isinstance(app.screen, ConversationScreen)
                 and app.focused is not None and app.focused.id == "prompt"):
+            if AT_FRAME is not None:
+                AT_FRAME()
             result["ready"] = time.time()
             result["cpu_s"] = time.process_time()
             app.exit(0)
@@ -111,6 +116,8 @@ def bare(out: Path, launched: float) -> None:
 
         def post_display_hook(self) -> None:
             if "ready" not in result and isinstance(self.focused, TextArea):
+                if AT_FRAME is not None:
+                    AT_FRAME()
                 result["ready"] = time.time()
                 result["cpu_s"] = time.process_time()
                 self.exit(0)

@@ -12,3 +12,13 @@ def test_warm_up_imports_what_the_first_reply_needs() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True, timeout=60)
     assert result.stdout.strip() == "True"
+
+
+def test_warm_up_builds_the_validators_a_first_exchange_needs() -> None:
+    code = ("from tui_chat.core import models, tokens; from tui_chat.ui.warmup import warm_up; "
+            "print(models.Message.__pydantic_complete__); warm_up(); "
+            "print(models.Message.__pydantic_complete__, models.Parameters.__pydantic_complete__,"
+            " tokens._script_patterns.cache_info().currsize > 0)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True, timeout=60)
+    assert result.stdout.split() == ["False", "True", "True", "True"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -73,3 +74,84 @@ def test_a_command_runs_with_collections_on(monkeypatch: pytest.MonkeyPatch) -> 
     assert cli.main(["history"]) == 0
     assert seen == [True]
     assert gc.isenabled()
+
+
+_FIRST_FRAME = """
+import json, sys
+from textual.app import App
+from tui_chat.ui import app as ui_app
+
+seen = {}
+def painted(app):
+    from tui_chat.ui.screens.conversation import ConversationScreen
+    if (not seen and isinstance(app.screen, ConversationScreen) and app.focused is not None
+            and app.focused.id == "prompt"):
+        from pydantic import BaseModel
+        def subclasses(cls):
+            for sub in cls.__subclasses__():
+                yield sub
+                yield from subclasses(sub)
+        seen["built"] = sorted(c.__qualname__ for c in subclasses(BaseModel)
+                               if c.__module__.startswith("tui_chat") and c.__pydantic_complete__)
+        seen["loaded"] = sorted(m for m in sys.argv[1:] if m in sys.modules)
+        from tui_chat.core import tokens
+        seen["script_patterns"] = tokens._script_patterns.cache_info().currsize
+        app.exit(0)
+
+def no_warm_up():  # the thread runs after the first frame: here it would race the check
+    pass
+
+ui_app.warm_up = no_warm_up
+ui_app.TuiChatApp.post_display_hook = painted
+ui_app.TuiChatApp.run = lambda self, **options: App.run(self, headless=True, size=(120, 40))
+from tui_chat import cli
+code = cli.main([])
+print(json.dumps(seen))
+sys.exit(code)
+"""
+AFTER_THE_FIRST_FRAME = ("pydantic.plugin._loader", "importlib.metadata")
+"""pydantic loads its plugin loader (and with it importlib.metadata, email, zipfile, csv: about
+twenty modules) when it builds its first validator, even with plugins disabled."""
+
+
+def first_frame(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """The app started as `tui-chat` starts it (no config file, an empty store), headless,
+    up to its first frame with the prompt focused: the models whose validators were built by
+    then and which of AFTER_THE_FIRST_FRAME were loaded."""
+    import json
+
+    monkeypatch.setenv("CHUTES_API_KEY", "test-key")
+    monkeypatch.setenv("CHUTES_BASE_URL", "http://127.0.0.1:9/v1")
+    result = subprocess.run([sys.executable, "-c", _FIRST_FRAME, *AFTER_THE_FIRST_FRAME],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    seen: dict[str, Any] = json.loads(result.stdout.strip().splitlines()[-1])
+    return seen
+
+
+def test_the_first_frame_builds_no_validator(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Building pydantic's first validator costs as much as the rest of them together (its
+    plugin machinery is loaded then): with no config file to read, the first frame needs only
+    defaults, which pydantic does not validate, so nothing is built until after it. Nor are
+    the token estimate's patterns for scripts other than ASCII compiled (core.tokens)."""
+    seen = first_frame(monkeypatch)
+    assert seen["built"] == []
+    assert seen["loaded"] == []
+    assert seen["script_patterns"] == 0
+
+
+def test_a_plain_config_file_builds_no_validator_before_the_first_frame(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A config.toml of plainly right values (config_checks.plainly_valid), custom provider
+    included, is read and put in force without pydantic building a validator."""
+    from tui_chat.core import paths
+
+    path = paths.config_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('theme = "tui-chat-forest"\nreading_width = 90\n[parameters]\n'
+                    'temperature = 0.7\n[providers.chutes]\napi_key = "cpk_test_key"\n'
+                    '[providers.local]\nbase_url = "http://127.0.0.1:9/v1"\nneeds_key = false\n'
+                    'models = ["m"]\nheaders = {X-Team = "a"}\n', encoding="utf-8")
+    seen = first_frame(monkeypatch)
+    assert seen["built"] == []
+    assert seen["loaded"] == []

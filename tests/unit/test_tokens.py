@@ -60,7 +60,7 @@ def regex_counts(text: str) -> dict[str, int]:
     """script_counts as the regexes of its classes define it, character by character."""
     counts: dict[str, int] = {}
     covered = 0
-    for name, pattern in (*tokens._CLASSES, *tokens._NON_ASCII):
+    for name, pattern in tokens._script_patterns():
         found = sum(map(len, pattern.findall(text)))
         if found:
             counts[name] = found

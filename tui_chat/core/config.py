@@ -11,6 +11,7 @@ target (see `tui_chat.core.files`).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tomllib
 from collections.abc import Mapping, MutableMapping, Sequence
@@ -29,6 +30,18 @@ from pydantic import (
 )
 
 from tui_chat.core import secrets
+from tui_chat.core.config_checks import MIN_READING_WIDTH as MIN_READING_WIDTH
+from tui_chat.core.config_checks import PROXY_SCHEMES as PROXY_SCHEMES
+from tui_chat.core.config_checks import (
+    checked_base_url,
+    headers_problem,
+    model_keys_problem,
+    needs_key_problem,
+    plainly_valid,
+    proxy_value,
+    reading_width_problem,
+    stripped_key,
+)
 from tui_chat.core.errors import (
     ConfigError,
     Hint,
@@ -42,7 +55,7 @@ from tui_chat.core.errors import (
 from tui_chat.core.files import move_aside as move_aside
 from tui_chat.core.files import real_path
 from tui_chat.core.files import write_private_file as write_private_file
-from tui_chat.core.model_facts import ModelSettings, key_problem
+from tui_chat.core.model_facts import ModelSettings
 from tui_chat.core.models import Parameters
 from tui_chat.core.providers import BUILTIN_PROVIDERS, Provider, ProviderSpec, url_problem
 from tui_chat.core.validation import first_problem
@@ -50,9 +63,6 @@ from tui_chat.core.validation import first_problem
 if TYPE_CHECKING:
     from tomlkit import TOMLDocument
 
-PROXY_SCHEMES = ("http", "https", "socks5", "socks5h")
-MIN_READING_WIDTH = 20
-"""Narrowest reading width but 0 (narrower, every paragraph is a column of single words)."""
 
 
 class ProviderConfig(BaseModel):
@@ -88,51 +98,36 @@ class ProviderConfig(BaseModel):
     @field_validator("proxy", mode="before")
     @classmethod
     def _check_proxy(cls, value: object) -> object:
-        if value is None or value is False:
-            return value
-        if isinstance(value, str) and value.strip():
-            value = value.strip()
-            scheme = value.partition("://")[0].lower() if "://" in value else "http"
-            if scheme in PROXY_SCHEMES:
-                return value
-        raise ValueError("must be a proxy URL (http://, https://, socks5:// or socks5h://, "
-                         "e.g. http://proxy:3128), or false for no proxy")
+        return proxy_value(value)
 
     @field_validator("api_key", mode="before")
     @classmethod
     def _strip_key(cls, value: object) -> object:
-        # A key pasted with a trailing newline or spaces is still the key.
-        return value.strip() or None if isinstance(value, str) else value
+        return stripped_key(value)
 
     @field_validator("headers")
     @classmethod
     def _check_headers(cls, value: dict[str, str] | None) -> dict[str, str] | None:
-        for name, text in (value or {}).items():
-            if not name.isascii() or not name.replace("-", "").isalnum():
-                raise ValueError(f"header name {name[:40]!r} is not a valid HTTP header name")
-            if any(not 0x20 <= ord(char) <= 0x7E for char in text):
-                raise ValueError(f"the value of header {name!r} holds a character that cannot "
-                                 "be sent in an HTTP header (only printable ASCII can)")
+        problem = headers_problem(value or {})
+        if problem is not None:
+            raise ValueError(problem)
         return value
 
     @model_validator(mode="after")
     def _check_needs_key(self) -> ProviderConfig:
-        if self.needs_key is False and (self.api_key is not None or self.api_key_env):
-            raise ValueError("needs_key = false and an api_key or api_key_env cannot go "
-                             "together: remove one of them")
+        problem = needs_key_problem(self.needs_key, self.api_key, self.api_key_env)
+        if problem is not None:
+            raise ValueError(problem)
         return self
 
     @field_validator("base_url")
     @classmethod
     def _check_url(cls, value: str | None) -> str | None:
-        problem = url_problem(value) if value is not None else None
-        if problem is not None:
-            raise ValueError(problem)
-        return value.rstrip("/") if value else value
+        return checked_base_url(value)
 
 
 class Timeouts(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     connect: float = Field(default=10.0, gt=0)
     """Seconds to open a connection."""
@@ -143,9 +138,12 @@ class Timeouts(BaseModel):
 
 
 class Settings(BaseModel):
-    """Everything in config.toml. Every field is optional in the file."""
+    """Everything in config.toml. Every field is optional in the file.
 
-    model_config = ConfigDict(extra="forbid")
+    Its validator is built when a file is read (`defer_build`): with no file the app starts
+    on `defaults()`, which pydantic would not validate either."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     default_provider: str = "chutes"
     default_model: str | None = None
@@ -154,8 +152,8 @@ class Settings(BaseModel):
     reading_width: int = Field(default=100, ge=0, le=1000)
     """Widest line of message text, in columns, on a wide terminal; 0: the whole width.
     Tables and code blocks may be wider (up to the whole width)."""
-    parameters: Parameters = Field(default_factory=Parameters)
-    timeouts: Timeouts = Field(default_factory=Timeouts)
+    parameters: Parameters = Field(default_factory=Parameters.model_construct)
+    timeouts: Timeouts = Field(default_factory=Timeouts.model_construct)
     max_retries: int = Field(default=3, ge=0, le=10)
     providers: dict[str, ProviderConfig] = Field(default_factory=dict)
     keys: dict[str, str | list[str]] = Field(default_factory=dict)
@@ -167,20 +165,18 @@ class Settings(BaseModel):
     @field_validator("reading_width")
     @classmethod
     def _check_reading_width(cls, value: int) -> int:
-        if 0 < value < MIN_READING_WIDTH:
-            raise ValueError(f"must be 0 (the whole width) or at least {MIN_READING_WIDTH} "
-                             "columns")
+        problem = reading_width_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
         return value
 
     @field_validator("models")
     @classmethod
     def _check_model_keys(cls, value: dict[str, ModelSettings], info: ValidationInfo
                           ) -> dict[str, ModelSettings]:
-        providers = list(dict.fromkeys([*BUILTIN_PROVIDERS, *info.data.get("providers", {})]))
-        for key in value:
-            problem = key_problem(key, providers)
-            if problem is not None:
-                raise ValueError(problem)
+        problem = model_keys_problem(value, info.data.get("providers", {}))
+        if problem is not None:
+            raise ValueError(problem)
         return value
 
     def model_settings(self, provider: str, model: str) -> ModelSettings | None:
@@ -247,13 +243,17 @@ def _merged_spec(name: str, override: ProviderConfig | None,
         base = ProviderSpec(name=name, display_name=name, base_url=override.base_url)
     if override is None:
         return base
+    # Read field by field, not with model_dump: that would build the section's serializer
+    # before the app's first frame.
     changes: dict[str, Any] = {
-        key: value
-        for key, value in override.model_dump(exclude={"api_key"}, exclude_none=True).items()
+        key: getattr(override, key) for key in ProviderConfig.model_fields
+        if key != "api_key" and getattr(override, key) is not None
     }
+    if "headers" in changes:
+        changes["headers"] = dict(changes["headers"])
     if "models" in changes:
         changes["models"] = tuple(changes["models"])
-    return base.model_copy(update=changes)
+    return dataclasses.replace(base, **changes)
 
 
 def _find_key(
@@ -279,12 +279,18 @@ def _find_key(
     return SecretStr(value), source, None
 
 
+def defaults() -> Settings:
+    """The settings of a missing config file: `Settings()`, without building its validator
+    (pydantic validates no default: there is nothing a validator would do)."""
+    return Settings.model_construct()
+
+
 def load_settings(path: Path) -> Settings:
     """Read and validate `path`; a missing file is the defaults. Raises ConfigError."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        return Settings()
+        return defaults()
     except IsADirectoryError:
         raise ConfigError(
             f"Cannot read the config file {path}: it is a folder, not a file; move it away."
@@ -300,7 +306,7 @@ def load_settings(path: Path) -> Settings:
             f"The config file {path} is not valid TOML ({error}); fix it or move it away."
         ) from None
     try:
-        return Settings.model_validate(data)
+        return plainly_valid(data) or Settings.model_validate(data)
     except ValidationError as error:
         key, problem = first_problem(error, Settings)
         raise ConfigError(
@@ -314,7 +320,7 @@ def load_settings_or_defaults(path: Path) -> tuple[Settings, str | None]:
     try:
         return load_settings(path), None
     except ConfigError as error:
-        return Settings(), (f"{error.message.rstrip('.')} (tui-chat uses the default settings "
+        return defaults(), (f"{error.message.rstrip('.')} (tui-chat uses the default settings "
                             "until then; saving Settings moves the file aside first).")
 
 

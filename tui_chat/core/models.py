@@ -5,8 +5,11 @@ user message, has none), and each message with children remembers which one is a
 active path, from the active root down the active children to a leaf, is what is shown, sent
 as context and continued.
 
-Models the app's first frame does not use are built when first used (`defer_build`: pydantic
-otherwise builds each model's validator as its class is defined, on the start-up path).
+Every model's validator is built when first used (`defer_build`: pydantic otherwise builds
+each model's validator as its class is defined, on the start-up path). The app's first frame
+validates nothing: a new conversation is made of values already validated, or defaults
+(`Conversation.model_construct`); the first validator built loads pydantic's plugin machinery
+besides, as much work again as the validators themselves.
 """
 
 from __future__ import annotations
@@ -67,7 +70,7 @@ class Usage(BaseModel):
 class Parameters(BaseModel):
     """Per-request sampling parameters; None means "the provider's default"."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     temperature: float | None = Field(default=None, ge=0, le=2)
     max_tokens: int | None = Field(default=None, ge=1)
@@ -175,6 +178,8 @@ class Message(BaseModel):
 
 
 class Conversation(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     id: str = Field(default_factory=new_id)
     title: str = "New conversation"
     created: datetime = Field(default_factory=utc_now)
@@ -182,7 +187,7 @@ class Conversation(BaseModel):
     provider: str | None = None
     model: str | None = None
     system_prompt: str | None = None
-    parameters: Parameters = Field(default_factory=Parameters)
+    parameters: Parameters = Field(default_factory=Parameters.model_construct)
     pinned: bool = False
     archived: bool = False
     forked_from: str | None = None

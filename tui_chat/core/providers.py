@@ -1,16 +1,22 @@
-"""Providers are data: a record per OpenAI-compatible endpoint, built-in or from config.toml."""
+"""Providers are data: a record per OpenAI-compatible endpoint, built-in or from config.toml.
+
+Plain frozen dataclasses, not pydantic models: they are made only by tui-chat itself (the
+built-ins here, the rest from a `[providers.NAME]` section that `core.config` has validated),
+so there is nothing to validate, and the app's first frame builds no validator for them.
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+if TYPE_CHECKING:
+    from pydantic import SecretStr
 
 
-class ProviderSpec(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class ProviderSpec:
     """What tui-chat knows about a provider before any key or override is applied."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
     display_name: str
@@ -19,7 +25,7 @@ class ProviderSpec(BaseModel):
     needs_key: bool = True
     """False for a server that takes no key (a local one): no key is looked for or sent."""
     base_url_env: str | None = None
-    headers: dict[str, str] = Field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
     models: tuple[str, ...] = ()
     default_model: str | None = None
     # Quirks: is `stream_options: {include_usage: true}` accepted? Is there GET /models?
@@ -66,10 +72,9 @@ SUTRA = ProviderSpec(
 BUILTIN_PROVIDERS: dict[str, ProviderSpec] = {p.name: p for p in (CHUTES, SUTRA)}
 
 
-class Provider(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class Provider:
     """A provider ready to use: spec, effective base URL, and its key (never printed)."""
-
-    model_config = ConfigDict(frozen=True)
 
     spec: ProviderSpec
     base_url: str

@@ -18,6 +18,7 @@ is part of the word's token), and everything else (emoji, symbols, other scripts
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import re
 from collections.abc import Mapping
@@ -44,23 +45,32 @@ SCRIPTS = ("latin", "cyrillic", "greek", "arabic", "indic", "indic_south", "sout
            "kana", "hangul", "other")
 """The classes calibration learns (letters of a script); the rest keep their defaults."""
 
-_CLASSES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("latin", re.compile(r"[A-Za-z\u00C0-\u024F\u1E00-\u1EFF]+")),
-    ("digit", re.compile(r"[0-9]+")),
-    ("punct", re.compile(r"[!-/:-@\[-`{-~]+")),
+_CLASSES: tuple[tuple[str, str], ...] = (
+    ("latin", r"[A-Za-z\u00C0-\u024F\u1E00-\u1EFF]+"),
+    ("digit", r"[0-9]+"),
+    ("punct", r"[!-/:-@\[-`{-~]+"),
 )
-_NON_ASCII: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("cyrillic", re.compile(r"[\u0400-\u052F]+")),
-    ("greek", re.compile(r"[\u0370-\u03FF\u1F00-\u1FFF\u0530-\u058F\u10A0-\u10FF]+")),
-    ("arabic", re.compile(r"[\u0590-\u06FF\u0750-\u077F\u08A0-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]+")),
-    ("indic", re.compile(r"[\u0900-\u0BFF]+")),
-    ("indic_south", re.compile(r"[\u0C00-\u0DFF]+")),
-    ("southeast", re.compile(r"[\u0E00-\u0EFF\u1000-\u109F\u1780-\u17FF]+")),
-    ("kana", re.compile(r"[\u3040-\u30FF\u31F0-\u31FF]+")),
-    ("hangul", re.compile(r"[\u1100-\u11FF\u3130-\u318F\uAC00-\uD7AF]+")),
-    ("cjk", re.compile(r"[\u2E80-\u303F\u3100-\u312F\u3190-\u31EF\u3200-\u9FFF"
-                       r"\uF900-\uFAFF\uFF00-\uFFEF\U00020000-\U0003FFFF]+")),
+_NON_ASCII: tuple[tuple[str, str], ...] = (
+    ("cyrillic", r"[\u0400-\u052F]+"),
+    ("greek", r"[\u0370-\u03FF\u1F00-\u1FFF\u0530-\u058F\u10A0-\u10FF]+"),
+    ("arabic", r"[\u0590-\u06FF\u0750-\u077F\u08A0-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]+"),
+    ("indic", r"[\u0900-\u0BFF]+"),
+    ("indic_south", r"[\u0C00-\u0DFF]+"),
+    ("southeast", r"[\u0E00-\u0EFF\u1000-\u109F\u1780-\u17FF]+"),
+    ("kana", r"[\u3040-\u30FF\u31F0-\u31FF]+"),
+    ("hangul", r"[\u1100-\u11FF\u3130-\u318F\uAC00-\uD7AF]+"),
+    ("cjk", r"[\u2E80-\u303F\u3100-\u312F\u3190-\u31EF\u3200-\u9FFF"
+             r"\uF900-\uFAFF\uFF00-\uFFEF\U00020000-\U0003FFFF]+"),
 )
+
+
+@functools.cache
+def _script_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """`_CLASSES` and `_NON_ASCII` compiled, when a text that is not ASCII is first counted
+    (an ASCII one is counted without them): not at import, on the app's start-up path."""
+    return tuple((name, re.compile(pattern)) for name, pattern in (*_CLASSES, *_NON_ASCII))
+
+
 _SPACE_RUN = re.compile(r"[\t\n\r\f\v]+ *| {2,}")
 
 
@@ -85,7 +95,7 @@ def script_counts(text: str) -> dict[str, int]:
                 counts[name] = found
                 covered += found
     else:
-        for name, pattern in (*_CLASSES, *_NON_ASCII):
+        for name, pattern in _script_patterns():
             found = len(text) - len(pattern.sub("", text))
             if found:
                 counts[name] = found

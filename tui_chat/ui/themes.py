@@ -6,6 +6,7 @@ sentence per problem, so the app can show ONE notification and fall back to DEFA
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -27,12 +28,22 @@ DEFAULT_THEME: str = Settings.model_fields["theme"].default
 _MAX_THEME_BYTES = 64 * 1024
 
 
+_NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.-]*"
+_NAME_MAX = 64
+_COLOURS = ("primary", "secondary", "warning", "error", "success", "accent", "foreground",
+            "background", "surface", "panel", "boost")
+
+
 class ThemeFile(BaseModel):
-    """One theme file. Colours are anything Textual parses: "#RRGGBB", "rgb(…)", names."""
+    """One theme file. Colours are anything Textual parses: "#RRGGBB", "rgb(…)", names.
 
-    model_config = ConfigDict(extra="forbid")
+    Its validator is built only for a file `plainly_valid` cannot vouch for (`defer_build`):
+    the first validator pydantic builds costs as much as all the others (its plugin machinery
+    is loaded then), and the shipped themes are read before the app's first frame."""
 
-    name: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    name: str = Field(min_length=1, max_length=_NAME_MAX, pattern=f"^{_NAME_PATTERN}$")
     """The name shown in Settings and the command palette; the file name when omitted."""
     primary: str
     secondary: str | None = None
@@ -52,19 +63,57 @@ class ThemeFile(BaseModel):
     """Extra Textual design variables, e.g. "footer-key-foreground" = "#E0A458"."""
     ansi: bool = False
 
-    @field_validator("primary", "secondary", "warning", "error", "success", "accent",
-                     "foreground", "background", "surface", "panel", "boost")
+    @field_validator(*_COLOURS)
     @classmethod
     def _check_colour(cls, value: str | None) -> str | None:
-        if value is not None:
-            try:
-                Color.parse(value)
-            except ColorParseError:
-                raise ValueError(f"'{one_line(value, 40)}' is not a colour") from None
+        if value is not None and not _is_colour(value):
+            raise ValueError(f"'{one_line(value, 40)}' is not a colour")
         return value
 
     def to_theme(self) -> Theme:
-        return Theme(**self.model_dump())
+        values = {name: getattr(self, name) for name in type(self).model_fields}
+        return Theme(**{**values, "variables": dict(self.variables)})
+
+
+def _is_colour(value: str) -> bool:
+    try:
+        Color.parse(value)
+    except ColorParseError:
+        return False
+    return True
+
+
+def plainly_valid(data: dict[str, object]) -> ThemeFile | None:
+    """`data` as a ThemeFile when every value is exactly of its field's type and within its
+    bounds, as the shipped themes are: what `ThemeFile.model_validate(data)` returns then,
+    without building its validator. None for anything else (pydantic then decides, and words
+    the problem); tests/ui/test_theme_plain.py holds the two to the same answers."""
+    fields = ThemeFile.model_fields
+    if not data.keys() <= fields.keys() or not isinstance(data.get("primary"), str):
+        return None
+    name = data.get("name")
+    if (type(name) is not str or len(name) > _NAME_MAX
+            or re.fullmatch(_NAME_PATTERN, name) is None):
+        return None
+    values: dict[str, object] = {}
+    for key, value in data.items():
+        if key in _COLOURS:
+            plain = type(value) is str and _is_colour(value)
+        elif key in ("dark", "ansi"):
+            plain = type(value) is bool
+        elif key in ("luminosity_spread", "text_alpha"):
+            plain = (isinstance(value, int | float) and not isinstance(value, bool)
+                     and 0 <= value <= 1)
+            value = float(value) if plain else value  # type: ignore[arg-type]
+        elif key == "variables":
+            plain = type(value) is dict and all(
+                type(k) is str and type(v) is str for k, v in value.items())
+        else:
+            plain = key == "name"
+        if not plain:
+            return None
+        values[key] = value
+    return ThemeFile.model_construct(**values)  # type: ignore[arg-type]
 
 
 def shipped_themes_dir() -> Path:
@@ -91,7 +140,7 @@ def load_theme_file(path: Path) -> Theme:
         raise ValueError(f"the theme file {path} is not valid TOML ({error})") from None
     data.setdefault("name", path.stem)
     try:
-        theme = ThemeFile.model_validate(data).to_theme()
+        theme = (plainly_valid(data) or ThemeFile.model_validate(data)).to_theme()
         theme.to_color_system()  # fails early on anything Textual cannot use
     except ValidationError as error:
         key, problem = first_problem(error, ThemeFile)

@@ -1,7 +1,9 @@
 """Import and prime, in a worker thread after start-up, what the first reply would otherwise
-load on the event loop: the HTTP stack (kept off the start-up path) and the code highlighter
+load on the event loop: the HTTP stack (kept off the start-up path), the code highlighter
 (about 80 modules: loaded on the event loop, they stall key presses during the first streamed
-reply; benchmarks/bench_ui_stream.py measures key presses while a reply streams)."""
+reply; benchmarks/bench_ui_stream.py measures key presses while a reply streams) and the
+validators of the records the first exchange validates or dumps (none is built before the
+first frame: see core.models; the first one built loads pydantic's plugin machinery too)."""
 
 from __future__ import annotations
 
@@ -32,4 +34,18 @@ def warm_up() -> None:
     from tui_chat.ui import colour_roles
 
     colour_roles.prime()  # the theme in use's code colours (monokai's or friendly's, adjusted)
+    build_validators()
+    from tui_chat.core.tokens import estimate_tokens
+
+    estimate_tokens("é")  # compiles the patterns of the scripts other than ASCII (core.tokens)
     gc_policy.after_warm_up()
+
+
+def build_validators() -> None:
+    """Build, now, the validators a first exchange would build on the event loop."""
+    from tui_chat.core import config, models
+
+    for model in (models.Parameters, models.Conversation, models.Message, models.Usage,
+                  models.ChatMessage, models.ModelInfo, config.Timeouts, config.Settings):
+        if not model.__pydantic_complete__:
+            model.model_rebuild()
