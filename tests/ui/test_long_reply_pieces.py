@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import threading
 from typing import Any
 
 from textual.geometry import Offset
@@ -13,7 +14,7 @@ from textual.pilot import Pilot
 from textual.selection import Selection
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
-from tests.ui.conftest import AppFactory, conversation, wait_idle, wait_until
+from tests.ui.conftest import AppFactory, conversation, live_reply, wait_idle, wait_until
 from tui_chat.core.models import Conversation, Message, Role
 from tui_chat.core.store import Store
 from tui_chat.ui.app import TuiChatApp
@@ -150,3 +151,41 @@ async def test_selecting_text_in_a_long_reply_draws_only_the_rows_it_spans(
         text, _ = view.get_selection(Selection(Offset(0, end - 2), Offset(12, end)))  # type: ignore[misc]
         assert "Paragraph 598 of" in text and text.endswith("\nParagraph 59")
         assert sum(part.drawn_rows() for part in lazy) == drawn
+
+
+async def test_paging_up_a_reply_while_it_streams_shows_each_row_once_in_order(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    """The same, in the live reply: its first half arrived, the rest held back."""
+    gate = threading.Event()
+    text = "".join(PARAGRAPHS)
+    chutes_server.script(Reply(stream_of([text[:len(text) // 2], text[len(text) // 2:]]),
+                               gate=gate, gate_after=2))
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        await pilot.press("x", "enter")
+        reply = await live_reply(pilot, screen, lambda got: "Paragraph 299 " in got)
+        messages = screen.message_list
+        await wait_until(pilot, lambda: messages.scroll_y == messages.max_scroll_y > 0)
+        await pilot.pause()
+        assert reply.answer.rows.drawn_rows() < len(reply.answer.rows) // 2
+        pages = [screen_rows(app, reply)]  # type: ignore[arg-type]
+        for _ in range(12):
+            top = messages.scroll_y
+            await pilot.press("pageup")
+            await wait_until(pilot, lambda top=top: messages.scroll_y < top)
+            await pilot.pause()
+            pages.append(screen_rows(app, reply))  # type: ignore[arg-type]
+        for _ in range(11):  # and down again, over rows painted before pieces above moved
+            top = messages.scroll_y
+            await pilot.press("pagedown")
+            await wait_until(pilot, lambda top=top: messages.scroll_y > top)
+            await pilot.pause()
+            pages.append(screen_rows(app, reply))  # type: ignore[arg-type]
+        rows = [row.text.rstrip() for row in reply._lines]  # all drawn now
+        starts = [window_at(rows, page) for page in pages[1:]]
+        page = messages.scrollable_content_region.height
+        steps = [later - earlier for earlier, later in itertools.pairwise(starts)]
+        assert steps == [-page] * 11 + [page] * 11, starts
+        gate.set()
+        await wait_idle(pilot)

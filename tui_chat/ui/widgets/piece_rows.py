@@ -201,8 +201,10 @@ class PieceRows(_Rows):
                 self._measure(at)  # the next piece's gap depends on this one's last row
             self._starts = None
             delta = self._total_below(index) - before
-            if delta:
+            if delta:  # the rows from here down moved: to be painted again (take_changed)
                 self.moves += 1
+                self._changed_from = first if self._changed_from is None else min(
+                    self._changed_from, first)
         if delta and self.on_resize is not None:
             self.on_resize(first, delta)
 
