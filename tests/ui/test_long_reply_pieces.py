@@ -19,6 +19,7 @@ from tui_chat.core.models import Conversation, Message, Role
 from tui_chat.core.store import Store
 from tui_chat.ui.app import TuiChatApp
 from tui_chat.ui.widgets.message_view import MessageView, render_message
+from tui_chat.ui.widgets.reply_view import ReplyView
 
 PARAGRAPHS = [f"Paragraph {i} of the long reply, with **bold** and `code`.\n\n"
               for i in range(600)]
@@ -27,7 +28,7 @@ settling far more than a screenful."""
 _SEQUENCE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
-def screen_rows(app: TuiChatApp, view: MessageView) -> list[str]:
+def screen_rows(app: TuiChatApp, view: MessageView | ReplyView) -> list[str]:
     """The text of `view`'s content on screen, as a full repaint draws it, row by row."""
     update = app.screen._compositor.render_full_update()
     lines = _SEQUENCE.sub("", update.render_segments(app.console)).split("\n")
@@ -65,28 +66,37 @@ async def test_a_long_reply_streamed_fast_leaves_most_of_its_rows_undrawn(
         assert "Paragraph 599 of the long reply, with bold and code." in screen_rows(app, view)
 
 
-async def test_paging_up_a_long_reply_shows_each_row_once_in_order(
+async def page_through(pilot: Pilot[Any], view: MessageView | ReplyView, keys: list[str]
+                       ) -> None:
+    """Press each of `keys` (PageUp, PageDown) and check that each page shown lies right
+    above or below the one before: rows moved by pieces drawn above the screen, or rows
+    kept from a paint before they moved, would show as a page that overlaps or skips rows."""
+    app = pilot.app
+    assert isinstance(app, TuiChatApp)
+    messages = conversation(app).message_list
+    pages = []
+    for key in keys:
+        top = messages.scroll_y
+        await pilot.press(key)
+        await wait_until(pilot, lambda top=top: messages.scroll_y != top)
+        await pilot.pause()
+        pages.append(screen_rows(app, view))
+    lines = view.cached.lines if isinstance(view, MessageView) else view._lines
+    rows = [row.text.rstrip() for row in lines]  # all drawn now: the truth
+    starts = [window_at(rows, page) for page in pages]
+    page = messages.scrollable_content_region.height  # what a page key scrolls by
+    steps = [-page if key == "pageup" else page for key in keys[1:]]
+    assert [later - earlier for earlier, later in itertools.pairwise(starts)] == steps, starts
+
+
+async def test_paging_through_a_long_reply_shows_each_row_once_in_order(
         make_app: AppFactory, chutes_server: FakeProvider) -> None:
-    """Each PageUp shows the page right above the last one, drawn as it comes: rows moved
-    by pieces drawn above the screen would show as a page that overlaps or skips rows."""
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         view = await long_reply(pilot, chutes_server)
-        messages = conversation(app).message_list
         await pilot.pause()
-        pages = [screen_rows(app, view)]
-        while messages.scroll_y > view.virtual_region.y + messages.size.height:
-            top = messages.scroll_y
-            await pilot.press("pageup")
-            await wait_until(pilot, lambda top=top: messages.scroll_y < top)
-            await pilot.pause()
-            pages.append(screen_rows(app, view))
-        rows = [row.text.rstrip() for row in view.cached.lines]  # all drawn now: the truth
-        starts = [window_at(rows, page) for page in pages]
-        page = messages.scrollable_content_region.height  # what PageUp scrolls by
-        assert len(pages) > 10
-        assert all(later + page == earlier
-                   for earlier, later in itertools.pairwise(starts)), starts
+        await page_through(pilot, view, ["pageup"] * 30 + ["pagedown"] * 10)
+        messages = conversation(app).message_list
         await pilot.press("ctrl+home")
         await wait_until(pilot, lambda: messages.scroll_y == 0)
         await pilot.pause()
@@ -153,7 +163,7 @@ async def test_selecting_text_in_a_long_reply_draws_only_the_rows_it_spans(
         assert sum(part.drawn_rows() for part in lazy) == drawn
 
 
-async def test_paging_up_a_reply_while_it_streams_shows_each_row_once_in_order(
+async def test_paging_through_a_reply_while_it_streams_shows_each_row_once_in_order(
         make_app: AppFactory, chutes_server: FakeProvider) -> None:
     """The same, in the live reply: its first half arrived, the rest held back."""
     gate = threading.Event()
@@ -169,23 +179,6 @@ async def test_paging_up_a_reply_while_it_streams_shows_each_row_once_in_order(
         await wait_until(pilot, lambda: messages.scroll_y == messages.max_scroll_y > 0)
         await pilot.pause()
         assert reply.answer.rows.drawn_rows() < len(reply.answer.rows) // 2
-        pages = [screen_rows(app, reply)]  # type: ignore[arg-type]
-        for _ in range(12):
-            top = messages.scroll_y
-            await pilot.press("pageup")
-            await wait_until(pilot, lambda top=top: messages.scroll_y < top)
-            await pilot.pause()
-            pages.append(screen_rows(app, reply))  # type: ignore[arg-type]
-        for _ in range(11):  # and down again, over rows painted before pieces above moved
-            top = messages.scroll_y
-            await pilot.press("pagedown")
-            await wait_until(pilot, lambda top=top: messages.scroll_y > top)
-            await pilot.pause()
-            pages.append(screen_rows(app, reply))  # type: ignore[arg-type]
-        rows = [row.text.rstrip() for row in reply._lines]  # all drawn now
-        starts = [window_at(rows, page) for page in pages[1:]]
-        page = messages.scrollable_content_region.height
-        steps = [later - earlier for earlier, later in itertools.pairwise(starts)]
-        assert steps == [-page] * 11 + [page] * 11, starts
+        await page_through(pilot, reply, ["pageup"] * 12 + ["pagedown"] * 11)
         gate.set()
         await wait_idle(pilot)
