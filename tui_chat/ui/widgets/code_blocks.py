@@ -37,7 +37,16 @@ def count_code_blocks(markdown: str) -> int:
     return counted if counted is not None else len(code_blocks(markdown))
 
 
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+"""A line opening (or closing) a code fence; group 1 is the fence itself."""
+
+
+def closes_fence(fence: str, line: str) -> bool:
+    """Whether `line` closes a code block opened by `fence` (the same character, at least as
+    many of them, nothing after but blanks)."""
+    match = FENCE.match(line)
+    return bool(match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence)
+                and not line[match.end():].strip())
 _MAYBE_CODE = re.compile(r"(?: {4}|\t| {0,3}>| {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)"
                          r"|.*(?:```|~~~))")
 """Outside a fence, a line that may start or hold another code block, or change what the
@@ -50,10 +59,9 @@ def _count_fences(markdown: str) -> int | None:
     count = 0
     fence: str | None = None
     for line in markdown.splitlines():
-        match = _FENCE.match(line)
+        match = FENCE.match(line)
         if fence is not None:
-            if (match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence)
-                    and not line[match.end():].strip()):
+            if closes_fence(fence, line):
                 fence = None
         elif match:
             if match.group(1)[0] == "`" and "`" in line[match.end():]:

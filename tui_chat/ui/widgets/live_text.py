@@ -30,12 +30,12 @@ from typing import NamedTuple
 from textual.strip import Strip
 
 from tui_chat.core.text import GrowingText
+from tui_chat.ui.widgets.code_blocks import FENCE, closes_fence
 from tui_chat.ui.widgets.piece_rows import Estimate, Piece, PieceRows
 
 FENCE_LINES = 40
 """An open code fence longer than this many lines is split: its lines so far settle."""
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
 class Split(NamedTuple):
@@ -85,7 +85,7 @@ def _scan(text: str) -> _Scan:
     offset = blank_end = fence_body_start = 0
     cuts: list[int] = []
     for line in text.splitlines(keepends=True):
-        match = _FENCE.match(line)
+        match = FENCE.match(line)
         if fence is None:
             if not line.strip():
                 if offset and line.endswith("\n"):
@@ -97,8 +97,7 @@ def _scan(text: str) -> _Scan:
                 if match:
                     fence, opener_line = match.group(1), line
                     fence_body_start = offset + len(line)
-        elif (match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence)
-              and not line[match.end():].strip()):
+        elif closes_fence(fence, line):
             fence = None
         offset += len(line)
     return _Scan(cuts, fence, opener_line, fence_body_start)
@@ -142,34 +141,6 @@ def split_lines(text: str) -> Split | None:
     one by one gives the same lines as drawing the whole)."""
     end = text.rfind("\n") + 1
     return Split(text[:end], text[end:], False) if end else None
-
-
-def _is_blank(strip: Strip) -> bool:
-    return not strip.text.strip()
-
-
-def join(head: list[Strip], head_open: bool, tail: list[Strip], gap: Strip | None
-         ) -> list[Strip]:
-    """`head` then `tail`, in a new list (see `extend`)."""
-    joined = list(head)
-    extend(joined, head_open, tail, gap)
-    return joined
-
-
-def extend(head: list[Strip], head_open: bool, tail: list[Strip], gap: Strip | None) -> None:
-    """Add `tail` to `head`, with `gap` between them (Rich's blank row between two Markdown
-    blocks; None for plain lines), or with neither the gap nor the padding rows of a fence
-    that `head` leaves open and `tail` continues. Rich draws lists, quotes and tables with an
-    empty row above them (and a rule with one below): that row is the gap then."""
-    if not tail:
-        return
-    if head and head_open and _is_blank(head[-1]) and _is_blank(tail[0]):
-        head.pop()
-        head.extend(tail[1:])
-        return
-    if head and gap is not None and head[-1].cell_length and tail[0].cell_length:
-        head.append(gap)
-    head.extend(tail)
 
 
 class Numbering(NamedTuple):

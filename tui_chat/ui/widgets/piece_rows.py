@@ -14,8 +14,10 @@ if those rows start above the top of the view, so what is on screen stays in pla
 (`row_moves.keep_in_place`). Estimates err on the tall side, so that the scroll
 moves up, never past the end.
 
-Pieces are joined exactly as `live_text.extend` joins them (the rows the whole text draws):
-a gap row between two blocks whose edge rows both hold cells, none around the cut of a
+Pieces are joined as Rich draws the whole text (the property tests in
+tests/ui/test_live_text.py and test_piece_rows.py hold them to it): a gap row between two
+blocks whose edge rows both hold cells (Rich draws lists, quotes and tables with an empty row
+above them, and a rule with one below: that row is the gap then), none around the cut of a
 split fence (the fence's padding rows on both sides of the cut are dropped instead).
 """
 
@@ -24,7 +26,6 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
-import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ from typing import TYPE_CHECKING, overload
 from rich.cells import cell_len
 from textual.strip import Strip
 
+from tui_chat.ui.widgets.code_blocks import FENCE, closes_fence
 from tui_chat.ui.widgets.line_cache import ROW_BYTES, SEGMENT_BYTES, strips_bytes
 
 if TYPE_CHECKING:
@@ -59,9 +61,6 @@ class Piece:
 Estimate = Callable[[str, int], int]
 """Rows a piece of text will take at a width, about (never called on blank text)."""
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-
-
 def estimate_markdown_rows(text: str, width: int, reading_width: int | None = None) -> int:
     """About how many rows Rich draws `text` (Markdown) in at `width` cells, on the tall
     side: prose wraps at `reading_width` when narrower, a code block takes its lines and
@@ -71,9 +70,9 @@ def estimate_markdown_rows(text: str, width: int, reading_width: int | None = No
     rows = blocks = cells = 0
     fence: str | None = None
     for line in text.splitlines():
-        match = _FENCE.match(line)
+        match = FENCE.match(line)
         if fence is not None:
-            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
+            if closes_fence(fence, line):
                 fence, rows = None, rows + 1  # its padding row below
             else:
                 rows += max(1, math.ceil(cell_len(line) / code))
