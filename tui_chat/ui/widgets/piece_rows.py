@@ -241,13 +241,13 @@ class PieceRows(_Rows):
 
     def __len__(self) -> int:
         with self._lock:
-            return sum(self._heights)
+            return self.start(len(self.pieces))
 
     def _row(self, y: int) -> Strip:
         drew = False
         while True:  # drawing a piece may move the rows: look again
             with self._lock:
-                if not 0 <= y < sum(self._heights):
+                if not 0 <= y < self.start(len(self.pieces)):
                     if drew:  # the rows shrank under y as it was read: a blank row
                         return Strip([], 0)
                     raise IndexError(y)
@@ -286,7 +286,7 @@ class PieceRows(_Rows):
         return at
 
     def _pieces_in(self, start: int, stop: int) -> list[int]:
-        total = sum(self._heights)
+        total = self.start(len(self.pieces))
         start, stop = max(0, start), min(stop, total)
         if start >= stop:
             return []

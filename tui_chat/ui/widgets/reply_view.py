@@ -423,7 +423,7 @@ class ReplyView(Widget):
         Textual kept from the last paint are dropped if that moved them."""
         rows = self.answer.rows
         moves = rows.moves
-        offset = self.styles.gutter.top + len(self._prefix)
+        offset = self._answer_top()
         rows.draw_range(crop.y - offset, crop.bottom - offset)
         if rows.moves != moves:
             self._styles_cache.clear()
@@ -465,10 +465,14 @@ class ReplyView(Widget):
         # placing every segment of every row again was most of the cost of a row.
         return line.apply_offsets(0, y)
 
+    def _answer_top(self) -> int:
+        """The row of the widget where the answer's rows begin."""
+        return self.styles.gutter.top + len(self._prefix)
+
     def draw_ahead(self, start: int, stop: int) -> None:
         """Draw its rows `start` to `stop` if they are not drawn yet, ahead of the frame
         that shows them (the user scrolled up while it streams)."""
-        offset = self.styles.gutter.top + len(self._prefix)
+        offset = self._answer_top()
         self.answer.rows.draw_range(start - offset, stop - offset)
         self._moves.apply()
 
