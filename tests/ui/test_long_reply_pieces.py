@@ -9,7 +9,7 @@ import re
 import threading
 from typing import Any
 
-from textual.geometry import Offset
+from textual.geometry import Offset, Region
 from textual.pilot import Pilot
 from textual.selection import Selection
 
@@ -180,5 +180,37 @@ async def test_paging_through_a_reply_while_it_streams_shows_each_row_once_in_or
         await pilot.pause()
         assert reply.answer.rows.drawn_rows() < len(reply.answer.rows) // 2
         await page_through(pilot, reply, ["pageup"] * 12 + ["pagedown"] * 11)
+        gate.set()
+        await wait_idle(pilot)
+
+
+async def test_rows_moved_by_a_drawing_between_two_paints_are_painted_anew(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    """Pieces drawn outside a paint (here every row read at once, as a selection of all
+    does) move the rows below them: the next paint shows them where they are now, not the
+    rows Textual kept from the paint before, even before the move is applied."""
+    gate = threading.Event()
+    text = "".join(PARAGRAPHS)
+    chutes_server.script(Reply(stream_of([text[:len(text) // 2], text[len(text) // 2:]]),
+                               gate=gate, gate_after=2))
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        await pilot.press("x", "enter")
+        reply = await live_reply(pilot, screen, lambda got: "Paragraph 299 " in got)
+        messages = screen.message_list
+        await wait_until(pilot, lambda: messages.scroll_y == messages.max_scroll_y > 0)
+        await pilot.pause()
+        rows = reply.answer.rows
+        end = reply._answer_top() + len(rows)
+        bottom = Region(0, end - 10, reply.size.width, 10)
+        reply.render_lines(bottom)  # painted once: Textual keeps these rows
+        before = len(rows)
+        list(rows)  # every piece drawn: estimates err tall, so the rows below move up
+        assert len(rows) != before
+        end = reply._answer_top() + len(rows)
+        painted = reply.render_lines(Region(0, end - 10, reply.size.width, 10))
+        assert [strip.text.lstrip("█").strip() for strip in painted] == [
+            row.text.strip() for row in reply._lines[end - 10:end]]
         gate.set()
         await wait_idle(pilot)

@@ -247,6 +247,13 @@ class CachedRender(Visual):
             part.draw_range(start - offset, stop - offset)
         return strips.moves != moves
 
+    @property
+    def moved(self) -> tuple[object, int]:
+        """The rows and how many times they moved (PieceRows.moves): another value than at
+        the last paint means the rows Textual kept from it are stale."""
+        strips = self._strips
+        return strips, strips.moves if isinstance(strips, ChainRows) else 0
+
     def draw_ahead(self, start: int, stop: int) -> None:
         """Draw rows `start` to `stop` (as `draw_rows`) before a frame shows them, and keep
         what is on screen in place at once if that moved rows."""
@@ -391,6 +398,7 @@ class MessageView(Static):
         """Nothing follows it on the path shown (see author_line)."""
         self.show_reasoning = False
         self.out_of_context = False
+        self._moves_painted: tuple[object, int] = (None, 0)  # CachedRender.moved, last paint
         classes = "-user" if message.role is Role.USER else "-assistant"
         if message.status is MessageStatus.ERROR:
             classes += " -failed"
@@ -453,6 +461,7 @@ class MessageView(Static):
         # Textual may keep a removed widget a while (in its parent's arrangements), and
         # what it painted longer: its lines must not stay with it.
         self.cached.release()
+        self._moves_painted = (None, 0)
         forget_painted(self)
 
     async def prepare(self, app: App[object], width: int) -> None:
@@ -483,9 +492,13 @@ class MessageView(Static):
 
     def render_lines(self, crop: Region) -> list[Strip]:
         # Pieces of a long reply not drawn yet are drawn before the rows are painted (see
-        # piece_rows): if that moved rows, those Textual kept from the last paint are stale.
+        # piece_rows): if that, or a drawing elsewhere since the last paint (a selection, a
+        # worker thread), moved rows, those Textual kept from the last paint are stale.
         top = self.styles.gutter.top
-        if self.cached.draw_rows(crop.y - top, crop.bottom - top):
+        self.cached.draw_rows(crop.y - top, crop.bottom - top)
+        moved, painted = self.cached.moved, self._moves_painted
+        if moved[0] is not painted[0] or moved[1] != painted[1]:
+            self._moves_painted = moved
             self._styles_cache.clear()
         return super().render_lines(crop)
 

@@ -202,6 +202,9 @@ class ReplyView(Widget):
             (RichStyle(), 0), {})
         self._lines: Sequence[Strip] = []
         self._height = 0  # rows: the lines and blank rows to grow into (_rows_for)
+        # The answer's rows and their moves that Textual's kept rows account for: moves
+        # since (a piece drawn in a thread, by a selection) make those rows stale.
+        self._moves_painted: tuple[object, int] = (None, 0)
 
     def on_mount(self) -> None:
         self._answer_stream.start()
@@ -215,6 +218,7 @@ class ReplyView(Widget):
             text.release()
         self._lines, self._prefix, self._chrome = [], [], {}
         self._painted = ((RichStyle(), 0), {})
+        self._moves_painted = (None, 0)
         forget_painted(self)
 
     # --- what arrives ------------------------------------------------------------------
@@ -362,6 +366,7 @@ class ReplyView(Widget):
         self._lines = ChainRows(self._prefix, self.answer.lines)
         height = self._rows_for(len(self._lines))
         changed = self.answer.rows.take_changed()
+        self._moves_painted = (self.answer.rows, self.answer.rows.moves)  # refreshed below
         first = next((row for row, (was, now) in enumerate(zip(old, self._prefix,
                                                                 strict=False))
                       if was is not now), min(len(old), len(self._prefix)))
@@ -420,12 +425,14 @@ class ReplyView(Widget):
         """Textual's rows, but the blank rows below the text (the reserve to grow into) are
         drawn blank whole, without the bar: no column of empty bar rows under the reply.
         The answer's pieces in `crop` are drawn first (see piece_rows), so that the rows
-        Textual kept from the last paint are dropped if that moved them."""
+        Textual kept from the last paint are dropped if that, or a drawing elsewhere since
+        (a selection, a worker thread), moved them."""
         rows = self.answer.rows
-        moves = rows.moves
         offset = self._answer_top()
         rows.draw_range(crop.y - offset, crop.bottom - offset)
-        if rows.moves != moves:
+        painted = self._moves_painted
+        if painted[0] is not rows or painted[1] != rows.moves:
+            self._moves_painted = (rows, rows.moves)
             self._styles_cache.clear()
         strips = super().render_lines(crop)
         text_rows = len(self._lines) + self.styles.gutter.top
