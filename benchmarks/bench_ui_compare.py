@@ -14,6 +14,9 @@ Run: `python -m benchmarks ui_compare`.
 
 from __future__ import annotations
 
+# isort: off
+import tui_chat.ui  # noqa: F401  (before Textual: it sets the app's frame rate)
+# isort: on
 import asyncio
 import tempfile
 from collections.abc import AsyncIterator, Callable

@@ -10,6 +10,9 @@ and written to a terminal: that last step (a few ms for a full 120×40 screen) i
 
 from __future__ import annotations
 
+# isort: off
+import tui_chat.ui  # noqa: F401  (before Textual: it sets the app's frame rate)
+# isort: on
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager

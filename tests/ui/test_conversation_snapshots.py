@@ -78,10 +78,14 @@ def test_message_header_with_siblings_snapshot(snap_compare: Any, make_app: AppF
 
 async def settled(pilot: Pilot[Any]) -> None:
     """Until two frames in a row are the same: the columns' finished views are laid out and
-    the list has followed them (a shot between the two drew the page at another height)."""
+    the list has followed them (a shot between the two drew the page at another height).
+    Each shot after the screen has painted what was asked of it: a shot reads the last
+    layout, and under load two pauses could pass before a layout asked for ran, giving two
+    same shots of a page the list had already left (its scrollbar still of the taller one)."""
     previous = None
     for _ in range(50):  # a bound for a broken build, not a time
         await pilot.pause()
+        await pilot.app.screen.wait_for_refresh()
         shot = pilot.app.export_screenshot()
         if shot == previous:
             return

@@ -81,8 +81,13 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
     MessageList {
         layout: stream;
         height: 1fr;
-        padding: 0 1;
+        /* The scrollbar's column is kept when it does not show, in place of the padding
+           on the right: the text's width does not change when the list starts to
+           overflow (every row on screen was drawn again, the live reply's on the event
+           loop in the middle of a layout: the slowest frame of a long reply). */
+        padding: 0 0 0 1;
         scrollbar-size-vertical: 1;
+        scrollbar-gutter: stable;
     }
     MessageList:focus { background-tint: $foreground 3%; }
     MessageList > #empty { color: $text-muted; padding: 1 2; }
@@ -380,7 +385,7 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
             self.messages.append(message)
             self._hi = len(self.messages)
             view = self._view(message)
-            width = self._finished_width(message)
+            width = self._finished_width()
             lines = (await asyncio.to_thread(reply.finished_lines, message, width,
                                              view.position)
                      if reply.reading_width == view.reading_width else None)  # else: changed
@@ -389,10 +394,6 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
             else:
                 await view.prepare(self.app, width)
             with self.app.batch_update():
-                if width < self.scrollable_content_region.width - self._gutter():
-                    # It will overflow: lay it out with the scrollbar at once, not first
-                    # without it (a whole extra drawing of the reply, on the event loop).
-                    self.show_vertical_scrollbar = True
                 await self.mount(view, before=reply)
                 await reply.remove()
             if self.has_focus and self.selected is None:
@@ -408,17 +409,12 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
             await reply.remove()
             self._forget_placements()
 
-    def _finished_width(self, message: Message) -> int:
-        """The content width a finished reply's view will be drawn at. Prepared at another
-        width, it is drawn again on the event loop (long for a long reply). Not the
-        live view's width, which may predate the scrollbar; and the live view may be shorter
-        than the whole reply (its last appends are dropped), so count the scrollbar when the
-        reply's lines alone overflow the list."""
-        width = self.scrollable_content_region.width - self._gutter()
-        if (not self.show_vertical_scrollbar
-                and message.content.count("\n") >= self.scrollable_content_region.height):
-            width -= self.styles.scrollbar_size_vertical
-        return width
+    def _finished_width(self) -> int:
+        """The content width a finished reply's view will be drawn at (prepared at another
+        width, it is drawn again on the event loop: long for a long reply). The scrollbar's
+        column is kept whether it shows or not (`scrollbar-gutter: stable`), so a reply that
+        starts to overflow the list is never drawn again for a narrower width."""
+        return self.scrollable_content_region.width - self._gutter()
 
     def _gutter(self) -> int:
         """A message view's border and padding, in cells."""
