@@ -62,6 +62,7 @@ from tui_chat.core.provider_errors import (
     with_detail,
 )
 from tui_chat.core.providers import Provider
+from tui_chat.core.read_pacing import ReadPacing
 from tui_chat.core.reasoning import ReasoningSplitter
 from tui_chat.core.sse import SSEEvent, SSEParser, StrayLine
 from tui_chat.core.transport import build_http_client, proxy_for
@@ -71,10 +72,6 @@ Sleep = Callable[[float], Awaitable[None]]
 _MAX_ERROR_BODY = 64 * 1024
 _MAX_RETRY_AFTER = 120.0
 _DRAIN_SECONDS = 0.25
-TRICKLE_BYTES = 4096
-"""A read shorter than this means tokens trickle in (see `ProviderClient.coalesce`)."""
-NETWORK_WAIT = 0.001
-"""A read that took longer than this (seconds) waited for the network, not for a buffer."""
 _NO_STREAM_OPTIONS: set[tuple[str, str]] = set()
 """(provider, base URL) pairs that refused `stream_options` (a 400 or 422 that a request
 without it did not get) in this process: not asked again until it restarts."""
@@ -104,13 +101,13 @@ class ProviderClient:
         coalesce: float = 0.0,
         env: Mapping[str, str] | None = None,
     ) -> None:
-        """`coalesce`: after a short read (tokens trickling in), wait until this many seconds
-        have passed since the previous read before reading again, so the tokens that arrived
-        meanwhile come in one read. Each read costs the same whatever its size (about 0.5 ms
-        of CPU here through httpx, anyio and the event loop), so at 100 tokens a second this
-        is most of a client's CPU. An app that draws a few times a second loses nothing by
+        """`coalesce`: while tokens trickle in, wait until this many seconds have passed since
+        the previous read before reading again, so the tokens that arrived meanwhile come in
+        one read (see read_pacing: each read costs the same whatever its size, about 0.5 ms
+        of CPU here through httpx, anyio and the event loop, so at 100 tokens a second this
+        is most of a client's CPU). An app that draws a few times a second loses nothing by
         reading every 0.1 s; `ask`, which prints each token as it comes, keeps 0. A fast
-        stream is never slowed: its reads are long, and a long read is followed at once.
+        stream is not slowed: a pause it fills with more than a trickle ends the trickle.
 
         `env`: where the proxy variables and SSL_CERT_FILE / SSL_CERT_DIR are read (default
         os.environ; see tui_chat.core.transport)."""
@@ -260,6 +257,7 @@ class ProviderClient:
         # Bound methods hoisted out of the loop: it runs once per token.
         next_chunk, feed, chunk_events = aiter(body).__anext__, parser.feed, self._chunk_events
         loop, coalesce, read_at, trickle = asyncio.get_running_loop(), self.coalesce, 0.0, False
+        pause_after = ReadPacing().pause_after
         try:
             while True:
                 if trickle and (wait := read_at + coalesce - loop.time()) > 0:
@@ -277,10 +275,8 @@ class ProviderClient:
                 else:
                     watchdog.read_done(loop.time(), len(data),
                                        any(type(item) is SSEEvent for item in items))
-                # A short read that had to wait for the network: tokens are trickling in. (A
-                # read served from what httpx had buffered returns at once: no pause then.)
-                trickle = (coalesce > 0 and len(data) < TRICKLE_BYTES
-                           and loop.time() - read_at > NETWORK_WAIT)
+                # Tokens trickling in: pause before the next read (see read_pacing).
+                trickle = coalesce > 0 and pause_after(len(data), loop.time() - read_at)
                 for item in items:
                     if isinstance(item, StrayLine):
                         self._raise_stray(item.text)
