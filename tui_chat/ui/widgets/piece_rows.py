@@ -51,6 +51,9 @@ class Piece:
     numbering: Numbering
     lines: list[Strip] | None = None
     """As the draw function drew it for the rows' width; None: not drawn."""
+    estimate: tuple[int, int] | None = None
+    """(width, rows): its estimated height at that width, kept (it is asked again each time
+    the piece before or after it is drawn or replaced)."""
 
     @property
     def blank(self) -> bool:
@@ -315,7 +318,9 @@ class PieceRows(_Rows):
         if piece.lines is None:
             self._shares[index] = None
             gap = above is not None and self._gap
-            self._heights[index] = self._estimate(piece.text, self.width) + gap
+            if piece.estimate is None or piece.estimate[0] != self.width:
+                piece.estimate = (self.width, self._estimate(piece.text, self.width))
+            self._heights[index] = piece.estimate[1] + gap
             return
         share = list(piece.lines)
         if above is not None and above[1] and share and _is_blank(share[0]):
