@@ -36,6 +36,7 @@ from tui_chat.ui.widgets.line_cache import LineCache, forget_painted, styled
 from tui_chat.ui.widgets.piece_rows import ChainRows
 from tui_chat.ui.widgets.row_moves import RowMoves
 from tui_chat.ui.widgets.selectable import (
+    PlacesWhenAsked,
     highlighted,
     highlighted_row,
     selected_text,
@@ -364,7 +365,7 @@ _OWN_CLASSES = ("-user", "-assistant", "-failed", "-out-of-context")
 """The classes a view takes from what it shows (see MessageView.take)."""
 
 
-class MessageView(Static):
+class MessageView(PlacesWhenAsked, Static):
     """A finished message: one widget, one renderable, drawn only when on screen."""
 
     DEFAULT_CSS = """
@@ -504,10 +505,9 @@ class MessageView(Static):
 
     def render_line(self, y: int) -> Strip:
         # Row by row, not through Widget.render_line, which styles every row of the
-        # message (Visual.to_strips) to paint the few on screen. Where each character is,
-        # for the mouse selection (see selectable), is set on the rows painted only; each is
-        # padded to the full width first, so that a blank row, or the space after a row's
-        # text, is a place in the text too.
+        # message (Visual.to_strips) to paint the few on screen. Each row is padded to the
+        # full width, so that a blank row, or the space after a row's text, is a place in the
+        # text too for the mouse selection (where each character is: see PlacesWhenAsked).
         width = self.size.width
         rich_style = self.visual_style.rich_style
         row = self.cached.styled_row(y, width, rich_style)  # an empty row is falsy: not `or`
@@ -519,7 +519,7 @@ class MessageView(Static):
                                    selection_paint(selected, self.visual_style.background))
         if line.cell_length < width:
             line = line.extend_cell_length(width, rich_style)
-        return line.apply_offsets(0, y)
+        return self.placed(line, y)
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         return selected_text(self.cached.lines, selection)

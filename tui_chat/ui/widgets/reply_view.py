@@ -48,7 +48,12 @@ from tui_chat.ui.widgets.message_view import (
 )
 from tui_chat.ui.widgets.piece_rows import ChainRows, estimate_markdown_rows
 from tui_chat.ui.widgets.row_moves import RowMoves
-from tui_chat.ui.widgets.selectable import highlighted_row, selected_text, selection_paint
+from tui_chat.ui.widgets.selectable import (
+    PlacesWhenAsked,
+    highlighted_row,
+    selected_text,
+    selection_paint,
+)
 
 MIN_FLUSH_INTERVAL = 0.05
 """Seconds between two appends to the live answer, at least (20 a second at most)."""
@@ -158,7 +163,7 @@ class PacedStream:
         await self._append(text)
 
 
-class ReplyView(Widget):
+class ReplyView(PlacesWhenAsked):
     """The assistant reply being streamed: header, Thinking, answer; see the module doc."""
 
     DEFAULT_CSS = """
@@ -467,10 +472,7 @@ class ReplyView(Widget):
                 self.screen.get_component_styles("screen--selection")),
                 self.visual_style.background)
             line = highlighted_row(line, y, selection, paint)
-        # Where each character is, for the mouse selection (see selectable). The same styled
-        # row keeps it: a growing reply repaints its rows on screen at every growth, and
-        # placing every segment of every row again was most of the cost of a row.
-        return line.apply_offsets(0, y)
+        return self.placed(line, y)  # where each character is: see PlacesWhenAsked
 
     def _answer_top(self) -> int:
         """The row of the widget where the answer's rows begin."""

@@ -26,10 +26,11 @@ from collections.abc import Callable, Sequence
 from rich.segment import Segment
 from rich.style import Style as RichStyle
 from textual.color import Color
-from textual.geometry import Offset
+from textual.geometry import Offset, Region
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.style import Style
+from textual.widget import Widget
 
 Paint = Callable[[RichStyle | None], RichStyle]
 """A selected character's style from its own."""
@@ -134,3 +135,24 @@ def selected_text(strips: Sequence[Strip], selection: Selection) -> tuple[str, s
     lines = [strips[y].text if first <= y <= last else "" for y in range(len(strips))]
     chosen = snapped(selection, lines).extract("\n".join(lines))
     return "\n".join(line.rstrip() for line in chosen.split("\n")), "\n"
+
+
+class PlacesWhenAsked(Widget):
+    """A widget whose rows carry the offsets of their characters only when the compositor
+    asks what lies under the pointer (it calls `render_line` for that row then), not on
+    every row painted: placing each segment (`Strip.apply_offsets`, a meta style made per
+    segment) was a third of the cost of each new row of a streaming reply, and nothing reads
+    the offsets of a painted row."""
+
+    _painting = False
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._painting = True
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._painting = False
+
+    def placed(self, line: Strip, y: int) -> Strip:
+        """`line`, row `y`, as `render_line` returns it (see the class doc)."""
+        return line if self._painting else line.apply_offsets(0, y)
