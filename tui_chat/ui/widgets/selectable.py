@@ -142,7 +142,11 @@ class PlacesWhenAsked(Widget):
     asks what lies under the pointer (it calls `render_line` for that row then), not on
     every row painted: placing each segment (`Strip.apply_offsets`, a meta style made per
     segment) was a third of the cost of each new row of a streaming reply, and nothing reads
-    the offsets of a painted row."""
+    the offsets of a painted row.
+
+    Put it after a widget class among the bases (`class V(Static, PlacesWhenAsked)`):
+    Textual takes default CSS from the first base's line of classes only, and Static's
+    `height: auto` would be lost behind it."""
 
     _painting = False
 
