@@ -59,12 +59,13 @@ MIN_FLUSH_INTERVAL = 0.05
 """Seconds between two appends to the live answer, at least (20 a second at most)."""
 MAX_FLUSH_INTERVAL = 0.5
 """Seconds between two appends, at most, however busy the process is."""
-CPU_BUDGET = 0.045
+CPU_BUDGET = 0.04
 """Share of one core the process may use while a reply streams: above it, appends (each one
 a layout and a repaint of the scrolled view) are spaced out; below it, drawn sooner. At 100
 tokens a second about 3% of a core goes to reading the stream whatever is drawn (on the
-2-core development VM): this leaves about 2.5 appends a second at that rate (a line or two
-each), and more on slower streams (at 0.10 it was ten, for twice the CPU)."""
+2-core development VM): this leaves about 2.3 appends a second at that rate (a line or two
+each; 4.8% of a core in all), and more on slower streams. At 0.10 it was ten a second, for
+10.5%."""
 GOVERNOR_WINDOW = 1.0
 """Seconds of history the CPU share is measured over."""
 FLUSH_COST_FACTOR = 2.0
