@@ -163,21 +163,29 @@ async def test_selecting_text_in_a_long_reply_draws_only_the_rows_it_spans(
         assert sum(part.drawn_rows() for part in lazy) == drawn
 
 
+async def half_a_reply_held(pilot: Pilot[Any], server: FakeProvider, gate: threading.Event
+                            ) -> ReplyView:
+    """The live reply of PARAGRAPHS, its first half arrived and drawn, the list at its end;
+    the rest comes when `gate` is set."""
+    text = "".join(PARAGRAPHS)
+    server.script(Reply(stream_of([text[:len(text) // 2], text[len(text) // 2:]]),
+                        gate=gate, gate_after=2))
+    screen = conversation(pilot.app)
+    await pilot.press("x", "enter")
+    reply = await live_reply(pilot, screen, lambda got: "Paragraph 299 " in got)
+    messages = screen.message_list
+    await wait_until(pilot, lambda: messages.scroll_y == messages.max_scroll_y > 0)
+    await pilot.pause()
+    return reply
+
+
 async def test_paging_through_a_reply_while_it_streams_shows_each_row_once_in_order(
         make_app: AppFactory, chutes_server: FakeProvider) -> None:
     """The same, in the live reply: its first half arrived, the rest held back."""
     gate = threading.Event()
-    text = "".join(PARAGRAPHS)
-    chutes_server.script(Reply(stream_of([text[:len(text) // 2], text[len(text) // 2:]]),
-                               gate=gate, gate_after=2))
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        screen = conversation(app)
-        await pilot.press("x", "enter")
-        reply = await live_reply(pilot, screen, lambda got: "Paragraph 299 " in got)
-        messages = screen.message_list
-        await wait_until(pilot, lambda: messages.scroll_y == messages.max_scroll_y > 0)
-        await pilot.pause()
+        reply = await half_a_reply_held(pilot, chutes_server, gate)
         assert reply.answer.rows.drawn_rows() < len(reply.answer.rows) // 2
         await page_through(pilot, reply, ["pageup"] * 12 + ["pagedown"] * 11)
         gate.set()
@@ -190,17 +198,9 @@ async def test_rows_moved_by_a_drawing_between_two_paints_are_painted_anew(
     does) move the rows below them: the next paint shows them where they are now, not the
     rows Textual kept from the paint before, even before the move is applied."""
     gate = threading.Event()
-    text = "".join(PARAGRAPHS)
-    chutes_server.script(Reply(stream_of([text[:len(text) // 2], text[len(text) // 2:]]),
-                               gate=gate, gate_after=2))
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        screen = conversation(app)
-        await pilot.press("x", "enter")
-        reply = await live_reply(pilot, screen, lambda got: "Paragraph 299 " in got)
-        messages = screen.message_list
-        await wait_until(pilot, lambda: messages.scroll_y == messages.max_scroll_y > 0)
-        await pilot.pause()
+        reply = await half_a_reply_held(pilot, chutes_server, gate)
         rows = reply.answer.rows
         end = reply._answer_top() + len(rows)
         bottom = Region(0, end - 10, reply.size.width, 10)
