@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from pydantic import SecretStr
+    from tui_chat.core.secrets import Secret
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -78,7 +78,7 @@ class Provider:
 
     spec: ProviderSpec
     base_url: str
-    api_key: SecretStr | None = None
+    api_key: Secret | None = None
     key_source: str | None = None  # "environment" | "config" | None
     key_error: str | None = None
     """Why the key found cannot be sent (it is then not kept): one sentence naming where it came

@@ -149,11 +149,10 @@ class ChatSession:
               parameters: Parameters | None = None, clock: Clock = time.monotonic,
               flush_interval: float = 1.0) -> ChatSession:
         """A new conversation, written to the store only when the first message is sent."""
-        # Values already validated (the settings', a persona's) or defaults: nothing for a
-        # validator to do, and building Conversation's would delay the app's first frame.
-        conversation = Conversation.model_construct(
-            system_prompt=system_prompt or None,
-            parameters=parameters or Parameters.model_construct())
+        # Values already validated (the settings', a persona's) or defaults: a record's
+        # constructor checks nothing (core.records).
+        conversation = Conversation(system_prompt=system_prompt or None,
+                                    parameters=parameters or Parameters())
         return cls(store, conversation, saved=False, clock=clock, flush_interval=flush_interval)
 
     @classmethod

@@ -135,9 +135,10 @@ def run_by_conversation(conn: sqlite3.Connection, query: str, limit: int,
 def _hits(rows: list[sqlite3.Row], search: SearchPlan) -> list[SearchHit]:
     pattern = _pattern(search.terms)
     return [
-        SearchHit(conversation_id=row["conversation_id"], message_id=row["id"],
-                  title=row["title"], role=Role(row["role"]), created=from_text(row["created"]),
-                  **_snippet(search_text(row["content"]), pattern))
+        SearchHit.model_validate({
+            "conversation_id": row["conversation_id"], "message_id": row["id"],
+            "title": row["title"], "role": Role(row["role"]), "created": from_text(row["created"]),
+            **_snippet(search_text(row["content"]), pattern)})
         for row in rows
     ]
 
