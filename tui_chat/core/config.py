@@ -15,7 +15,7 @@ import dataclasses
 import os
 import tomllib
 from collections.abc import Mapping, MutableMapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
@@ -62,7 +62,6 @@ def _checked_headers(value: dict[str, str] | None) -> dict[str, str] | None:
     return value
 
 
-@dataclass(kw_only=True)
 class ProviderConfig(Record):
     """A provider's section, `[providers.NAME]`: overrides a built-in or declares a new one.
     A record (`core.records`): `model_validate` checks a section read from the file."""
@@ -98,8 +97,9 @@ class ProviderConfig(Record):
         return needs_key_problem(self.needs_key, self.api_key, self.api_key_env)
 
 
-@dataclass(kw_only=True)
 class Timeouts(Record):
+    """`[timeouts]`: how long to wait for a provider, in seconds."""
+
     __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid"}
 
     connect: Annotated[float, Bounds(gt=0)] = 10.0
@@ -125,7 +125,6 @@ def _checked_model_keys(value: dict[str, ModelSettings], data: Mapping[str, Any]
     return value
 
 
-@dataclass(kw_only=True)
 class Settings(Record):
     """Everything in config.toml. Every field is optional in the file.
 

@@ -140,7 +140,6 @@ class ExportedUsage(_Exported):
     cost_usd: ExportSeconds | None = Field(default=None, ge=0)
 
 
-@dataclass(kw_only=True)
 class ExportedParameters(Parameters):
     """The store's own parameter rules, with exact JSON types (no "0.7" for 0.7)."""
 

@@ -15,14 +15,12 @@ the app and the commands ask: `catalog.facts(provider, model)`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar
 
 from tui_chat.core.models import ModelInfo
 from tui_chat.core.records import Bounds, Record
 
 
-@dataclass(kw_only=True)
 class ModelSettings(Record):
     """`[models."provider:model-id"]` in config.toml (a record: see core.records)."""
 

@@ -52,7 +52,6 @@ def _no_odd_cost(value: object) -> object:
     return float(value) if math.isfinite(value) and value >= 0 else None
 
 
-@dataclass(kw_only=True)
 class Usage(Record):
     """Token counts as the provider reported them, and what they cost."""
 
@@ -64,7 +63,6 @@ class Usage(Record):
     was known). Written by tui-chat, not read from the provider."""
 
 
-@dataclass(kw_only=True)
 class Parameters(Record):
     """Per-request sampling parameters; None means "the provider's default"."""
 
@@ -81,7 +79,6 @@ class Parameters(Record):
         return self.model_dump(exclude_none=True)
 
 
-@dataclass(kw_only=True)
 class AttachmentInfo(Record):
     """A file attached to a message, as the message remembers it (its content is stored
     apart: `Attachment`)."""
@@ -98,7 +95,6 @@ class AttachmentInfo(Record):
     """About how many tokens it adds to the context."""
 
 
-@dataclass(kw_only=True)
 class Attachment(AttachmentInfo):
     """An attachment with its content: `text` for a text file, `data` for an image."""
 
@@ -110,7 +106,6 @@ class Attachment(AttachmentInfo):
                               language=self.language, tokens=self.tokens)
 
 
-@dataclass(kw_only=True)
 class ChatMessage(Record):
     """One message as sent to the provider: its text and its attachments' content, or, once
     put in the request's shape (`attachments.wire_content`), the content as it goes (a string,
@@ -128,7 +123,6 @@ class ChatMessage(Record):
         return "".join(str(part.get("text", "")) for part in self.content)
 
 
-@dataclass(kw_only=True)
 class Message(Record):
     """A stored message. Each remembers the provider and model that produced it."""
 
@@ -174,8 +168,9 @@ class Message(Record):
                 and self.empty and not self.partial_in_context)
 
 
-@dataclass(kw_only=True)
 class Conversation(Record):
+    """A conversation: its title, dates, model and settings (its messages are apart)."""
+
     id: str = field(default_factory=new_id)
     title: str = "New conversation"
     created: datetime = field(default_factory=utc_now)
@@ -245,7 +240,6 @@ class ConversationTree:
         return path
 
 
-@dataclass(kw_only=True)
 class ModelInfo(Record):
     """A model a provider offers. Only `id` is guaranteed; providers vary in the rest (and
     `[models."provider:model"]` in config.toml can set them: see `model_facts`)."""
@@ -272,7 +266,6 @@ class ModelInfo(Record):
         return self.input_price is not None and self.output_price is not None
 
 
-@dataclass(kw_only=True)
 class ConversationSummary(Record):
     """One row of the conversation list: no message bodies."""
 
@@ -287,7 +280,6 @@ class ConversationSummary(Record):
     archived: bool = False
 
 
-@dataclass(kw_only=True)
 class SearchHit(Record):
     """A message that matched a search. `snippet` is plain one-line text, already sanitized;
     `spans` are (start, end) character offsets of the matches within `snippet`, so a UI can

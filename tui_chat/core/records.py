@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from pydantic_core import CoreSchema
 
 R = TypeVar("R", bound="Record")
+_MISSING = dataclasses.MISSING
 _adapters: dict[type[Any], TypeAdapter[Any]] = {}
 _fields: dict[type[Any], dict[str, FieldSpec]] = {}
 
@@ -157,11 +158,52 @@ class _Fields:
         return found
 
 
+@typing.dataclass_transform(kw_only_default=True, field_specifiers=(dataclasses.field,))
 class Record:
-    """The base of tui-chat's records (each a `@dataclass(kw_only=True)`)."""
+    """The base of tui-chat's records: each subclass is a dataclass (keyword-only fields,
+    `field(default_factory=...)` for a mutable default) whose `__init__`, `__repr__` and
+    `__eq__` are Record's own, not generated: a dataclass compiles generated code for each (an
+    exec a method), ten times the cost of the rest of it, paid before the first frame."""
 
     __slots__ = ()
     model_fields: ClassVar[_Fields] = _Fields()
+    _defaults: ClassVar[tuple[tuple[str, Any, Any], ...]] = ()
+    """(name, default, default factory) of each field, in order (MISSING where none)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        dataclasses.dataclass(init=False, repr=False, eq=False, kw_only=True)(cls)
+        cls._defaults = tuple((item.name, item.default, item.default_factory)
+                              for item in dataclasses.fields(cls))  # type: ignore[arg-type]
+
+    def __init__(self, **values: Any) -> None:
+        """What a dataclass's `__init__` does: each field from `values`, its default or its
+        factory; TypeError for one missing or unknown."""
+        state = self.__dict__
+        for name, default, factory in self._defaults:
+            value = values.pop(name, _MISSING)
+            if value is _MISSING:
+                if default is not _MISSING:
+                    value = default
+                elif factory is not _MISSING:
+                    value = factory()
+                else:
+                    raise TypeError(f"{type(self).__qualname__}.__init__() missing 1 required "
+                                    f"keyword-only argument: '{name}'")
+            state[name] = value
+        if values:
+            raise TypeError(f"{type(self).__qualname__}.__init__() got an unexpected keyword "
+                            f"argument '{next(iter(values))}'")
+
+    def __repr__(self) -> str:
+        state = self.__dict__
+        shown = ", ".join(f"{name}={state[name]!r}" for name, _, _ in self._defaults)
+        return f"{type(self).__qualname__}({shown})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.__dict__ == other.__dict__
 
     def problem(self) -> str | None:
         """Why the record as a whole cannot be (its fields each valid), else None."""
@@ -204,5 +246,8 @@ class Record:
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None) -> Self:
         """A shallow copy, with `update`'s values (not validated, as pydantic's)."""
-        copied: Self = dataclasses.replace(typing.cast(Any, self), **(update or {}))
+        copied = object.__new__(type(self))
+        copied.__dict__.update(self.__dict__)
+        if update:
+            copied.__dict__.update(update)
         return copied

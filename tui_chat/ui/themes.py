@@ -10,7 +10,7 @@ import dataclasses
 import re
 import tomllib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Annotated, Any, ClassVar
 
@@ -54,7 +54,6 @@ Colour = Annotated[str | None, After(_checked_colour)]
 Fraction = Annotated[float, Bounds(ge=0, le=1)]
 
 
-@dataclass(kw_only=True)
 class ThemeFile(Record):
     """One theme file. Colours are anything Textual parses: "#RRGGBB", "rgb(…)", names.
 
