@@ -19,6 +19,8 @@ from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
+import msgspec
+
 from tui_chat.core import secrets
 from tui_chat.core.config_checks import MIN_READING_WIDTH as MIN_READING_WIDTH
 from tui_chat.core.config_checks import PROXY_SCHEMES as PROXY_SCHEMES
@@ -225,7 +227,7 @@ def _merged_spec(name: str, override: ProviderConfig | None,
         changes["headers"] = dict(changes["headers"])
     if "models" in changes:
         changes["models"] = tuple(changes["models"])
-    return dataclasses.replace(base, **changes)
+    return msgspec.structs.replace(base, **changes)
 
 
 def _find_key(

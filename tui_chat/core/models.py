@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import math
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any, ClassVar, Literal
+
+import msgspec
 
 from tui_chat.core.records import Before, Bounds, Record
 
@@ -193,8 +195,7 @@ class Conversation(Record):
     another context, so its usage does not count this one's."""
 
 
-@dataclass(frozen=True, slots=True)
-class ActivePathChanged:
+class ActivePathChanged(msgspec.Struct, frozen=True):
     """The active path now leaves the old one below message `after_id` (None: from its very
     first message on). A view keeps the messages up to `after_id` and drops the rest (they
     are not deleted: they stay in the store as another branch); the new path below is what
@@ -204,8 +205,7 @@ class ActivePathChanged:
     after_id: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class Siblings:
+class Siblings(msgspec.Struct, frozen=True):
     """The alternatives at one branch point, oldest first: `ids[position - 1]` is the message
     asked about ("‹ position/count ›")."""
 
@@ -217,15 +217,14 @@ class Siblings:
         return len(self.ids)
 
 
-@dataclass(frozen=True)
-class ConversationTree:
+class ConversationTree(msgspec.Struct, frozen=True):
     """Every message of a conversation (creation order) and the active choice at each branch
     point: `active_root`, and `active_child[parent id]`."""
 
     conversation: Conversation
     messages: list[Message]
     active_root: str | None
-    active_child: dict[str, str] = field(default_factory=dict)
+    active_child: dict[str, str] = msgspec.field(default_factory=dict)
 
     def children(self, parent_id: str | None) -> list[Message]:
         return [m for m in self.messages if m.parent_id == parent_id]

@@ -41,8 +41,9 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from tui_chat.core.attachments import wire_content
 from tui_chat.core.context import in_context
@@ -77,29 +78,25 @@ NOT_STARTED_NOTE = ("The reply was stopped before it began; sending the same mes
                     "(or regenerating) retries it.")
 
 
-@dataclass(frozen=True, slots=True)
-class UserMessageSaved:
+class UserMessageSaved(Struct, frozen=True):
     """The user's message is in the store (the conversation too, if it was new)."""
 
     message: Message
 
 
-@dataclass(frozen=True, slots=True)
-class ReplyStarted:
+class ReplyStarted(Struct, frozen=True):
     """An empty assistant message (status streaming) is saved; deltas follow."""
 
     message: Message
 
 
-@dataclass(frozen=True, slots=True)
-class ReplyFinished:
+class ReplyFinished(Struct, frozen=True):
     """The reply is complete and saved."""
 
     message: Message
 
 
-@dataclass(frozen=True, slots=True)
-class ReplyFailed:
+class ReplyFailed(Struct, frozen=True):
     """The reply failed; `message` is saved as it stands (interrupted or error)."""
 
     message: Message

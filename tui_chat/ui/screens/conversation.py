@@ -11,9 +11,9 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
+from msgspec import Struct
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -78,8 +78,7 @@ def prompt_placeholder() -> str:
             " or @path attaches a file)")
 
 
-@dataclass(frozen=True)
-class Exchange:
+class Exchange(Struct, frozen=True):
     """What the worker should do: send a prompt, regenerate, or edit and resend."""
 
     kind: str  # "send" | "regenerate" | "edit" | "compare"
