@@ -61,12 +61,24 @@ def test_a_command_runs_with_collections_on(monkeypatch: pytest.MonkeyPatch) -> 
 _FIRST_FRAME = """
 import json, sys
 from textual.app import App
+from textual.css.stylesheet import Stylesheet
 from tui_chat.ui import app as ui_app
 
-seen = {}
+seen = {"reparsed": 0}
+reparse, refresh_css, theme_refresh = Stylesheet.reparse, App.refresh_css, []
+def counted(stylesheet):  # every stylesheet parsed again, but for a theme set (refresh_css)
+    seen["reparsed"] += not theme_refresh
+    reparse(stylesheet)
+def refreshed(app, animate=True):
+    theme_refresh.append(True)
+    try:
+        refresh_css(app, animate)
+    finally:
+        theme_refresh.pop()
+Stylesheet.reparse, App.refresh_css = counted, refreshed
 def painted(app):
     from tui_chat.ui.screens.conversation import ConversationScreen
-    if (not seen and isinstance(app.screen, ConversationScreen) and app.focused is not None
+    if ("loaded" not in seen and isinstance(app.screen, ConversationScreen) and app.focused is not None
             and app.focused.id == "prompt"):
         seen["loaded"] = sorted(m for m in sys.argv[1:] if m in sys.modules)
         from tui_chat.core import tokens
@@ -94,7 +106,8 @@ importlib.metadata, email, zipfile, csv: about twenty modules), even with plugin
 def first_frame(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     """The app started as `tui-chat` starts it (no config file, an empty store), headless,
     up to its first frame with the prompt focused: which of AFTER_THE_FIRST_FRAME were
-    loaded by then."""
+    loaded by then, and how many times every stylesheet was parsed again (but for a theme
+    set, which Textual does once it has mounted the app, before or after that frame)."""
     import json
 
     monkeypatch.setenv("CHUTES_API_KEY", "test-key")
@@ -114,6 +127,13 @@ def test_the_first_frame_imports_no_pydantic(monkeypatch: pytest.MonkeyPatch) ->
     seen = first_frame(monkeypatch)
     assert seen["loaded"] == []
     assert seen["script_patterns"] == 0
+
+
+def test_the_first_frame_parses_each_stylesheet_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A screen with a stylesheet file of its own makes Textual parse every stylesheet again
+    (a new Stylesheet, nothing cached) as it is pushed: the conversation screen's is read
+    with the app's (ui.app), so the first frame parses each one once."""
+    assert first_frame(monkeypatch)["reparsed"] == 0
 
 
 def test_a_plain_config_file_imports_no_pydantic_before_the_first_frame(

@@ -44,7 +44,10 @@ def action_commands() -> type[Provider]:
 class TuiChatApp(App[int]):
     """tui-chat. Services are injected; nothing here talks to a provider or the disk."""
 
-    CSS_PATH = "app.tcss"
+    # The conversation screen's stylesheet is read with the app's own, not as the screen is
+    # pushed: Textual re-parses every stylesheet it has (in a new Stylesheet, none cached)
+    # when a screen brings a file of its own, and this one is pushed before the first frame.
+    CSS_PATH = ["app.tcss", "screens/conversation.tcss"]
     TITLE = "tui-chat"
     ENABLE_COMMAND_PALETTE = True
     COMMANDS = App.COMMANDS | {action_commands}

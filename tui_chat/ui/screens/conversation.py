@@ -92,7 +92,7 @@ class Exchange(Struct, frozen=True):
 class ConversationScreen(Screen[None]):
     """One conversation. The App pushes it once and swaps conversations through it."""
 
-    CSS_PATH = "conversation.tcss"
+    # conversation.tcss, beside this file, is read with the app's stylesheet (ui.app).
     AUTO_FOCUS = "#prompt"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "stop", "Stop", id="conversation.stop",
