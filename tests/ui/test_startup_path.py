@@ -78,8 +78,8 @@ def refreshed(app, animate=True):
 Stylesheet.reparse, App.refresh_css = counted, refreshed
 def painted(app):
     from tui_chat.ui.screens.conversation import ConversationScreen
-    if ("loaded" not in seen and isinstance(app.screen, ConversationScreen) and app.focused is not None
-            and app.focused.id == "prompt"):
+    if ("loaded" not in seen and isinstance(app.screen, ConversationScreen)
+            and app.focused is not None and app.focused.id == "prompt"):
         seen["loaded"] = sorted(m for m in sys.argv[1:] if m in sys.modules)
         from tui_chat.core import tokens
         seen["script_patterns"] = tokens._script_patterns.cache_info().currsize
