@@ -142,7 +142,17 @@ def _wrap_kinds() -> None:
     else:
         wrap(dataclasses, "_process_class", "kind: dataclass defined")
     wrap(collections, "namedtuple", "kind: namedtuple defined")
-    wrap(re, "compile", "kind: regex compiled")
+    if os.environ.get("PHASES_EACH_REGEX"):  # one phase per compiling module
+        compile_regex = re.compile
+
+        def each_regex(pattern: Any, flags: Any = 0) -> Any:
+            caller = sys._getframe(1).f_globals.get("__name__", "?")
+            with phase(f"  regex in {caller}"):
+                return compile_regex(pattern, flags)
+
+        re.compile = each_regex  # type: ignore[assignment]
+    else:
+        wrap(re, "compile", "kind: regex compiled")
 
 
 def child(mode: str, out: str, loaded: list[str]) -> None:
