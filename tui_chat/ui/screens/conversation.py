@@ -21,6 +21,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message as TextualMessage
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
@@ -142,10 +143,15 @@ class ConversationScreen(Screen[None]):
             yield MessageList(id="messages", positions=self.positions_of,
                               reading_width=self.workspace.settings.reading_width,
                               path_read=self._path_read)
-            yield AttachmentList(id="attachments")
+            # the attachments' list goes here with the first one (AttachFlow.listed)
             yield PromptInput(id="prompt", placeholder=prompt_placeholder())
             yield StatusBar(id="status")
         yield FittedFooter()
+
+    def later_widgets(self) -> list[Widget]:
+        """Widgets mounted only when needed, whose keys the help and the palette list from
+        the start (`screens.help.screen_nodes`)."""
+        return [self.attach_flow.widget]
 
     def positions_of(self, messages: Sequence[Message]) -> Mapping[str, Position]:
         """Where each message stands among its siblings (‹ 2/3 › in its header)."""
