@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from msgspec import Struct
 from rich.text import Text
@@ -44,9 +44,8 @@ from tui_chat.ui.screens.conversation_setup import ConversationSetup
 from tui_chat.ui.screens.model_actions import COMPARE_TITLE, ModelActions
 from tui_chat.ui.screens.reply_presenter import ReplyPresenter
 from tui_chat.ui.screens.settings_note import APPLY_HERE, settings_sentence
-from tui_chat.ui.screens.sidebar_actions import SidebarActions
+from tui_chat.ui.screens.sidebar_actions import SidebarActions, SidebarRequests
 from tui_chat.ui.widgets.attachment_list import AttachmentList
-from tui_chat.ui.widgets.conversation_list import ConversationList
 from tui_chat.ui.widgets.fitted_footer import FittedFooter
 from tui_chat.ui.widgets.message_list import MessageList, ReadAbove
 from tui_chat.ui.widgets.message_view import Position, provider_label
@@ -57,7 +56,7 @@ if TYPE_CHECKING:  # imported on first use: not on the start-up path
     from tui_chat.core.compare import CompareEvent
     from tui_chat.ui.screens.compare_presenter import ComparePresenter
     from tui_chat.ui.widgets.compare_view import CompareView
-    pass
+    from tui_chat.ui.widgets.conversation_list import ConversationList
 
 YIELD_EVERY = 0.004
 """Seconds of event handling after which the worker lets key presses in."""
@@ -90,7 +89,7 @@ class Exchange(Struct, frozen=True):
     attachments: tuple[Attachment, ...] = ()
 
 
-class ConversationScreen(Screen[None]):
+class ConversationScreen(SidebarRequests, Screen[None]):
     """One conversation. The App pushes it once and swaps conversations through it."""
 
     # conversation.tcss, beside this file, is read with the app's stylesheet (ui.app).
@@ -597,8 +596,9 @@ class ConversationScreen(Screen[None]):
 
     @property
     def sidebar(self) -> ConversationList | None:
-        found = self.query(ConversationList)
-        return found.first() if found else None
+        """The sidebar, once opened (its module is imported then: sidebar_actions)."""
+        found = self.query("ConversationList")
+        return cast("ConversationList", found.first()) if found else None
 
     def active_conversation_id(self) -> str | None:
         session = self.workspace.session
@@ -611,15 +611,6 @@ class ConversationScreen(Screen[None]):
         sidebar = self.sidebar
         if sidebar is not None:
             sidebar.reload()
-
-    @on(ConversationList.ConversationChosen)
-    @on(ConversationList.NewConversationRequested)
-    @on(ConversationList.RenameRequested)
-    @on(ConversationList.DeleteRequested)
-    @on(ConversationList.ExportRequested)
-    async def _sidebar_request(self, event: TextualMessage) -> None:
-        event.stop()
-        await self.sidebar_actions.handle(event)
 
     def conversations_changed(self) -> None:
         """A title or the list changed: the title bar and the sidebar show it."""
