@@ -45,7 +45,6 @@ from tui_chat.ui.screens.model_actions import COMPARE_TITLE, ModelActions
 from tui_chat.ui.screens.reply_presenter import ReplyPresenter
 from tui_chat.ui.screens.settings_note import APPLY_HERE, settings_sentence
 from tui_chat.ui.screens.sidebar_actions import SidebarActions, SidebarRequests
-from tui_chat.ui.widgets.attachment_list import AttachmentList
 from tui_chat.ui.widgets.fitted_footer import FittedFooter
 from tui_chat.ui.widgets.message_list import MessageList, ReadAbove
 from tui_chat.ui.widgets.message_view import Position, provider_label
@@ -519,12 +518,12 @@ class ConversationScreen(SidebarRequests, Screen[None]):
     def _attach_mentioned(self, event: PromptInput.AttachRequested) -> None:
         self.attach_flow.attach(event.path)
 
-    @on(AttachmentList.Changed)
-    def _attachments_changed(self) -> None:
+    # The attachments' list's messages, by their handler names (as the comparison's): the
+    # list's module is imported with the first attachment (AttachFlow.widget).
+    def on_attachment_list_changed(self) -> None:
         self.context_status.refresh()  # the context counts what is listed for the next message
 
-    @on(AttachmentList.LeaveRequested)
-    def _attachments_left(self) -> None:
+    def on_attachment_list_leave_requested(self) -> None:
         self.prompt.focus()
 
     @on(MessageList.EditRequested)
