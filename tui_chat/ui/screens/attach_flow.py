@@ -91,8 +91,9 @@ class AttachFlow:
 
     def take(self) -> list[Attachment]:
         """The listed attachments, now going with a message (the list is empty after)."""
-        shown = self._list is not None and self._list.is_attached
-        return self._list.take() if shown and self._list is not None else []
+        if self._list is None or not self._list.is_attached:
+            return []
+        return self._list.take()
 
     def put_back(self) -> None:
         """Nothing arrived: the message's attachments are listed again."""
