@@ -9,8 +9,11 @@ import sys
 from typing import Any
 
 import pytest
+from textual.color import Color
 
+from tests.ui.conftest import AppFactory
 from tui_chat import cli
+from tui_chat.core.config import Settings
 
 LATER = ("pydantic", "pydantic_core", "annotated_types", "httpx", "tui_chat.core.client",
          "markdown_it", "rich.markdown", "pygments",
@@ -151,3 +154,39 @@ def test_a_plain_config_file_imports_no_pydantic_before_the_first_frame(
                     'models = ["m"]\nheaders = {X-Team = "a"}\n', encoding="utf-8")
     seen = first_frame(monkeypatch)
     assert seen["loaded"] == []
+
+
+async def test_the_stylesheets_are_parsed_in_the_chosen_theme_from_the_start(
+        make_app: AppFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The themes are installed and the chosen one's colours put in the stylesheet before
+    the app runs (TuiChatApp._install_themes): installed in on_mount, the first frame could
+    be drawn in Textual's default theme, then every stylesheet was parsed again (a reparse,
+    in a new Stylesheet), every widget styled again and the screen drawn again."""
+    from textual.css.stylesheet import Stylesheet
+
+    events: list[str] = []
+    set_variables, parse, reparse = (Stylesheet.set_variables, Stylesheet.parse,
+                                      Stylesheet.reparse)
+
+    def variables_set(stylesheet: Stylesheet, variables: dict[str, str]) -> None:
+        events.append("variables")
+        set_variables(stylesheet, variables)
+
+    def parsed(stylesheet: Stylesheet) -> None:
+        events.append("parse")
+        parse(stylesheet)
+
+    def reparsed(stylesheet: Stylesheet) -> None:
+        events.append("reparse")
+        reparse(stylesheet)
+
+    monkeypatch.setattr(Stylesheet, "set_variables", variables_set)
+    monkeypatch.setattr(Stylesheet, "parse", parsed)
+    monkeypatch.setattr(Stylesheet, "reparse", reparsed)
+    app = make_app(settings=Settings(theme="tui-chat-forest"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()  # on_mount is over: anything it queued has run
+        assert app.theme == "tui-chat-forest"
+        assert "reparse" not in events
+        assert "parse" in events and "variables" not in events[events.index("parse"):]
+        assert app.screen.styles.background == Color.parse(app.theme_variables["background"])
