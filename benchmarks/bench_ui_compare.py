@@ -24,7 +24,6 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from pydantic import SecretStr
 from textual.pilot import Pilot
 
 from benchmarks.common import (
@@ -40,6 +39,7 @@ from benchmarks.common import (
 from benchmarks.textgen import markdown_chunks
 from benchmarks.ui_harness import SIZE, FrameClock, reply_shown
 from tui_chat.core.config import ProviderConfig, Settings
+from tui_chat.core.secrets import Secret
 from tui_chat.core.store import Store
 from tui_chat.ui.app import TuiChatApp
 from tui_chat.ui.screens.conversation import ConversationScreen
@@ -54,7 +54,7 @@ MODEL = "bench/markdown-2000"
 async def two_provider_app(url: str, folder: Path
                            ) -> AsyncIterator[tuple[TuiChatApp, Pilot[Any], ConversationScreen]]:
     settings = Settings(providers={"mirror": ProviderConfig(
-        base_url=url, api_key=SecretStr("bench-key"), models=[MODEL])})
+        base_url=url, api_key=Secret("bench-key"), models=[MODEL])})
     with Store.open(folder / "store.sqlite3") as store:
         services = AppServices.create(settings, store, config_path=folder / "config.toml",
                                       env={"CHUTES_BASE_URL": url, "CHUTES_API_KEY": "bench"},

@@ -46,6 +46,11 @@ def attachments(app: Any) -> AttachmentList:
     return conversation(app).query_one("#attachments", AttachmentList)
 
 
+def list_shown(app: Any) -> bool:
+    """Whether the attachments' list shows (it is mounted with the first attachment)."""
+    return any(widget.display for widget in conversation(app).query("#attachments"))
+
+
 def user_content(server: FakeProvider) -> Any:
     messages = server.requests[-1].body["messages"]
     return [m for m in messages if m["role"] == "user"][-1]["content"]
@@ -73,7 +78,7 @@ async def test_a_picked_file_is_listed_then_goes_as_a_fenced_block_and_shows_fol
         make_app: AppFactory, chutes_server: FakeProvider, files: Path) -> None:
     app = make_app()
     async with app.run_test(size=(120, 30)) as pilot:
-        assert not attachments(app).display
+        assert not list_shown(app)
         await pick(pilot, "src/main.py")
         listed = attachments(app)
         await wait_until(pilot, lambda: "src/main.py" in rendered_text(listed))  # laid out
@@ -186,7 +191,7 @@ async def test_tab_in_the_picker_completes_the_path_and_a_missing_file_is_said(
         assert isinstance(app.screen, AttachScreen)
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, AttachScreen))
-        assert attachments(app).attachments == []
+        assert conversation(app).attach_flow.pending == []
 
 
 async def test_attachments_come_back_when_nothing_arrives_and_only_with_their_own_message(
@@ -242,7 +247,7 @@ async def test_tab_after_at_in_the_prompt_completes_the_path(
         prompt.move_cursor(prompt.document.end)
         await pilot.press("tab")
         await wait_until(pilot, lambda: prompt.text == "Look at @src/")
-        assert attachments(app).attachments == []  # a folder is not attached
+        assert conversation(app).attach_flow.pending == []  # a folder is not attached
         await pilot.press("m", "tab")
         await wait_until(pilot, lambda: prompt.text == "Look at @src/main.py")
         listed = attachments(app)  # a whole file name: listed before sending, with its size

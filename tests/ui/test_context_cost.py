@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 from textual.pilot import Pilot
 
 from tests.fakeprovider import PRICED_MODELS, FakeProvider, Reply, counted_prompt, stream_of
@@ -181,7 +182,8 @@ def test_refreshing_model_facts_at_start_is_the_commands_choice() -> None:
         assert services.list_models_at_start
     finally:
         services.workspace.store.close()
-    assert AppServices.__dataclass_fields__["list_models_at_start"].default is False
+    defaults = {field.name: field.default for field in msgspec.structs.fields(AppServices)}
+    assert defaults["list_models_at_start"] is False
 
 
 async def test_a_conversation_opened_shows_its_context_after_its_messages(

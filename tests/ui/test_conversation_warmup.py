@@ -15,9 +15,10 @@ def test_warm_up_imports_what_the_first_reply_needs() -> None:
 
 
 def test_warm_up_builds_the_validators_a_first_exchange_needs() -> None:
-    code = ("from tui_chat.core import models, tokens; from tui_chat.ui.warmup import warm_up; "
-            "print(models.Message.__pydantic_complete__); warm_up(); "
-            "print(models.Message.__pydantic_complete__, models.Parameters.__pydantic_complete__,"
+    code = ("from tui_chat.core import models, records, tokens\n"
+            "from tui_chat.ui.warmup import warm_up\n"
+            "print(records.built(models.Message)); warm_up()\n"
+            "print(records.built(models.Message), records.built(models.Parameters),"
             " tokens._script_patterns.cache_info().currsize > 0)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True, timeout=60)

@@ -5,13 +5,14 @@ from __future__ import annotations
 from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tests.ui.conftest import AppFactory, conversation, rendered_text, wait_idle
 from tui_chat.core.config import ProviderConfig, Settings
+from tui_chat.core.secrets import Secret
 from tui_chat.ui.widgets.message_view import MessageView
 from tui_chat.ui.widgets.status_bar import StatusBar
 
 
 def local_settings(server: FakeProvider) -> Settings:
     return Settings(default_provider="local", providers={"local": ProviderConfig(
-        base_url=server.url, display_name="Local llama", api_key="local-key-0123456789",  # type: ignore[arg-type]
+        base_url=server.url, display_name="Local llama", api_key=Secret("local-key-0123456789"),
         models=["llama-3.1-8b"], default_model="llama-3.1-8b")})
 
 

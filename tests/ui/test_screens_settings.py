@@ -12,8 +12,9 @@ from textual.widgets import Input, Select, Static, TextArea
 
 from tui_chat.core.config import ProviderConfig, Settings, load_settings
 from tui_chat.core.model_catalog import ModelCatalog
-from tui_chat.core.models import ModelInfo
+from tui_chat.core.models import ModelInfo, Parameters
 from tui_chat.core.providers import Provider
+from tui_chat.core.secrets import Secret
 from tui_chat.ui.screens.model_picker import ModelPickerScreen
 from tui_chat.ui.screens.settings import SettingsScreen
 from tui_chat.ui.themes import install_themes
@@ -45,7 +46,7 @@ async def open_settings(app: Host, pilot: Any, screen: SettingsScreen) -> Settin
 
 async def test_save_writes_0600_and_reloads_the_same(tmp_path: Path) -> None:
     path = tmp_path / "conf" / "config.toml"
-    original = Settings(parameters={"stop": ["END"]},  # type: ignore[arg-type]
+    original = Settings(parameters=Parameters(stop=["END"]),
                         providers={"local": ProviderConfig(base_url="http://127.0.0.1:9/v1",
                                                            models=["m1"])})
     app = Host()
@@ -135,7 +136,7 @@ async def test_environment_key_is_shown_as_such_and_the_file_key_kept(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CHUTES_API_KEY", "cpk_from_env_secret")
     monkeypatch.setenv("CHUTES_BASE_URL", "http://127.0.0.1:9/v1")
-    original = Settings(providers={"chutes": ProviderConfig(api_key="cpk_in_file")})  # type: ignore[arg-type]
+    original = Settings(providers={"chutes": ProviderConfig(api_key=Secret("cpk_in_file"))})
     app = Host()
     async with app.run_test(size=(100, 40)) as pilot:
         screen = await open_settings(app, pilot, SettingsScreen(original))

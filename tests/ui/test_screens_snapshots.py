@@ -18,7 +18,8 @@ from textual.widgets import Input, Static
 
 from tui_chat.core.config import ProviderConfig, Settings
 from tui_chat.core.model_catalog import ModelCatalog, ProviderModels, default_cache_file
-from tui_chat.core.models import Conversation, Message, ModelInfo, Role
+from tui_chat.core.models import Conversation, Message, ModelInfo, Parameters, Role
+from tui_chat.core.secrets import Secret
 from tui_chat.core.store import Store
 from tui_chat.ui.screens.help import HelpScreen
 from tui_chat.ui.screens.model_picker import ModelChoice, ModelPickerScreen
@@ -101,8 +102,8 @@ def test_settings_snapshot(snap_compare: Any, monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("SUTRA_API_KEY", "sk-never-shown")
     settings = Settings(default_model="deepseek-ai/DeepSeek-V3-0324",
                         system_prompt="You are concise.",
-                        parameters={"temperature": 0.7, "max_tokens": 1024},  # type: ignore[arg-type]
-                        providers={"chutes": ProviderConfig(api_key="cpk_0123456789")})  # type: ignore[arg-type]
+                        parameters=Parameters(temperature=0.7, max_tokens=1024),
+                        providers={"chutes": ProviderConfig(api_key=Secret("cpk_0123456789"))})
     app = Host(lambda: SettingsScreen(settings))
     assert snap_compare(app, terminal_size=(100, 40), run_before=no_blink)
 
@@ -110,7 +111,7 @@ def test_settings_snapshot(snap_compare: Any, monkeypatch: pytest.MonkeyPatch) -
 def test_settings_scrolled_to_providers_snapshot(snap_compare: Any,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SUTRA_API_KEY", "sk-never-shown")
-    settings = Settings(providers={"chutes": ProviderConfig(api_key="cpk_0123456789")})  # type: ignore[arg-type]
+    settings = Settings(providers={"chutes": ProviderConfig(api_key=Secret("cpk_0123456789"))})
 
     async def to_providers(pilot: Pilot[Any]) -> None:
         await no_blink(pilot)

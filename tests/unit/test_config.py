@@ -14,6 +14,7 @@ from tui_chat.core.config import (
 )
 from tui_chat.core.errors import ConfigError, MissingKeyError, UnknownProviderError
 from tui_chat.core.providers import mask_key
+from tui_chat.core.secrets import Secret
 
 
 def write(path: Path, text: str) -> Path:
@@ -60,7 +61,7 @@ def test_unreadable_file_is_reported(tmp_path: Path) -> None:
 
 
 def test_environment_key_wins_over_config() -> None:
-    settings = Settings(providers={"chutes": ProviderConfig(api_key="cpk_fromfile")})
+    settings = Settings(providers={"chutes": ProviderConfig(api_key=Secret("cpk_fromfile"))})
     provider = settings.resolve_provider("chutes", env={"CHUTES_API_KEY": " cpk_fromenv\n"})
     assert provider.api_key is not None
     assert provider.api_key.get_secret_value() == "cpk_fromenv"

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec import Struct, field
 
 from tui_chat.core import paths
 from tui_chat.core.config import Settings, load_settings, load_settings_or_defaults
@@ -19,8 +20,7 @@ if TYPE_CHECKING:
     from tui_chat.core.store import Store
 
 
-@dataclass(frozen=True)
-class Context:
+class Context(Struct, frozen=True):
     """Where things are, as the environment says (TUI_CHAT_CONFIG, TUI_CHAT_DB, XDG_*)."""
 
     env: Mapping[str, str] = field(default_factory=lambda: os.environ)

@@ -16,7 +16,8 @@ English, and Chinese with Qwen from Qwen's counts.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from tui_chat.core.tokens import SCRIPTS, script_counts, tokens_from_counts
 
@@ -33,8 +34,7 @@ MAX_WEIGHT = 50_000.0
 FACTOR_RANGE = (0.1, 10.0)
 
 
-@dataclass
-class _Average:
+class _Average(Struct):
     factor: float = 1.0
     weight: float = 0.0
 

@@ -15,19 +15,11 @@ import dataclasses
 import os
 import tomllib
 from collections.abc import Mapping, MutableMapping, Sequence
+from dataclasses import field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    SecretStr,
-    ValidationError,
-    ValidationInfo,
-    field_validator,
-    model_validator,
-)
+import msgspec
 
 from tui_chat.core import secrets
 from tui_chat.core.config_checks import MIN_READING_WIDTH as MIN_READING_WIDTH
@@ -58,21 +50,29 @@ from tui_chat.core.files import write_private_file as write_private_file
 from tui_chat.core.model_facts import ModelSettings
 from tui_chat.core.models import Parameters
 from tui_chat.core.providers import BUILTIN_PROVIDERS, Provider, ProviderSpec, url_problem
-from tui_chat.core.validation import first_problem
+from tui_chat.core.records import After, Before, Bounds, Record
+from tui_chat.core.secrets import Secret
 
 if TYPE_CHECKING:
     from tomlkit import TOMLDocument
 
 
+def _checked_headers(value: dict[str, str] | None) -> dict[str, str] | None:
+    problem = headers_problem(value or {})
+    if problem is not None:
+        raise ValueError(problem)
+    return value
 
-class ProviderConfig(BaseModel):
-    """A provider's section, `[providers.NAME]`: overrides a built-in or declares a new one."""
 
-    model_config = ConfigDict(extra="forbid", defer_build=True)  # see core.models
+class ProviderConfig(Record):
+    """A provider's section, `[providers.NAME]`: overrides a built-in or declares a new one.
+    A record (`core.records`): `model_validate` checks a section read from the file."""
 
-    api_key: SecretStr | None = None
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid"}
+
+    api_key: Annotated[Secret | None, Before(stripped_key)] = None
     """The key, when it is not in the provider's environment variable."""
-    base_url: str | None = None
+    base_url: Annotated[str | None, After(checked_base_url)] = None
     """OpenAI-compatible base URL, ending before /chat/completions."""
     display_name: str | None = None
     api_key_env: str | None = None
@@ -80,13 +80,13 @@ class ProviderConfig(BaseModel):
     needs_key: bool | None = None
     """`false` for a server that takes no key (a local one): requests go without an
     Authorization header, and no key is asked for."""
-    headers: dict[str, str] | None = None
+    headers: Annotated[dict[str, str] | None, After(_checked_headers)] = None
     models: list[str] | None = None
     """Known models, used when the provider has no /models endpoint."""
     default_model: str | None = None
     supports_stream_options: bool | None = None
     has_models_endpoint: bool | None = None
-    proxy: str | Literal[False] | None = None
+    proxy: Annotated[str | Literal[False] | None, Before(proxy_value)] = None
     """`"http://host:port"` (or https://, socks5://): wins over HTTPS_PROXY and the like;
     `false`: no proxy for this provider, whatever the environment says."""
     ca_file: str | None = None
@@ -95,89 +95,63 @@ class ProviderConfig(BaseModel):
     verify: bool | None = None
     """`false` turns certificate checks off for this provider; tui-chat warns every time."""
 
-    @field_validator("proxy", mode="before")
-    @classmethod
-    def _check_proxy(cls, value: object) -> object:
-        return proxy_value(value)
-
-    @field_validator("api_key", mode="before")
-    @classmethod
-    def _strip_key(cls, value: object) -> object:
-        return stripped_key(value)
-
-    @field_validator("headers")
-    @classmethod
-    def _check_headers(cls, value: dict[str, str] | None) -> dict[str, str] | None:
-        problem = headers_problem(value or {})
-        if problem is not None:
-            raise ValueError(problem)
-        return value
-
-    @model_validator(mode="after")
-    def _check_needs_key(self) -> ProviderConfig:
-        problem = needs_key_problem(self.needs_key, self.api_key, self.api_key_env)
-        if problem is not None:
-            raise ValueError(problem)
-        return self
-
-    @field_validator("base_url")
-    @classmethod
-    def _check_url(cls, value: str | None) -> str | None:
-        return checked_base_url(value)
+    def problem(self) -> str | None:
+        return needs_key_problem(self.needs_key, self.api_key, self.api_key_env)
 
 
-class Timeouts(BaseModel):
-    model_config = ConfigDict(extra="forbid", defer_build=True)
+class Timeouts(Record):
+    """`[timeouts]`: how long to wait for a provider, in seconds."""
 
-    connect: float = Field(default=10.0, gt=0)
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid"}
+
+    connect: Annotated[float, Bounds(gt=0)] = 10.0
     """Seconds to open a connection."""
-    first_byte: float = Field(default=600.0, gt=0)
+    first_byte: Annotated[float, Bounds(gt=0)] = 600.0
     """Seconds to wait for the response to start: Chutes holds it back while a model cold-starts."""
-    read: float = Field(default=60.0, gt=0)
+    read: Annotated[float, Bounds(gt=0)] = 60.0
     """Largest gap, in seconds, between two events of a stream before it counts as stalled."""
 
 
-class Settings(BaseModel):
+def _checked_reading_width(value: int) -> int:
+    problem = reading_width_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+def _checked_model_keys(value: dict[str, ModelSettings], data: Mapping[str, Any]
+                        ) -> dict[str, ModelSettings]:
+    problem = model_keys_problem(value, data.get("providers", {}))
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+class Settings(Record):
     """Everything in config.toml. Every field is optional in the file.
 
-    Its validator is built when a file is read (`defer_build`): with no file the app starts
-    on `defaults()`, which pydantic would not validate either."""
+    A record (`core.records`): a file is read with `model_validate` (or `plainly_valid`);
+    with no file the app starts on `defaults()`, which there is nothing to check in."""
 
-    model_config = ConfigDict(extra="forbid", defer_build=True)
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid"}
 
     default_provider: str = "chutes"
     default_model: str | None = None
     system_prompt: str | None = None
     theme: str = "tui-chat-dusk"
-    reading_width: int = Field(default=100, ge=0, le=1000)
+    reading_width: Annotated[int, Bounds(ge=0, le=1000), After(_checked_reading_width)] = 100
     """Widest line of message text, in columns, on a wide terminal; 0: the whole width.
     Tables and code blocks may be wider (up to the whole width)."""
-    parameters: Parameters = Field(default_factory=Parameters.model_construct)
-    timeouts: Timeouts = Field(default_factory=Timeouts.model_construct)
-    max_retries: int = Field(default=3, ge=0, le=10)
-    providers: dict[str, ProviderConfig] = Field(default_factory=dict)
-    keys: dict[str, str | list[str]] = Field(default_factory=dict)
+    parameters: Parameters = field(default_factory=Parameters)
+    timeouts: Timeouts = field(default_factory=Timeouts)
+    max_retries: Annotated[int, Bounds(ge=0, le=10)] = 3
+    providers: dict[str, ProviderConfig] = field(default_factory=dict)
+    keys: dict[str, str | list[str]] = field(default_factory=dict)
     """`[keys]`: binding id -> one key, or several (the README lists the ids)."""
-    models: dict[str, ModelSettings] = Field(default_factory=dict)
+    models: Annotated[dict[str, ModelSettings], After(_checked_model_keys, with_data=True)] = (
+        field(default_factory=dict))
     """`[models."provider:model-id"]`: a model's window, prices and whether it reads images,
     over what its provider lists (see `tui_chat.core.model_facts`)."""
-
-    @field_validator("reading_width")
-    @classmethod
-    def _check_reading_width(cls, value: int) -> int:
-        problem = reading_width_problem(value)
-        if problem is not None:
-            raise ValueError(problem)
-        return value
-
-    @field_validator("models")
-    @classmethod
-    def _check_model_keys(cls, value: dict[str, ModelSettings], info: ValidationInfo
-                          ) -> dict[str, ModelSettings]:
-        problem = model_keys_problem(value, info.data.get("providers", {}))
-        if problem is not None:
-            raise ValueError(problem)
-        return value
 
     def model_settings(self, provider: str, model: str) -> ModelSettings | None:
         """The user's own settings for `model` of `provider`, if any."""
@@ -243,22 +217,22 @@ def _merged_spec(name: str, override: ProviderConfig | None,
         base = ProviderSpec(name=name, display_name=name, base_url=override.base_url)
     if override is None:
         return base
-    # Read field by field, not with model_dump: that would build the section's serializer
-    # before the app's first frame.
+    # Read field by field, not with model_dump: that would import pydantic to build the
+    # section's serializer before the app's first frame.
     changes: dict[str, Any] = {
-        key: getattr(override, key) for key in ProviderConfig.model_fields
-        if key != "api_key" and getattr(override, key) is not None
+        item.name: getattr(override, item.name) for item in dataclasses.fields(override)
+        if item.name != "api_key" and getattr(override, item.name) is not None
     }
     if "headers" in changes:
         changes["headers"] = dict(changes["headers"])
     if "models" in changes:
         changes["models"] = tuple(changes["models"])
-    return dataclasses.replace(base, **changes)
+    return msgspec.structs.replace(base, **changes)
 
 
 def _find_key(
     spec: ProviderSpec, override: ProviderConfig | None, env: Mapping[str, str]
-) -> tuple[SecretStr | None, str | None, str | None]:
+) -> tuple[Secret | None, str | None, str | None]:
     """(key, where it came from, why it cannot be used). A key that cannot be sent is not
     returned (the environment's does not fall back to the file's: the user meant it)."""
     value, source, where = None, None, ""
@@ -276,13 +250,12 @@ def _find_key(
     if problem is not None:
         return None, source, (f"The API key for {spec.display_name} in {where} {problem}; "
                               "copy the key again from the provider's site.")
-    return SecretStr(value), source, None
+    return Secret(value), source, None
 
 
 def defaults() -> Settings:
-    """The settings of a missing config file: `Settings()`, without building its validator
-    (pydantic validates no default: there is nothing a validator would do)."""
-    return Settings.model_construct()
+    """The settings of a missing config file."""
+    return Settings()
 
 
 def load_settings(path: Path) -> Settings:
@@ -305,8 +278,15 @@ def load_settings(path: Path) -> Settings:
         raise ConfigError(
             f"The config file {path} is not valid TOML ({error}); fix it or move it away."
         ) from None
+    plain = plainly_valid(data)
+    if plain is not None:
+        return plain
+    from pydantic import ValidationError
+
+    from tui_chat.core.validation import first_problem
+
     try:
-        return plainly_valid(data) or Settings.model_validate(data)
+        return Settings.model_validate(data)
     except ValidationError as error:
         key, problem = first_problem(error, Settings)
         raise ConfigError(

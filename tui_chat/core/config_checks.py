@@ -1,16 +1,16 @@
 """The checks of config.toml's values, and `plainly_valid`: the settings of a file whose every
-value is plainly right, without building pydantic's validators.
+value is plainly right, without pydantic.
 
-The pydantic models in `core.config` validate config.toml; the checks they add to pydantic's
-own (a proxy URL, header names, a base URL, ...) are these functions, so that `plainly_valid`
-makes the very same ones. `plainly_valid` vouches only for a file whose every value is exactly
-of its field's type (a string for a string, an integer for an integer, a finite number for a
-number) and within its field's declared bounds (read from the models, not repeated here);
-for anything else (a value pydantic would convert, refuse, or that this does not know) it
-returns None and pydantic decides, with the same sentence as ever. Why it is worth having:
-the first validator pydantic builds loads its plugin machinery as well, and together with the
-settings' own validators that cost about a tenth of the app's start-up, before its first
-frame. tests/unit/test_config_plain.py holds it to pydantic's answers.
+The records in `core.config` are validated by pydantic (`model_validate`); the checks they add
+to pydantic's own (a proxy URL, header names, a base URL, ...) are these functions, so that
+`plainly_valid` makes the very same ones. `plainly_valid` vouches only for a file whose every
+value is exactly of its field's type (a string for a string, an integer for an integer, a
+finite number for a number) and within its field's declared bounds (read from the records,
+not repeated here); for anything else (a value pydantic would convert, refuse, or that this
+does not know) it returns None and pydantic decides, with the same sentence as ever. Why it is
+worth having: a plain config.toml is then read without importing pydantic, which with its
+validators cost about a fifth of the instructions to the app's first frame (core.records).
+tests/unit/test_config_plain.py holds it to pydantic's answers.
 """
 
 from __future__ import annotations
@@ -19,14 +19,12 @@ import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeGuard
 
-from annotated_types import Ge, Gt, Le, Lt
-
 from tui_chat.core.model_facts import key_problem
 from tui_chat.core.providers import BUILTIN_PROVIDERS, url_problem
+from tui_chat.core.records import After, Before, Bounds, Record
+from tui_chat.core.secrets import Secret
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
-
     from tui_chat.core.config import Settings
 
 PROXY_SCHEMES = ("http", "https", "socks5", "socks5h")
@@ -98,9 +96,7 @@ def model_keys_problem(models: Mapping[str, object], providers: Mapping[str, obj
 
 def plainly_valid(data: Mapping[str, object]) -> Settings | None:
     """`Settings.model_validate(data)` for a plainly right `data` (see the module's
-    docstring), without building a validator; None when pydantic must decide."""
-    from pydantic import SecretStr
-
+    docstring), without pydantic; None when pydantic must decide."""
     from tui_chat.core.config import ProviderConfig, Settings, Timeouts
     from tui_chat.core.model_facts import ModelSettings
     from tui_chat.core.models import Parameters
@@ -125,7 +121,7 @@ def plainly_valid(data: Mapping[str, object]) -> Settings | None:
         return None
     providers = {}
     for name, section in sections.items():
-        provider = _plain_provider(ProviderConfig, SecretStr, section)
+        provider = _plain_provider(ProviderConfig, section)
         if provider is None:
             return None
         providers[name] = provider
@@ -139,14 +135,13 @@ def plainly_valid(data: Mapping[str, object]) -> Settings | None:
         fields = _plain_fields(ModelSettings, section)
         if fields is None:
             return None
-        plain_models[key] = ModelSettings.model_construct(**fields)
+        plain_models[key] = ModelSettings(**fields)
     if "models" in data:
         values["models"] = plain_models
-    return Settings.model_construct(**values)
+    return Settings(**values)
 
 
-def _plain_provider(model: type[BaseModel], secret: type[Any], data: object
-                    ) -> BaseModel | None:
+def _plain_provider(model: type[Record], data: object) -> Record | None:
     fields = _plain_fields(model, data, {"api_key": None, "proxy": None})
     if fields is None or not isinstance(data, dict):
         return None
@@ -154,7 +149,7 @@ def _plain_provider(model: type[BaseModel], secret: type[Any], data: object
         if type(data["api_key"]) is not str:
             return None
         key = stripped_key(data["api_key"])
-        fields["api_key"] = secret(key) if key is not None else None
+        fields["api_key"] = Secret(key) if isinstance(key, str) else None
     if "proxy" in data:
         if type(data["proxy"]) is not str and data["proxy"] is not False:
             return None
@@ -172,7 +167,7 @@ def _plain_provider(model: type[BaseModel], secret: type[Any], data: object
     if needs_key_problem(fields.get("needs_key"), fields.get("api_key"),
                          fields.get("api_key_env")) is not None:
         return None
-    return model.model_construct(**fields)
+    return model(**fields)
 
 
 def _is_dict(value: object) -> TypeGuard[dict[str, Any]]:
@@ -184,8 +179,8 @@ _PLAIN_TYPES: dict[str, tuple[type, ...]] = {
     "dict[str, str]": (dict,)}
 
 
-def _plain_fields(model: type[BaseModel], data: object,
-                  nested: Mapping[str, type[BaseModel] | None] | None = None
+def _plain_fields(model: type[Record], data: object,
+                  nested: Mapping[str, type[Record] | None] | None = None
                   ) -> dict[str, Any] | None:
     """The values of `data` for `model`'s fields that are a plain type (str, int, float,
     bool, or one of them or None), each exactly of its type and within the field's bounds;
@@ -207,7 +202,7 @@ def _plain_fields(model: type[BaseModel], data: object,
                 plain = _plain_fields(inner, value)
                 if plain is None:
                     return None
-                values[name] = inner.model_construct(**plain)
+                values[name] = inner(**plain)
             continue
         kind = _plain_kind(fields[name].annotation)
         if kind is None or type(value) not in _PLAIN_TYPES[kind]:
@@ -244,19 +239,17 @@ def _plain_kind(annotation: object) -> str | None:
 
 
 def _within(metadata: list[Any], value: Any) -> bool:
-    """Whether `value` keeps every bound in a field's metadata; False for any other kind of
-    constraint (pydantic then decides)."""
+    """Whether `value` keeps every bound in a field's metadata (a value here is finite, so
+    `allow_inf_nan=False` holds); False for any other kind of constraint (pydantic then
+    decides). A field's own checks (`Before`, `After`) are the ones plainly_valid makes."""
     for bound in metadata:
-        if isinstance(bound, Ge):
-            ok = value >= bound.ge
-        elif isinstance(bound, Gt):
-            ok = value > bound.gt
-        elif isinstance(bound, Le):
-            ok = value <= bound.le
-        elif isinstance(bound, Lt):
-            ok = value < bound.lt
-        else:
-            ok = getattr(bound, "allow_inf_nan", None) is False  # the value is finite
-        if not ok:
+        if isinstance(bound, Before | After):
+            continue
+        if not isinstance(bound, Bounds):
+            return False
+        if ((bound.ge is not None and not value >= bound.ge)
+                or (bound.gt is not None and not value > bound.gt)
+                or (bound.le is not None and not value <= bound.le)
+                or (bound.lt is not None and not value < bound.lt)):
             return False
     return True

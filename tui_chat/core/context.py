@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
+
+from msgspec import Struct
 
 from tui_chat.core.calibration import MESSAGE_OVERHEAD, REQUEST_OVERHEAD, Calibration
 from tui_chat.core.errors import Hint, UsageError
@@ -61,8 +62,7 @@ def in_context(path: Sequence[Message], context_from: str | None = None) -> list
     return sent
 
 
-@dataclass(frozen=True)
-class ContextUse:
+class ContextUse(Struct, frozen=True):
     """The size of the next request: `counted` tokens from the provider's own figures and
     `estimated` tokens for the rest; `window` the model's, when known."""
 
@@ -79,8 +79,7 @@ class ContextUse:
         return self.tokens / self.window if self.window else None
 
 
-@dataclass(frozen=True)
-class ContextPlan:
+class ContextPlan(Struct, frozen=True):
     """What `plan` decided for the next request."""
 
     use: ContextUse

@@ -2,46 +2,39 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 from tui_chat.core.models import Usage
 
 
-@dataclass(slots=True)
-class ContentDelta:
+class ContentDelta(Struct):
     text: str
 
 
-@dataclass(slots=True)
-class ReasoningDelta:
+class ReasoningDelta(Struct):
     text: str
 
 
-@dataclass(slots=True)
-class ToolCallDelta:
+class ToolCallDelta(Struct):
     index: int
     id: str | None
     name: str | None
     arguments: str | None
 
 
-@dataclass(slots=True)
-class FinishReason:
+class FinishReason(Struct):
     reason: str
 
 
-@dataclass(slots=True)
-class UsageReported:
+class UsageReported(Struct):
     usage: Usage
 
 
-@dataclass(slots=True)
-class StreamDone:
+class StreamDone(Struct):
     """The stream completed: `[DONE]` arrived, or the body ended after a finish_reason."""
 
 
-@dataclass(slots=True)
-class RetryScheduled:
+class RetryScheduled(Struct):
     """Before the first token a request failed and will be tried again after `delay` seconds."""
 
     attempt: int

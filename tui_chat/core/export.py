@@ -81,9 +81,17 @@ from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, ClassVar, Literal, cast
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
+    ValidationError,
+    model_validator,
+)
+from pydantic_core import CoreSchema
 
 from tui_chat.core.attachments import image_mime, size_text
 from tui_chat.core.errors import StoreError, UsageError
@@ -135,7 +143,15 @@ class ExportedUsage(_Exported):
 class ExportedParameters(Parameters):
     """The store's own parameter rules, with exact JSON types (no "0.7" for 0.7)."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid", "strict": True}
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler
+                                     ) -> CoreSchema:
+        schema = super().__get_pydantic_core_schema__(source, handler)
+        # Strict values, but a JSON object for the record (strict alone wants an instance).
+        cast(dict[str, Any], schema)["strict"] = False
+        return schema
 
 
 class ExportedMessage(_Exported):

@@ -15,21 +15,22 @@ the app and the commands ask: `catalog.facts(provider, model)`.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Annotated, Any, ClassVar
 
 from tui_chat.core.models import ModelInfo
+from tui_chat.core.records import Bounds, Record
 
 
-class ModelSettings(BaseModel):
-    """`[models."provider:model-id"]` in config.toml."""
+class ModelSettings(Record):
+    """`[models."provider:model-id"]` in config.toml (a record: see core.records)."""
 
-    model_config = ConfigDict(extra="forbid", defer_build=True)  # see core.models
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid"}
 
-    context_length: int | None = Field(default=None, gt=0)
+    context_length: Annotated[int | None, Bounds(gt=0)] = None
     """The model's window in tokens (prompt and reply together)."""
-    input_price: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    input_price: Annotated[float | None, Bounds(ge=0, allow_inf_nan=False)] = None
     """USD per million prompt tokens."""
-    output_price: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    output_price: Annotated[float | None, Bounds(ge=0, allow_inf_nan=False)] = None
     """USD per million completion tokens."""
     images: bool | None = None
     """Whether the model reads images (attached PNG, JPEG, WebP, GIF)."""

@@ -5,23 +5,24 @@ user message, has none), and each message with children remembers which one is a
 active path, from the active root down the active children to a leaf, is what is shown, sent
 as context and continued.
 
-Every model's validator is built when first used (`defer_build`: pydantic otherwise builds
-each model's validator as its class is defined, on the start-up path). The app's first frame
-validates nothing: a new conversation is made of values already validated, or defaults
-(`Conversation.model_construct`); the first validator built loads pydantic's plugin machinery
-besides, as much work again as the validators themselves.
+The records are dataclasses (`core.records`): tui-chat constructs them from its own values;
+what comes from outside (a store row, an import, a provider's usage) goes through
+`model_validate`, pydantic's validator, built on first use. The app's first frame imports no
+pydantic.
 """
 
 from __future__ import annotations
 
 import math
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+import msgspec
+
+from tui_chat.core.records import Before, Bounds, Record
 
 
 def new_id() -> str:
@@ -46,58 +47,53 @@ class MessageStatus(StrEnum):
     ERROR = "error"
 
 
-class Usage(BaseModel):
-    """Token counts as the provider reported them, and what they cost."""
+def _no_odd_cost(value: object) -> object:
+    # Never a reason to refuse a chunk or a stored row: an unusable figure is no figure.
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) and value >= 0 else None
 
-    model_config = ConfigDict(extra="ignore", defer_build=True)
+
+class Usage(Record):
+    """Token counts as the provider reported them, and what they cost."""
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     total_tokens: int = 0
-    cost_usd: float | None = None
+    cost_usd: Annotated[float | None, Before(_no_odd_cost)] = None
     """What the reply cost in USD, from the model's prices when it finished (None: no price
     was known). Written by tui-chat, not read from the provider."""
 
-    @field_validator("cost_usd", mode="before")
-    @classmethod
-    def _no_odd_cost(cls, value: object) -> object:
-        # Never a reason to refuse a chunk or a stored row: an unusable figure is no figure.
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            return None
-        return float(value) if math.isfinite(value) and value >= 0 else None
 
-
-class Parameters(BaseModel):
+class Parameters(Record):
     """Per-request sampling parameters; None means "the provider's default"."""
 
-    model_config = ConfigDict(extra="forbid", defer_build=True)
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid"}
 
-    temperature: float | None = Field(default=None, ge=0, le=2)
-    max_tokens: int | None = Field(default=None, ge=1)
-    top_p: float | None = Field(default=None, ge=0, le=1)
-    presence_penalty: float | None = Field(default=None, ge=-2, le=2)
-    frequency_penalty: float | None = Field(default=None, ge=-2, le=2)
+    temperature: Annotated[float | None, Bounds(ge=0, le=2)] = None
+    max_tokens: Annotated[int | None, Bounds(ge=1)] = None
+    top_p: Annotated[float | None, Bounds(ge=0, le=1)] = None
+    presence_penalty: Annotated[float | None, Bounds(ge=-2, le=2)] = None
+    frequency_penalty: Annotated[float | None, Bounds(ge=-2, le=2)] = None
     stop: list[str] | None = None
 
     def to_request(self) -> dict[str, object]:
         return self.model_dump(exclude_none=True)
 
 
-class AttachmentInfo(BaseModel):
+class AttachmentInfo(Record):
     """A file attached to a message, as the message remembers it (its content is stored
     apart: `Attachment`)."""
-
-    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     name: str
     """The file's name as the user gave it (a path, as written)."""
     kind: Literal["text", "image"]
     mime: str
-    size: int = Field(ge=0)
+    size: Annotated[int, Bounds(ge=0)]
     """Bytes."""
     language: str = ""
     """A text file's language, from its extension ("" when unknown)."""
-    tokens: int = Field(default=0, ge=0)
+    tokens: Annotated[int, Bounds(ge=0)] = 0
     """About how many tokens it adds to the context."""
 
 
@@ -108,19 +104,18 @@ class Attachment(AttachmentInfo):
     data: bytes | None = None
 
     def info(self) -> AttachmentInfo:
-        return AttachmentInfo.model_validate(self.model_dump(exclude={"text", "data"}))
+        return AttachmentInfo(name=self.name, kind=self.kind, mime=self.mime, size=self.size,
+                              language=self.language, tokens=self.tokens)
 
 
-class ChatMessage(BaseModel):
+class ChatMessage(Record):
     """One message as sent to the provider: its text and its attachments' content, or, once
     put in the request's shape (`attachments.wire_content`), the content as it goes (a string,
     or a list of content parts)."""
 
-    model_config = ConfigDict(defer_build=True)
-
     role: Role
     content: str | list[dict[str, Any]]
-    attachments: list[Attachment] = Field(default_factory=list)
+    attachments: list[Attachment] = field(default_factory=list)
 
     @property
     def text(self) -> str:
@@ -130,12 +125,10 @@ class ChatMessage(BaseModel):
         return "".join(str(part.get("text", "")) for part in self.content)
 
 
-class Message(BaseModel):
+class Message(Record):
     """A stored message. Each remembers the provider and model that produced it."""
 
-    model_config = ConfigDict(defer_build=True)
-
-    id: str = Field(default_factory=new_id)
+    id: str = field(default_factory=new_id)
     conversation_id: str
     parent_id: str | None = None
     """The message this one follows in the tree; None for a root. Fixed once stored."""
@@ -150,11 +143,11 @@ class Message(BaseModel):
     usage: Usage | None = None
     time_to_first_token: float | None = None
     tokens_per_second: float | None = None
-    created: datetime = Field(default_factory=utc_now)
+    created: datetime = field(default_factory=utc_now)
     partial_in_context: bool = False
     """An interrupted reply that is sent as context all the same: the user stopped it on
     purpose, or chose to continue from it. A reply cut off by a failure is not."""
-    attachments: list[AttachmentInfo] = Field(default_factory=list)
+    attachments: list[AttachmentInfo] = field(default_factory=list)
     """Files attached to a user message (their content: `Store.attachments_of`)."""
 
     @property
@@ -177,17 +170,17 @@ class Message(BaseModel):
                 and self.empty and not self.partial_in_context)
 
 
-class Conversation(BaseModel):
-    model_config = ConfigDict(defer_build=True)
+class Conversation(Record):
+    """A conversation: its title, dates, model and settings (its messages are apart)."""
 
-    id: str = Field(default_factory=new_id)
+    id: str = field(default_factory=new_id)
     title: str = "New conversation"
-    created: datetime = Field(default_factory=utc_now)
-    updated: datetime = Field(default_factory=utc_now)
+    created: datetime = field(default_factory=utc_now)
+    updated: datetime = field(default_factory=utc_now)
     provider: str | None = None
     model: str | None = None
     system_prompt: str | None = None
-    parameters: Parameters = Field(default_factory=Parameters.model_construct)
+    parameters: Parameters = field(default_factory=Parameters)
     pinned: bool = False
     archived: bool = False
     forked_from: str | None = None
@@ -202,8 +195,7 @@ class Conversation(BaseModel):
     another context, so its usage does not count this one's."""
 
 
-@dataclass(frozen=True, slots=True)
-class ActivePathChanged:
+class ActivePathChanged(msgspec.Struct, frozen=True):
     """The active path now leaves the old one below message `after_id` (None: from its very
     first message on). A view keeps the messages up to `after_id` and drops the rest (they
     are not deleted: they stay in the store as another branch); the new path below is what
@@ -213,8 +205,7 @@ class ActivePathChanged:
     after_id: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class Siblings:
+class Siblings(msgspec.Struct, frozen=True):
     """The alternatives at one branch point, oldest first: `ids[position - 1]` is the message
     asked about ("‹ position/count ›")."""
 
@@ -226,15 +217,14 @@ class Siblings:
         return len(self.ids)
 
 
-@dataclass(frozen=True)
-class ConversationTree:
+class ConversationTree(msgspec.Struct, frozen=True):
     """Every message of a conversation (creation order) and the active choice at each branch
     point: `active_root`, and `active_child[parent id]`."""
 
     conversation: Conversation
     messages: list[Message]
     active_root: str | None
-    active_child: dict[str, str] = field(default_factory=dict)
+    active_child: dict[str, str] = msgspec.field(default_factory=dict)
 
     def children(self, parent_id: str | None) -> list[Message]:
         return [m for m in self.messages if m.parent_id == parent_id]
@@ -249,11 +239,9 @@ class ConversationTree:
         return path
 
 
-class ModelInfo(BaseModel):
+class ModelInfo(Record):
     """A model a provider offers. Only `id` is guaranteed; providers vary in the rest (and
     `[models."provider:model"]` in config.toml can set them: see `model_facts`)."""
-
-    model_config = ConfigDict(defer_build=True)
 
     id: str
     provider: str
@@ -277,10 +265,8 @@ class ModelInfo(BaseModel):
         return self.input_price is not None and self.output_price is not None
 
 
-class ConversationSummary(BaseModel):
+class ConversationSummary(Record):
     """One row of the conversation list: no message bodies."""
-
-    model_config = ConfigDict(defer_build=True)
 
     id: str
     title: str
@@ -293,12 +279,10 @@ class ConversationSummary(BaseModel):
     archived: bool = False
 
 
-class SearchHit(BaseModel):
+class SearchHit(Record):
     """A message that matched a search. `snippet` is plain one-line text, already sanitized;
     `spans` are (start, end) character offsets of the matches within `snippet`, so a UI can
     highlight them without ever parsing markup."""
-
-    model_config = ConfigDict(defer_build=True)
 
     conversation_id: str
     message_id: str
@@ -306,4 +290,4 @@ class SearchHit(BaseModel):
     role: Role
     created: datetime
     snippet: str
-    spans: list[tuple[int, int]] = Field(default_factory=list)
+    spans: list[tuple[int, int]] = field(default_factory=list)

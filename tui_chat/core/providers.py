@@ -1,21 +1,24 @@
 """Providers are data: a record per OpenAI-compatible endpoint, built-in or from config.toml.
 
-Plain frozen dataclasses, not pydantic models: they are made only by tui-chat itself (the
-built-ins here, the rest from a `[providers.NAME]` section that `core.config` has validated),
-so there is nothing to validate, and the app's first frame builds no validator for them.
+Frozen msgspec Structs, not records: they are made only by tui-chat itself (the built-ins
+here, the rest from a `[providers.NAME]` section that `core.config` has validated), so there
+is nothing to validate. A Struct rather than a dataclass, as every value class on the app's
+start-up path: its class is made in C, where a dataclass compiles generated methods (about
+3 M instructions a class, a tenth of the first frame's over a bare Textual app for tui-chat's
+fifty; benchmarks/instruction_phases.py --kinds).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from msgspec import Struct, field
+
 if TYPE_CHECKING:
-    from pydantic import SecretStr
+    from tui_chat.core.secrets import Secret
 
 
-@dataclass(frozen=True, kw_only=True)
-class ProviderSpec:
+class ProviderSpec(Struct, frozen=True, kw_only=True):
     """What tui-chat knows about a provider before any key or override is applied."""
 
     name: str
@@ -72,13 +75,12 @@ SUTRA = ProviderSpec(
 BUILTIN_PROVIDERS: dict[str, ProviderSpec] = {p.name: p for p in (CHUTES, SUTRA)}
 
 
-@dataclass(frozen=True, kw_only=True)
-class Provider:
+class Provider(Struct, frozen=True, kw_only=True):
     """A provider ready to use: spec, effective base URL, and its key (never printed)."""
 
     spec: ProviderSpec
     base_url: str
-    api_key: SecretStr | None = None
+    api_key: Secret | None = None
     key_source: str | None = None  # "environment" | "config" | None
     key_error: str | None = None
     """Why the key found cannot be sent (it is then not kept): one sentence naming where it came

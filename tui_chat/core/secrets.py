@@ -14,6 +14,12 @@ from __future__ import annotations
 
 import re
 import threading
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pydantic import GetCoreSchemaHandler
+    from pydantic_core import CoreSchema
+    from pydantic_core.core_schema import SerializationInfo
 
 KEY_HIDDEN = "[key hidden]"
 _MIN_SECRET = 8
@@ -88,3 +94,48 @@ def scrub(text: str) -> str:
 
 def _hide_shape(match: re.Match[str]) -> str:
     return (match.group("label") or match.group("header") or "") + KEY_HIDDEN
+
+
+class Secret:
+    """A key that shows as asterisks in reprs, str() and JSON dumps (pydantic's SecretStr,
+    which the config records cannot use: they import no pydantic, see core.records)."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def get_secret_value(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return f"Secret('{self}')"
+
+    def __str__(self) -> str:
+        return "**********" if self._value else ""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+    def __len__(self) -> int:
+        return len(self._value)
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler
+                                     ) -> CoreSchema:
+        """A string (or a Secret) in; a Secret out; asterisks in a JSON dump."""
+        from pydantic_core import core_schema
+
+        def unwrapped(value: object) -> object:
+            return value._value if isinstance(value, Secret) else value
+
+        def dumped(value: Secret, info: SerializationInfo) -> Secret | str:
+            return str(value) if info.mode == "json" else value
+
+        return core_schema.no_info_before_validator_function(
+            unwrapped, core_schema.no_info_after_validator_function(cls, core_schema.str_schema()),
+            serialization=core_schema.plain_serializer_function_ser_schema(dumped,
+                                                                            info_arg=True))

@@ -41,8 +41,9 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from tui_chat.core.attachments import wire_content
 from tui_chat.core.context import in_context
@@ -77,29 +78,25 @@ NOT_STARTED_NOTE = ("The reply was stopped before it began; sending the same mes
                     "(or regenerating) retries it.")
 
 
-@dataclass(frozen=True, slots=True)
-class UserMessageSaved:
+class UserMessageSaved(Struct, frozen=True):
     """The user's message is in the store (the conversation too, if it was new)."""
 
     message: Message
 
 
-@dataclass(frozen=True, slots=True)
-class ReplyStarted:
+class ReplyStarted(Struct, frozen=True):
     """An empty assistant message (status streaming) is saved; deltas follow."""
 
     message: Message
 
 
-@dataclass(frozen=True, slots=True)
-class ReplyFinished:
+class ReplyFinished(Struct, frozen=True):
     """The reply is complete and saved."""
 
     message: Message
 
 
-@dataclass(frozen=True, slots=True)
-class ReplyFailed:
+class ReplyFailed(Struct, frozen=True):
     """The reply failed; `message` is saved as it stands (interrupted or error)."""
 
     message: Message
@@ -149,11 +146,10 @@ class ChatSession:
               parameters: Parameters | None = None, clock: Clock = time.monotonic,
               flush_interval: float = 1.0) -> ChatSession:
         """A new conversation, written to the store only when the first message is sent."""
-        # Values already validated (the settings', a persona's) or defaults: nothing for a
-        # validator to do, and building Conversation's would delay the app's first frame.
-        conversation = Conversation.model_construct(
-            system_prompt=system_prompt or None,
-            parameters=parameters or Parameters.model_construct())
+        # Values already validated (the settings', a persona's) or defaults: a record's
+        # constructor checks nothing (core.records).
+        conversation = Conversation(system_prompt=system_prompt or None,
+                                    parameters=parameters or Parameters())
         return cls(store, conversation, saved=False, clock=clock, flush_interval=flush_interval)
 
     @classmethod

@@ -13,18 +13,20 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
-from pydantic import TypeAdapter, ValidationError
-
 from tui_chat.core.models import Attachment, AttachmentInfo
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 _BATCH = 500
 
 
 @cache
 def _infos() -> TypeAdapter[list[AttachmentInfo]]:
-    """Built on first use, not at import: building it builds AttachmentInfo's validator
-    (deferred: see core.models), and, were it the first schema of the process, pydantic's
-    own one-time set-up, on the app's start-up path, where no message has been read yet."""
+    """Built on first use, not at import: pydantic is not imported on the app's start-up
+    path (core.records), where no message has been read yet."""
+    from pydantic import TypeAdapter
+
     return TypeAdapter(list[AttachmentInfo])
 
 
@@ -32,6 +34,8 @@ def infos_from(column: str | None) -> list[AttachmentInfo]:
     """The list kept in `messages.attachments` (empty when none, or unreadable)."""
     if not column:
         return []
+    from pydantic import ValidationError
+
     try:
         return _infos().validate_json(column)
     except ValidationError:
@@ -75,7 +79,7 @@ class AttachmentQueries:
                     if row["position"] >= len(infos):
                         continue
                     info = infos[row["position"]]
-                    found.setdefault(row["id"], []).append(Attachment(
-                        **info.model_dump(), text=row["text"],
-                        data=bytes(row["data"]) if row["data"] is not None else None))
+                    found.setdefault(row["id"], []).append(Attachment.model_validate({
+                        **info.model_dump(), "text": row["text"],
+                        "data": bytes(row["data"]) if row["data"] is not None else None}))
         return found

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from tui_chat.core import store_attachments, store_tree
 from tui_chat.core.models import Attachment, Conversation, Message, MessageStatus, utc_now
@@ -32,8 +33,7 @@ from tui_chat.core.store_schema import (
 )
 
 
-@dataclass(frozen=True)
-class ImportOutcome:
+class ImportOutcome(Struct, frozen=True):
     """What `Store.import_conversation` and `Store.import_tree` did."""
 
     created: bool
@@ -45,8 +45,7 @@ class ImportOutcome:
     """Ids of messages skipped because a message above them was."""
 
 
-@dataclass(frozen=True)
-class ActiveChoices:
+class ActiveChoices(Struct, frozen=True):
     """The active root and the active child of each branch point, as a file gave them."""
 
     root: str | None

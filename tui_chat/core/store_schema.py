@@ -286,7 +286,7 @@ def conversation_row(c: Conversation) -> tuple[object, ...]:
 
 
 def conversation_from(row: sqlite3.Row) -> Conversation:
-    return Conversation(
+    return Conversation.model_validate(dict(
         id=row["id"], title=row["title"], created=from_text(row["created"]),
         updated=from_text(row["updated"]), provider=row["provider"], model=row["model"],
         system_prompt=row["system_prompt"],
@@ -296,7 +296,7 @@ def conversation_from(row: sqlite3.Row) -> Conversation:
         context_from=row["context_from"],
         context_from_set=(from_text(row["context_from_set"]) if row["context_from_set"]
                           else None),
-    )
+    ))
 
 
 def fork_row(c: Conversation) -> tuple[object, ...]:
@@ -304,12 +304,12 @@ def fork_row(c: Conversation) -> tuple[object, ...]:
 
 
 def summary_from(row: sqlite3.Row) -> ConversationSummary:
-    return ConversationSummary(
+    return ConversationSummary.model_validate(dict(
         id=row["id"], title=row["title"], created=from_text(row["created"]),
         updated=from_text(row["updated"]), provider=row["provider"], model=row["model"],
         message_count=row["message_count"], pinned=bool(row["pinned"]),
         archived=bool(row["archived"]),
-    )
+    ))
 
 
 def message_row(m: Message) -> tuple[object, ...]:
@@ -328,11 +328,13 @@ _STATUSES = {status.value: status for status in MessageStatus}
 
 def message_from(row: sqlite3.Row) -> Message:
     """The message of a row whose first columns are MESSAGE_SELECT's. Read by position, the
-    enums by a dict: opening a long conversation makes one per message of its path."""
+    enums by a dict: opening a long conversation makes one per message of its path. Every
+    record read from a row is validated (`model_validate`): the file may have been written
+    by another version or another program."""
     (message_id, conversation_id, role, content, reasoning, provider, model, status, error,
      finish_reason, usage, time_to_first_token, tokens_per_second, created, parent_id,
      partial_in_context, attachments) = tuple(row)[:_MESSAGE_FIELDS]
-    return Message(
+    return Message.model_validate(dict(
         id=message_id, conversation_id=conversation_id, role=_ROLES.get(role) or Role(role),
         content=content, reasoning=reasoning, provider=provider, model=model,
         # Scrubbed as read too: a store written before every write was scrubbed may hold a
@@ -343,6 +345,6 @@ def message_from(row: sqlite3.Row) -> Message:
         time_to_first_token=time_to_first_token, tokens_per_second=tokens_per_second,
         created=from_text(created), parent_id=parent_id,
         partial_in_context=bool(partial_in_context), attachments=infos_from(attachments),
-    )
+    ))
 
 

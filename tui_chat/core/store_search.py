@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from tui_chat.core.models import Role, SearchHit
 from tui_chat.core.store_schema import SEARCH_TEXT_FUNCTION, from_text, search_text
@@ -27,8 +28,7 @@ SNIPPET_BEFORE = 40
 SNIPPET_LENGTH = 160
 
 
-@dataclass(frozen=True)
-class SearchPlan:
+class SearchPlan(Struct, frozen=True):
     terms: tuple[str, ...]
     match: str | None  # an FTS5 MATCH expression for the terms of three characters or more
     like: tuple[str, ...]  # LIKE patterns for the shorter terms
@@ -53,8 +53,7 @@ COUNT_LIMIT = 1000
 a big store: counting them all reads every match, seconds for 100,000 conversations)."""
 
 
-@dataclass(frozen=True)
-class ConversationMatches:
+class ConversationMatches(Struct, frozen=True):
     """A search counted by conversation: the conversations with a matching message (all of
     them when `complete`, else the `count_limit` whose newest match is newest), and the
     newest matching message of each of the newest `limit` of them (newest first)."""
@@ -135,9 +134,10 @@ def run_by_conversation(conn: sqlite3.Connection, query: str, limit: int,
 def _hits(rows: list[sqlite3.Row], search: SearchPlan) -> list[SearchHit]:
     pattern = _pattern(search.terms)
     return [
-        SearchHit(conversation_id=row["conversation_id"], message_id=row["id"],
-                  title=row["title"], role=Role(row["role"]), created=from_text(row["created"]),
-                  **_snippet(search_text(row["content"]), pattern))
+        SearchHit.model_validate({
+            "conversation_id": row["conversation_id"], "message_id": row["id"],
+            "title": row["title"], "role": Role(row["role"]), "created": from_text(row["created"]),
+            **_snippet(search_text(row["content"]), pattern)})
         for row in rows
     ]
 

@@ -14,8 +14,9 @@ cycle in it cannot hang a query.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
 from itertools import pairwise
+
+from msgspec import Struct
 
 from tui_chat.core.store_schema import MESSAGE_SELECT
 
@@ -43,8 +44,7 @@ SELECT id FROM down ORDER BY depth DESC LIMIT 1
 """
 
 
-@dataclass(frozen=True, slots=True)
-class Pointers:
+class Pointers(Struct, frozen=True):
     active_root: str | None
     active_leaf: str | None
     unlinked: bool = False

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from tui_chat.core.store_schema import to_text
 
@@ -23,8 +24,7 @@ _COMPLETION = "coalesce(json_extract(usage, '$.completion_tokens'), 0)"
 _COST = "json_extract(usage, '$.cost_usd')"
 
 
-@dataclass(frozen=True)
-class Spent:
+class Spent(Struct, frozen=True):
     """Tokens and cost of some replies."""
 
     replies: int = 0
@@ -40,8 +40,7 @@ class Spent:
         return self.prompt_tokens + self.completion_tokens
 
 
-@dataclass(frozen=True)
-class DayUsage:
+class DayUsage(Struct, frozen=True):
     """One row of `tui-chat usage`: a local day, a provider and model, what they spent."""
 
     day: str

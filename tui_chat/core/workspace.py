@@ -33,8 +33,9 @@ import contextlib
 import os
 import time
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from tui_chat.core.attachments import check_images, check_total
 from tui_chat.core.client_pool import ClientPool
@@ -93,8 +94,7 @@ def default_model_for(settings: Settings, provider: Provider) -> str | None:
     return provider.default_model
 
 
-@dataclass(frozen=True)
-class SettingsChange:
+class SettingsChange(Struct, frozen=True):
     """What `Workspace.apply_settings` did with new settings, in words a front-end can show.
 
     `now`: in force from the next request on (keys, base URLs, timeouts, retries), or at

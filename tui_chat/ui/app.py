@@ -44,7 +44,10 @@ def action_commands() -> type[Provider]:
 class TuiChatApp(App[int]):
     """tui-chat. Services are injected; nothing here talks to a provider or the disk."""
 
-    CSS_PATH = "app.tcss"
+    # The conversation screen's stylesheet is read with the app's own, not as the screen is
+    # pushed: Textual re-parses every stylesheet it has (in a new Stylesheet, none cached)
+    # when a screen brings a file of its own, and this one is pushed before the first frame.
+    CSS_PATH = ["app.tcss", "screens/conversation.tcss"]
     TITLE = "tui-chat"
     ENABLE_COMMAND_PALETTE = True
     COMMANDS = App.COMMANDS | {action_commands}
@@ -75,7 +78,27 @@ class TuiChatApp(App[int]):
                                if self._initial else None)
         if self._initial is not None:
             self.workspace.override(provider, model)  # -p/-m win over the saved model
-        self._theme_dirs = theme_dirs
+        self._theme_note = self._install_themes(theme_dirs)
+
+    def _install_themes(self, theme_dirs: Sequence[Path] | None) -> str | None:
+        """Install the themes and put the chosen one's colours in the stylesheet before the
+        app runs, so that nothing is parsed or styled in Textual's default theme (from
+        on_mount, the first frame was drawn in it, then every stylesheet parsed again, every
+        widget styled and the screen drawn again). The refresh Textual queues for a theme set
+        has nothing left to do then: `refresh_css` skips it."""
+        default = self.theme
+        note = install_themes(self, self.services.settings.theme,  # type: ignore[arg-type]
+                              theme_dirs)
+        self.watch_theme(self.theme)  # not called when the theme chosen is Textual's first
+        self.stylesheet.set_variables(self.get_css_variables())
+        self._css_ready_for = self.theme if self.theme != default else None
+        return note
+
+    def refresh_css(self, animate: bool = True) -> None:
+        ready, self._css_ready_for = self._css_ready_for, None
+        if ready is not None and ready == self.theme:  # queued by the theme set in __init__
+            return
+        super().refresh_css(animate)
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = True) -> None:
@@ -119,11 +142,9 @@ class TuiChatApp(App[int]):
     async def on_mount(self) -> None:
         self._catch_stop_signals()
         self.apply_keys(self.workspace.settings)
-        note = install_themes(self, self.services.settings.theme,  # type: ignore[arg-type]
-                              self._theme_dirs)
-        self.watch_theme(self.theme)  # not called when the theme chosen is Textual's first
-        if note:
-            self.notify(note, title="Themes", severity="warning", markup=False, timeout=10)
+        if self._theme_note:
+            self.notify(self._theme_note, title="Themes", severity="warning", markup=False,
+                        timeout=10)
         screen = ConversationScreen(self.workspace)
         await self.push_screen(screen)
         if self._initial:

@@ -23,9 +23,9 @@ and `model_from_widths` turns its answers into the model it actually follows.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
 import rich.cells
+from msgspec import Struct
 from rich.cells import CellTable
 
 from tui_chat.ui import cell_table
@@ -37,8 +37,7 @@ EMOJI_MODIFIERS = ((0x1F3FB, 0x1F3FF),)  # Fitzpatrick skin tones
 REGIONAL_INDICATORS = ((0x1F1E6, 0x1F1FF),)
 
 
-@dataclass(frozen=True)
-class CellModel:
+class CellModel(Struct, frozen=True):
     """How a terminal advances the cursor past the characters that terminals disagree on."""
 
     spacing_marks: bool = True

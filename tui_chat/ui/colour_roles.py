@@ -25,9 +25,9 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from msgspec import Struct
 from rich.console import Console
 from rich.default_styles import DEFAULT_STYLES
 from rich.theme import Theme as RichTheme
@@ -84,8 +84,7 @@ def near_hue(one: Color, other: Color) -> bool:
     return min(distance, 1 - distance) < NEAR_HUE
 
 
-@dataclass(frozen=True)
-class Palette:
+class Palette(Struct, frozen=True):
     """A theme's colours, opaque (or ANSI names for an ANSI theme)."""
 
     primary: Color
@@ -238,8 +237,7 @@ def apply(console: Console, theme: Theme, *, no_color: bool = False) -> None:
 
 # --- code blocks ----------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class _CodeColours:
+class _CodeColours(Struct, frozen=True):
     theme: Theme
     dark: bool
     ansi: bool

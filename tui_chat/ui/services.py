@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from tui_chat.core.config import Settings
 from tui_chat.core.errors import TuiChatError
@@ -20,8 +21,7 @@ second (reply_view's CPU governor), and each read costs as much CPU as drawing a
 (ProviderClient.coalesce); benchmarks/bench_ui_stream.py measures the app's CPU share."""
 
 
-@dataclass
-class AppServices:
+class AppServices(Struct):
     workspace: Workspace
     config_path: Path
     config_notice: str | None = None

@@ -6,12 +6,14 @@ sentence per problem, so the app can show ONE notification and fall back to DEFA
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import tomllib
 from collections.abc import Iterable, Sequence
+from dataclasses import field
 from pathlib import Path
+from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from textual.app import App
 from textual.color import Color, ColorParseError
 from textual.theme import BUILTIN_THEMES, Theme
@@ -19,10 +21,10 @@ from textual.theme import BUILTIN_THEMES, Theme
 import tui_chat
 from tui_chat.core import paths
 from tui_chat.core.config import Settings
+from tui_chat.core.records import After, Bounds, Record, Text
 from tui_chat.core.text import one_line
-from tui_chat.core.validation import first_problem
 
-DEFAULT_THEME: str = Settings.model_fields["theme"].default
+DEFAULT_THEME: str = Settings().theme
 """The theme used when the configured one is unknown or broken ("tui-chat-dusk")."""
 
 _MAX_THEME_BYTES = 64 * 1024
@@ -34,47 +36,6 @@ _COLOURS = ("primary", "secondary", "warning", "error", "success", "accent", "fo
             "background", "surface", "panel", "boost")
 
 
-class ThemeFile(BaseModel):
-    """One theme file. Colours are anything Textual parses: "#RRGGBB", "rgb(…)", names.
-
-    Its validator is built only for a file `plainly_valid` cannot vouch for (`defer_build`):
-    the first validator pydantic builds costs as much as all the others (its plugin machinery
-    is loaded then), and the shipped themes are read before the app's first frame."""
-
-    model_config = ConfigDict(extra="forbid", defer_build=True)
-
-    name: str = Field(min_length=1, max_length=_NAME_MAX, pattern=f"^{_NAME_PATTERN}$")
-    """The name shown in Settings and the command palette; the file name when omitted."""
-    primary: str
-    secondary: str | None = None
-    warning: str | None = None
-    error: str | None = None
-    success: str | None = None
-    accent: str | None = None
-    foreground: str | None = None
-    background: str | None = None
-    surface: str | None = None
-    panel: str | None = None
-    boost: str | None = None
-    dark: bool = True
-    luminosity_spread: float = Field(default=0.15, ge=0, le=1)
-    text_alpha: float = Field(default=0.95, ge=0, le=1)
-    variables: dict[str, str] = Field(default_factory=dict)
-    """Extra Textual design variables, e.g. "footer-key-foreground" = "#E0A458"."""
-    ansi: bool = False
-
-    @field_validator(*_COLOURS)
-    @classmethod
-    def _check_colour(cls, value: str | None) -> str | None:
-        if value is not None and not _is_colour(value):
-            raise ValueError(f"'{one_line(value, 40)}' is not a colour")
-        return value
-
-    def to_theme(self) -> Theme:
-        values = {name: getattr(self, name) for name in type(self).model_fields}
-        return Theme(**{**values, "variables": dict(self.variables)})
-
-
 def _is_colour(value: str) -> bool:
     try:
         Color.parse(value)
@@ -83,13 +44,59 @@ def _is_colour(value: str) -> bool:
     return True
 
 
+def _checked_colour(value: str | None) -> str | None:
+    if value is not None and not _is_colour(value):
+        raise ValueError(f"'{one_line(value, 40)}' is not a colour")
+    return value
+
+
+Colour = Annotated[str | None, After(_checked_colour)]
+Fraction = Annotated[float, Bounds(ge=0, le=1)]
+
+
+class ThemeFile(Record):
+    """One theme file. Colours are anything Textual parses: "#RRGGBB", "rgb(…)", names.
+
+    A record (core.records): pydantic validates only a file `plainly_valid` cannot vouch for;
+    the shipped themes are read before the app's first frame, which imports no pydantic."""
+
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid"}
+
+    name: Annotated[str, Text(min_length=1, max_length=_NAME_MAX,
+                              pattern=f"^{_NAME_PATTERN}$")]
+    """The name shown in Settings and the command palette; the file name when omitted."""
+    primary: Annotated[str, After(_checked_colour)]
+    secondary: Colour = None
+    warning: Colour = None
+    error: Colour = None
+    success: Colour = None
+    accent: Colour = None
+    foreground: Colour = None
+    background: Colour = None
+    surface: Colour = None
+    panel: Colour = None
+    boost: Colour = None
+    dark: bool = True
+    luminosity_spread: Fraction = 0.15
+    text_alpha: Fraction = 0.95
+    variables: dict[str, str] = field(default_factory=dict)
+    """Extra Textual design variables, e.g. "footer-key-foreground" = "#E0A458"."""
+    ansi: bool = False
+
+    def to_theme(self) -> Theme:
+        values = {name: getattr(self, name) for name in _FIELDS}
+        return Theme(**{**values, "variables": dict(self.variables)})
+
+
+_FIELDS = frozenset(item.name for item in dataclasses.fields(ThemeFile))
+
+
 def plainly_valid(data: dict[str, object]) -> ThemeFile | None:
     """`data` as a ThemeFile when every value is exactly of its field's type and within its
     bounds, as the shipped themes are: what `ThemeFile.model_validate(data)` returns then,
-    without building its validator. None for anything else (pydantic then decides, and words
-    the problem); tests/ui/test_theme_plain.py holds the two to the same answers."""
-    fields = ThemeFile.model_fields
-    if not data.keys() <= fields.keys() or not isinstance(data.get("primary"), str):
+    without pydantic. None for anything else (pydantic then decides, and words the problem);
+    tests/ui/test_theme_plain.py holds the two to the same answers."""
+    if not data.keys() <= _FIELDS or not isinstance(data.get("primary"), str):
         return None
     name = data.get("name")
     if (type(name) is not str or len(name) > _NAME_MAX
@@ -113,7 +120,7 @@ def plainly_valid(data: dict[str, object]) -> ThemeFile | None:
         if not plain:
             return None
         values[key] = value
-    return ThemeFile.model_construct(**values)  # type: ignore[arg-type]
+    return ThemeFile(**values)  # type: ignore[arg-type]
 
 
 def shipped_themes_dir() -> Path:
@@ -139,15 +146,27 @@ def load_theme_file(path: Path) -> Theme:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise ValueError(f"the theme file {path} is not valid TOML ({error})") from None
     data.setdefault("name", path.stem)
+    checked = plainly_valid(data) or _validated(data, path)
     try:
-        theme = (plainly_valid(data) or ThemeFile.model_validate(data)).to_theme()
+        theme = checked.to_theme()
         theme.to_color_system()  # fails early on anything Textual cannot use
-    except ValidationError as error:
-        key, problem = first_problem(error, ThemeFile)
-        raise ValueError(f"the theme file {path} has a problem at '{key}': {problem}") from None
     except Exception as error:  # Textual's own checks, whatever they raise
         raise ValueError(f"the theme file {path} cannot be used ({error})") from None
     return theme
+
+
+def _validated(data: dict[str, object], path: Path) -> ThemeFile:
+    """pydantic's reading of a file `plainly_valid` cannot vouch for; ValueError with the
+    sentence."""
+    from pydantic import ValidationError
+
+    from tui_chat.core.validation import first_problem
+
+    try:
+        return ThemeFile.model_validate(data)
+    except ValidationError as error:
+        key, problem = first_problem(error, ThemeFile)
+        raise ValueError(f"the theme file {path} has a problem at '{key}': {problem}") from None
 
 
 def load_themes(dirs: Iterable[Path] | None = None) -> tuple[list[Theme], list[str]]:

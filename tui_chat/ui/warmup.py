@@ -42,10 +42,10 @@ def warm_up() -> None:
 
 
 def build_validators() -> None:
-    """Build, now, the validators a first exchange would build on the event loop."""
-    from tui_chat.core import config, models
+    """Build, now, the validators a first exchange would build on the event loop (and import
+    pydantic with the first: the records import none, see core.records)."""
+    from tui_chat.core import config, models, records
 
     for model in (models.Parameters, models.Conversation, models.Message, models.Usage,
                   models.ChatMessage, models.ModelInfo, config.Timeouts, config.Settings):
-        if not model.__pydantic_complete__:
-            model.model_rebuild()
+        records.adapter(model)

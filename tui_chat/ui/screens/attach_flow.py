@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 class AttachFlow:
     def __init__(self, host: ConversationScreen) -> None:
         self.host = host
+        self._list: AttachmentList | None = None
         self.in_flight: list[Attachment] = []
         """The attachments of the exchange in progress (back in the list if nothing arrives;
         none for a regenerate or an edit)."""
@@ -29,20 +30,29 @@ class AttachFlow:
         return Path(os.getcwd())
 
     @property
-    def listed(self) -> AttachmentList:
-        from tui_chat.ui.widgets.attachment_list import AttachmentList
+    def widget(self) -> AttachmentList:
+        """The list above the prompt, made when first asked for and mounted with the first
+        attachment (`listed`): hidden while empty, it is not on the first frame (an
+        OptionList: its stylesheet, mounting and styling were 1.5 % of the instructions to
+        it). The help and the palette list its keys before then (`later_widgets`)."""
+        if self._list is None:
+            from tui_chat.ui.widgets.attachment_list import AttachmentList
 
-        return self.host.query_one("#attachments", AttachmentList)
+            self._list = AttachmentList(id="attachments")
+        return self._list
+
+    @property
+    def listed(self) -> AttachmentList:
+        """The list, mounted above the prompt if it was not yet."""
+        widget = self.widget
+        if not widget.is_attached:
+            self.host.query_one("#main").mount(widget, before=self.host.prompt)
+        return widget
 
     @property
     def pending(self) -> list[Attachment]:
-        """The attachments listed for the next message (none before the screen is built)."""
-        from textual.css.query import NoMatches
-
-        try:
-            return list(self.listed.attachments)
-        except NoMatches:
-            return []
+        """The attachments listed for the next message."""
+        return list(self._list.attachments) if self._list is not None else []
 
     def open_picker(self) -> None:
         from tui_chat.ui.screens.attach_picker import AttachScreen
@@ -68,10 +78,10 @@ class AttachFlow:
         """The attachments that go with `text`: the listed ones and its `@path` files, checked
         for the current model; None (and one notification) when one cannot go."""
         for written, path in mentioned_paths(text, self.cwd):
-            if not any(a.name == written for a in self.listed.attachments) and not self.attach(
+            if not any(a.name == written for a in self.pending) and not self.attach(
                     written, path):
                 return None
-        attachments = list(self.listed.attachments)
+        attachments = self.pending
         try:
             self.host.workspace.check_attachments(attachments)
         except TuiChatError as error:  # listed, but not for this model: the message waits
@@ -81,7 +91,9 @@ class AttachFlow:
 
     def take(self) -> list[Attachment]:
         """The listed attachments, now going with a message (the list is empty after)."""
-        return self.listed.take()
+        if self._list is None or not self._list.is_attached:
+            return []
+        return self._list.take()
 
     def put_back(self) -> None:
         """Nothing arrived: the message's attachments are listed again."""

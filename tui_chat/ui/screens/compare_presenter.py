@@ -71,6 +71,7 @@ class ComparePresenter:
         elif isinstance(event, UserMessageSaved):
             await self.host.message_list.add_message(event.message)
             self.host.refresh_chrome()
+            self.host.context_status.refresh()  # the context the replies are asked with
         elif isinstance(event, ActivePathChanged):
             await self.host.presenter.path_changed(event.after_id)
 

@@ -11,9 +11,9 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, cast
 
+from msgspec import Struct
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -21,6 +21,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message as TextualMessage
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
@@ -43,9 +44,7 @@ from tui_chat.ui.screens.conversation_setup import ConversationSetup
 from tui_chat.ui.screens.model_actions import COMPARE_TITLE, ModelActions
 from tui_chat.ui.screens.reply_presenter import ReplyPresenter
 from tui_chat.ui.screens.settings_note import APPLY_HERE, settings_sentence
-from tui_chat.ui.screens.sidebar_actions import SidebarActions
-from tui_chat.ui.widgets.attachment_list import AttachmentList
-from tui_chat.ui.widgets.conversation_list import ConversationList
+from tui_chat.ui.screens.sidebar_actions import SidebarActions, SidebarRequests
 from tui_chat.ui.widgets.fitted_footer import FittedFooter
 from tui_chat.ui.widgets.message_list import MessageList, ReadAbove
 from tui_chat.ui.widgets.message_view import Position, provider_label
@@ -56,7 +55,7 @@ if TYPE_CHECKING:  # imported on first use: not on the start-up path
     from tui_chat.core.compare import CompareEvent
     from tui_chat.ui.screens.compare_presenter import ComparePresenter
     from tui_chat.ui.widgets.compare_view import CompareView
-    pass
+    from tui_chat.ui.widgets.conversation_list import ConversationList
 
 YIELD_EVERY = 0.004
 """Seconds of event handling after which the worker lets key presses in."""
@@ -78,8 +77,7 @@ def prompt_placeholder() -> str:
             " or @path attaches a file)")
 
 
-@dataclass(frozen=True)
-class Exchange:
+class Exchange(Struct, frozen=True):
     """What the worker should do: send a prompt, regenerate, or edit and resend."""
 
     kind: str  # "send" | "regenerate" | "edit" | "compare"
@@ -90,10 +88,10 @@ class Exchange:
     attachments: tuple[Attachment, ...] = ()
 
 
-class ConversationScreen(Screen[None]):
+class ConversationScreen(SidebarRequests, Screen[None]):
     """One conversation. The App pushes it once and swaps conversations through it."""
 
-    CSS_PATH = "conversation.tcss"
+    # conversation.tcss, beside this file, is read with the app's stylesheet (ui.app).
     AUTO_FOCUS = "#prompt"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "stop", "Stop", id="conversation.stop",
@@ -143,10 +141,15 @@ class ConversationScreen(Screen[None]):
             yield MessageList(id="messages", positions=self.positions_of,
                               reading_width=self.workspace.settings.reading_width,
                               path_read=self._path_read)
-            yield AttachmentList(id="attachments")
+            # the attachments' list goes here with the first one (AttachFlow.listed)
             yield PromptInput(id="prompt", placeholder=prompt_placeholder())
             yield StatusBar(id="status")
         yield FittedFooter()
+
+    def later_widgets(self) -> list[Widget]:
+        """Widgets mounted only when needed, whose keys the help and the palette list from
+        the start (`screens.help.screen_nodes`)."""
+        return [self.attach_flow.widget]
 
     def positions_of(self, messages: Sequence[Message]) -> Mapping[str, Position]:
         """Where each message stands among its siblings (‹ 2/3 › in its header)."""
@@ -515,12 +518,12 @@ class ConversationScreen(Screen[None]):
     def _attach_mentioned(self, event: PromptInput.AttachRequested) -> None:
         self.attach_flow.attach(event.path)
 
-    @on(AttachmentList.Changed)
-    def _attachments_changed(self) -> None:
+    # The attachments' list's messages, by their handler names (as the comparison's): the
+    # list's module is imported with the first attachment (AttachFlow.widget).
+    def on_attachment_list_changed(self) -> None:
         self.context_status.refresh()  # the context counts what is listed for the next message
 
-    @on(AttachmentList.LeaveRequested)
-    def _attachments_left(self) -> None:
+    def on_attachment_list_leave_requested(self) -> None:
         self.prompt.focus()
 
     @on(MessageList.EditRequested)
@@ -592,8 +595,9 @@ class ConversationScreen(Screen[None]):
 
     @property
     def sidebar(self) -> ConversationList | None:
-        found = self.query(ConversationList)
-        return found.first() if found else None
+        """The sidebar, once opened (its module is imported then: sidebar_actions)."""
+        found = self.query("ConversationList")
+        return cast("ConversationList", found.first()) if found else None
 
     def active_conversation_id(self) -> str | None:
         session = self.workspace.session
@@ -606,15 +610,6 @@ class ConversationScreen(Screen[None]):
         sidebar = self.sidebar
         if sidebar is not None:
             sidebar.reload()
-
-    @on(ConversationList.ConversationChosen)
-    @on(ConversationList.NewConversationRequested)
-    @on(ConversationList.RenameRequested)
-    @on(ConversationList.DeleteRequested)
-    @on(ConversationList.ExportRequested)
-    async def _sidebar_request(self, event: TextualMessage) -> None:
-        event.stop()
-        await self.sidebar_actions.handle(event)
 
     def conversations_changed(self) -> None:
         """A title or the list changed: the title bar and the sidebar show it."""

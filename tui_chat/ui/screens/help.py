@@ -101,13 +101,15 @@ def _group_title(node: DOMNode) -> str:
 
 
 def screen_nodes(screen: Screen[object] | None) -> list[DOMNode]:
-    """`screen` and one widget of each tui-chat widget class on it: the nodes whose bindings
-    the help screen and the command palette list."""
+    """`screen` and one widget of each tui-chat widget class on it, or to be mounted on it
+    when needed (its `later_widgets()`): the nodes whose bindings the help screen and the
+    command palette list."""
     if screen is None:
         return []
     nodes: list[DOMNode] = [screen]
     seen: set[type[DOMNode]] = {type(screen)}
-    for widget in screen.walk_children():
+    later: list[DOMNode] = getattr(screen, "later_widgets", list)()  # not mounted yet
+    for widget in [*screen.walk_children(), *later]:
         kind = type(widget)
         if kind not in seen and kind.__module__.startswith("tui_chat."):
             seen.add(kind)

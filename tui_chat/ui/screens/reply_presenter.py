@@ -81,6 +81,7 @@ class ReplyPresenter:
         elif isinstance(event, UserMessageSaved):
             await self.host.message_list.add_message(event.message)
             self.host.refresh_chrome()
+            self.host.context_status.refresh()  # the context the reply is asked with
         elif isinstance(event, ActivePathChanged):
             await self.path_changed(event.after_id)
         elif isinstance(event, ReplyStarted):

@@ -1,7 +1,7 @@
 """The settings form as data: which fields, how they are edited, and form values → Settings.
 
-Fields come from the pydantic models (`Settings`, `Parameters`, `Timeouts`): their types decide
-the editor, their constraints are checked by pydantic on save. No Textual here.
+Fields come from the records (`Settings`, `Parameters`, `Timeouts`): their types decide the
+editor, their constraints are checked by pydantic on save. No Textual here.
 """
 
 from __future__ import annotations
@@ -12,15 +12,16 @@ from dataclasses import dataclass
 from types import UnionType
 from typing import Any, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 from pydantic_core import ErrorDetails, InitErrorDetails
 
 from tui_chat.core.config import Settings, Timeouts
 from tui_chat.core.errors import TuiChatError
 from tui_chat.core.models import Parameters
+from tui_chat.core.records import Record
 from tui_chat.core.secrets import key_problem
 from tui_chat.core.text import sanitize
-from tui_chat.core.validation import problem
+from tui_chat.core.validation import UNKNOWN_KEY_ERRORS, Model, problem
 
 Kind = Literal["text", "multiline", "float", "int", "provider", "theme", "secret", "url"]
 Path = tuple[str, ...]
@@ -77,12 +78,12 @@ def _kind_of(annotation: Any) -> tuple[Kind, bool]:
     return "text", optional
 
 
-def model_fields(model: type[BaseModel], prefix: Path, section: str) -> list[FieldSpec]:
+def model_fields(model: type[Record], prefix: Path, section: str) -> list[FieldSpec]:
     specs: list[FieldSpec] = []
     for name, info in model.model_fields.items():
         path = (*prefix, name)
-        if path in _SKIPPED or (info.annotation is not None and isinstance(info.annotation, type)
-                                and issubclass(info.annotation, BaseModel)):
+        if path in _SKIPPED or (isinstance(info.annotation, type)
+                                and issubclass(info.annotation, Record)):
             continue
         kind, optional = _kind_of(info.annotation)
         specs.append(FieldSpec(path, _SPECIAL.get(path, kind), _humanize(name),
@@ -222,13 +223,12 @@ def _check_providers(settings: Settings, problems: list[tuple[Path, str]]) -> No
         raise _with_problems([], problems)
 
 
-def error_messages(error: ValidationError,
-                   model: type[BaseModel] | None = None) -> dict[Path, str]:
+def error_messages(error: ValidationError, model: Model | None = None) -> dict[Path, str]:
     """One clear sentence per field path (`model`, the one validated, gives ranges)."""
     messages: dict[Path, str] = {}
     for item in error.errors():
         path = tuple(str(part) for part in item["loc"])
-        message = ("unknown setting" if item["type"] == "extra_forbidden"
+        message = ("unknown setting" if item["type"] in UNKNOWN_KEY_ERRORS
                    else problem(item, model))
         messages.setdefault(path, message[:1].upper() + message[1:] + ".")
     return messages

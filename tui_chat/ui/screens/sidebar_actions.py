@@ -14,11 +14,34 @@ from textual.message import Message as TextualMessage
 
 from tui_chat.core.errors import TuiChatError
 from tui_chat.core.text import one_line
-from tui_chat.ui.widgets.conversation_list import ConversationList
 from tui_chat.ui.widgets.message_list import NEWEST
 
 if TYPE_CHECKING:
     from tui_chat.ui.screens.conversation import ConversationScreen
+
+
+class SidebarRequests:
+    """The conversation screen's handlers of the sidebar's requests, by their names
+    (`on_conversation_list_…`): an `@on(ConversationList.…)` would import the sidebar's
+    module with the screen's, before the first frame, for a sidebar opened on Ctrl+B."""
+
+    sidebar_actions: SidebarActions
+
+    async def on_conversation_list_conversation_chosen(self, event: TextualMessage) -> None:
+        await self.sidebar_actions.handle(event)
+
+    async def on_conversation_list_new_conversation_requested(self, event: TextualMessage
+                                                              ) -> None:
+        await self.sidebar_actions.handle(event)
+
+    async def on_conversation_list_rename_requested(self, event: TextualMessage) -> None:
+        await self.sidebar_actions.handle(event)
+
+    async def on_conversation_list_delete_requested(self, event: TextualMessage) -> None:
+        await self.sidebar_actions.handle(event)
+
+    async def on_conversation_list_export_requested(self, event: TextualMessage) -> None:
+        await self.sidebar_actions.handle(event)
 
 
 class SidebarActions:
@@ -30,7 +53,10 @@ class SidebarActions:
         """Where exports are suggested (None: the current folder when asked)."""
 
     async def handle(self, request: TextualMessage) -> None:
-        """One of the sidebar's requests."""
+        """One of the sidebar's requests (the screen's: it goes no further)."""
+        from tui_chat.ui.widgets.conversation_list import ConversationList
+
+        request.stop()
         if isinstance(request, ConversationList.ConversationChosen):
             await self.open(request.conversation_id, request.message_id)
         elif isinstance(request, ConversationList.NewConversationRequested):
@@ -43,7 +69,10 @@ class SidebarActions:
             self.export(request.conversation_id, request.title)
 
     async def toggle(self) -> None:
-        """Mounted on first use: start-up does not pay for listing conversations."""
+        """Mounted on first use: start-up does not pay for listing conversations, nor for
+        importing the sidebar's module."""
+        from tui_chat.ui.widgets.conversation_list import ConversationList
+
         host = self.host
         sidebar = host.sidebar
         if sidebar is None:

@@ -1,5 +1,5 @@
 """The files attached to the message being written, listed above the prompt (name, size,
-estimated tokens), each removable; and how an attachment shows, folded, in a sent message."""
+estimated tokens), each removable (a line each: `attachment_lines`)."""
 
 from __future__ import annotations
 
@@ -11,20 +11,8 @@ from textual.message import Message as TextualMessage
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from tui_chat.core.attachments import size_text
-from tui_chat.core.models import Attachment, AttachmentInfo
-from tui_chat.core.text import one_line
-
-
-def attachment_line(info: AttachmentInfo) -> str:
-    """"📎 src/main.py · 2.3 KB · ~600 tokens" (an image: "· image")."""
-    kind = " · image" if info.kind == "image" else ""
-    return f"📎 {one_line(info.name, 80)} · {size_text(info.size)}{kind} · ~{info.tokens:,} tokens"
-
-
-def folded_attachments(infos: Sequence[AttachmentInfo]) -> list[Text]:
-    """A sent message's attachments, one folded line each (their content is not shown)."""
-    return [Text(f"▶ {attachment_line(info)}", style="dim") for info in infos]
+from tui_chat.core.models import Attachment
+from tui_chat.ui.widgets.attachment_lines import attachment_line
 
 
 class AttachmentList(OptionList):

@@ -31,7 +31,7 @@ from tui_chat.core.providers import BUILTIN_PROVIDERS
 from tui_chat.core.text import sanitize
 from tui_chat.core.tool_calls import tool_call_lines
 from tui_chat.ui.key_hints import hint_key
-from tui_chat.ui.widgets.attachment_list import folded_attachments
+from tui_chat.ui.widgets.attachment_lines import folded_attachments
 from tui_chat.ui.widgets.line_cache import LineCache, forget_painted, styled
 from tui_chat.ui.widgets.piece_rows import ChainRows
 from tui_chat.ui.widgets.row_moves import RowMoves

@@ -28,9 +28,9 @@ import itertools
 import math
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, overload
 
+from msgspec import Struct
 from rich.cells import cell_len
 from textual.strip import Strip
 
@@ -41,8 +41,7 @@ if TYPE_CHECKING:
     from tui_chat.ui.widgets.live_text import Draw, Numbering
 
 
-@dataclass(eq=False, slots=True)
-class Piece:
+class Piece(Struct, eq=False):
     """A settled piece of text (or the live tail), drawn or not."""
 
     text: str

@@ -3,8 +3,8 @@ window is, speed, usage and cost."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
+import msgspec
+from msgspec import Struct
 from rich.text import Text
 from textual.widgets import Static
 
@@ -12,8 +12,7 @@ from tui_chat.core.models import Usage
 from tui_chat.core.text import one_line
 
 
-@dataclass(frozen=True)
-class StatusInfo:
+class StatusInfo(Struct, frozen=True):
     provider: str = ""
     model: str = ""
     state: str = "ready"
@@ -81,7 +80,7 @@ class StatusBar(Static):
         """A change that shows nothing new (the same state again, a figure that rounds to
         the one shown) paints nothing: the line is updated several times a second while a
         reply streams, each a frame of its own."""
-        self.info = replace(self.info, **changes)  # type: ignore[arg-type]
+        self.info = msgspec.structs.replace(self.info, **changes)
         text = status_text(self.info)
         if text == self._shown:
             return
