@@ -129,3 +129,21 @@ async def test_choosing_a_message_with_the_keys_lets_go_of_the_mouse_selection(
         assert app.screen.get_selected_text() is None
         await pilot.press("c")
     assert copied == ["alpha beta gamma"]
+
+
+async def test_views_placing_characters_when_asked_keep_their_widgets_default_css(
+        make_app: AppFactory) -> None:
+    """MessageView's rows are placed for the mouse by a mixin (selectable.PlacesWhenAsked):
+    Static's `height: auto` still applies, so in a vertical container (a comparison's
+    column) a message is as tall as its text, not one row."""
+    from textual.containers import Vertical
+
+    message = Message(conversation_id="c", role=Role.ASSISTANT,
+                      content="one\n\ntwo\n\nthree", provider="chutes", model="m")
+    app = make_app()
+    async with app.run_test(size=(60, 30)) as pilot:
+        view = MessageView(message)
+        await conversation(app).mount(Vertical(view))
+        await wait_until(pilot, lambda: view.size.height > 0 and bool(view.cached.lines))
+        await pilot.pause()
+        assert view.size.height == len(view.cached.lines) >= 5

@@ -365,7 +365,7 @@ _OWN_CLASSES = ("-user", "-assistant", "-failed", "-out-of-context")
 """The classes a view takes from what it shows (see MessageView.take)."""
 
 
-class MessageView(Static, PlacesWhenAsked):
+class MessageView(PlacesWhenAsked, Static):
     """A finished message: one widget, one renderable, drawn only when on screen."""
 
     DEFAULT_CSS = """

@@ -167,7 +167,7 @@ class PacedStream:
         await self._append(text)
 
 
-class ReplyView(PlacesWhenAsked):
+class ReplyView(PlacesWhenAsked, Widget):
     """The assistant reply being streamed: header, Thinking, answer; see the module doc."""
 
     DEFAULT_CSS = """

@@ -22,6 +22,7 @@ from __future__ import annotations
 import bisect
 import functools
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from rich.segment import Segment
 from rich.style import Style as RichStyle
@@ -30,7 +31,13 @@ from textual.geometry import Offset, Region
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.style import Style
-from textual.widget import Widget
+
+if TYPE_CHECKING:
+    from textual.widget import Widget
+
+    _Base = Widget
+else:
+    _Base = object
 
 Paint = Callable[[RichStyle | None], RichStyle]
 """A selected character's style from its own."""
@@ -137,16 +144,16 @@ def selected_text(strips: Sequence[Strip], selection: Selection) -> tuple[str, s
     return "\n".join(line.rstrip() for line in chosen.split("\n")), "\n"
 
 
-class PlacesWhenAsked(Widget):
+class PlacesWhenAsked(_Base):
     """A widget whose rows carry the offsets of their characters only when the compositor
     asks what lies under the pointer (it calls `render_line` for that row then), not on
     every row painted: placing each segment (`Strip.apply_offsets`, a meta style made per
     segment) was a third of the cost of each new row of a streaming reply, and nothing reads
     the offsets of a painted row.
 
-    Put it after a widget class among the bases (`class V(Static, PlacesWhenAsked)`):
-    Textual takes default CSS from the first base's line of classes only, and Static's
-    `height: auto` would be lost behind it."""
+    A plain mixin, put first among the bases (`class V(PlacesWhenAsked, Static)`), not a
+    Widget: Textual takes default CSS along the first base that is a DOMNode only, and a
+    Widget here hid Static's `height: auto` (a comparison's replies were one row high)."""
 
     _painting = False
 
