@@ -225,15 +225,12 @@ CHILD = ("import json, sys; from benchmarks import instruction_phases as p\n"
 def measure(mode: str, *, config: bool = False, detail: bool = False, kinds: bool = False
             ) -> tuple[dict[str, int], int]:
     """Instructions per phase for `mode` (startup or bare), and their total."""
-    from benchmarks.bench_ui_startup import ROOT, bench_env  # not in the child: they import
-    from benchmarks.instructions import CONFIG  # tui-chat's store
+    from benchmarks.bench_ui_startup import ROOT  # not in the child: they import
+    from benchmarks.instructions import start_env  # tui-chat's store
 
     with tempfile.TemporaryDirectory(prefix="tui-chat-phases-") as name:
         folder = Path(name)
-        env = bench_env(folder, folder / "empty.sqlite3")
-        if config:
-            (folder / "config" / "tui-chat").mkdir(parents=True)
-            (folder / "config" / "tui-chat" / "config.toml").write_text(CONFIG)
+        env = start_env(folder, config=config)
         lists = {}
         for side in ("bare", mode):
             listed = subprocess.run(

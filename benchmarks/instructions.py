@@ -28,14 +28,21 @@ CONFIG = ('theme = "tui-chat-forest"\nreading_width = 90\n[parameters]\ntemperat
           'base_url = "http://127.0.0.1:9/v1"\nneeds_key = false\nmodels = ["m"]\n')
 
 
+def start_env(folder: Path, *, config: bool) -> dict[str, str]:
+    """The environment of a start in `folder` (bench_ui_startup's), with an empty store and,
+    with `config`, the config.toml above."""
+    env = bench_env(folder, folder / "empty.sqlite3")
+    if config:
+        (folder / "config" / "tui-chat").mkdir(parents=True)
+        (folder / "config" / "tui-chat" / "config.toml").write_text(CONFIG)
+    return env
+
+
 def count(mode: str, *, config: bool = False) -> int:
     """Instructions from the interpreter's start to the first frame of `mode`."""
     with tempfile.TemporaryDirectory(prefix="tui-chat-bench-") as name:
         folder = Path(name)
-        env = bench_env(folder, folder / "empty.sqlite3")
-        if config:
-            (folder / "config" / "tui-chat").mkdir(parents=True)
-            (folder / "config" / "tui-chat" / "config.toml").write_text(CONFIG)
+        env = start_env(folder, config=config)
         result = subprocess.run(
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={folder / 'out'}",
              sys.executable, "-c", CHILD, mode, str(folder / "out.json")],
