@@ -69,9 +69,7 @@ class ComparePresenter:
         if isinstance(event, TargetEvent):
             await self._target(event.target, event.event)
         elif isinstance(event, UserMessageSaved):
-            await self.host.message_list.add_message(event.message)
-            self.host.refresh_chrome()
-            self.host.context_status.refresh()  # the context the replies are asked with
+            await self.host.presenter.user_message_saved(event.message)
         elif isinstance(event, ActivePathChanged):
             await self.host.presenter.path_changed(event.after_id)
 

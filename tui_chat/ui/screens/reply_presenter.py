@@ -79,9 +79,7 @@ class ReplyPresenter:
                 self.reply.add_reasoning(event.text)
             self._count_delta(event.text, thinking=True)
         elif isinstance(event, UserMessageSaved):
-            await self.host.message_list.add_message(event.message)
-            self.host.refresh_chrome()
-            self.host.context_status.refresh()  # the context the reply is asked with
+            await self.user_message_saved(event.message)
         elif isinstance(event, ActivePathChanged):
             await self.path_changed(event.after_id)
         elif isinstance(event, ReplyStarted):
@@ -96,6 +94,12 @@ class ReplyPresenter:
             await self._reply_ended(event.message, sentence(event.error), notify=not gone)
             if isinstance(event.error, ConversationGoneError):  # says so itself, once
                 self.host.conversation_gone(event.error, replied=True)
+
+    async def user_message_saved(self, message: Message) -> None:
+        """The user's message is in the store: shown, with the context it is sent with."""
+        await self.host.message_list.add_message(message)
+        self.host.refresh_chrome()
+        self.host.context_status.refresh()
 
     async def path_changed(self, after_id: str | None) -> None:
         """The messages shown below `after_id` leave the view (they stay in the store, on

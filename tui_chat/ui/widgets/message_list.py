@@ -385,7 +385,10 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
             self.messages.append(message)
             self._hi = len(self.messages)
             view = self._view(message)
-            width = self._finished_width()
+            # The width the finished view is drawn at in the list (prepared at another, it
+            # would be drawn again on the event loop). The scrollbar's column is kept
+            # whether it shows or not (scrollbar-gutter: stable), so it is the live view's.
+            width = self._drawing_width()
             lines = (await asyncio.to_thread(reply.finished_lines, message, width,
                                              view.position)
                      if reply.reading_width == view.reading_width else None)  # else: changed
@@ -408,13 +411,6 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         else:
             await reply.remove()
             self._forget_placements()
-
-    def _finished_width(self) -> int:
-        """The content width a finished reply's view will be drawn at (prepared at another
-        width, it is drawn again on the event loop: long for a long reply). The scrollbar's
-        column is kept whether it shows or not (`scrollbar-gutter: stable`), so a reply that
-        starts to overflow the list is never drawn again for a narrower width."""
-        return self.scrollable_content_region.width - self._gutter()
 
     def _gutter(self) -> int:
         """A message view's border and padding, in cells."""

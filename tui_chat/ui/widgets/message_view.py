@@ -34,7 +34,7 @@ from tui_chat.ui.key_hints import hint_key
 from tui_chat.ui.widgets.attachment_lines import folded_attachments
 from tui_chat.ui.widgets.line_cache import LineCache, forget_painted, styled
 from tui_chat.ui.widgets.piece_rows import ChainRows
-from tui_chat.ui.widgets.row_moves import RowMoves
+from tui_chat.ui.widgets.row_moves import PaintedRows, RowMoves
 from tui_chat.ui.widgets.selectable import (
     PlacesWhenAsked,
     highlighted,
@@ -250,8 +250,7 @@ class CachedRender(Visual):
 
     @property
     def moved(self) -> tuple[object, int]:
-        """The rows and how many times they moved (PieceRows.moves): another value than at
-        the last paint means the rows Textual kept from it are stale."""
+        """The rows and how many times they moved (PieceRows.moves; see PaintedRows)."""
         strips = self._strips
         return strips, strips.moves if isinstance(strips, ChainRows) else 0
 
@@ -399,7 +398,7 @@ class MessageView(PlacesWhenAsked, Static):
         """Nothing follows it on the path shown (see author_line)."""
         self.show_reasoning = False
         self.out_of_context = False
-        self._moves_painted: tuple[object, int] = (None, 0)  # CachedRender.moved, last paint
+        self._painted_rows = PaintedRows()
         classes = "-user" if message.role is Role.USER else "-assistant"
         if message.status is MessageStatus.ERROR:
             classes += " -failed"
@@ -462,7 +461,7 @@ class MessageView(PlacesWhenAsked, Static):
         # Textual may keep a removed widget a while (in its parent's arrangements), and
         # what it painted longer: its lines must not stay with it.
         self.cached.release()
-        self._moves_painted = (None, 0)
+        self._painted_rows.forget()
         forget_painted(self)
 
     async def prepare(self, app: App[object], width: int) -> None:
@@ -497,9 +496,7 @@ class MessageView(PlacesWhenAsked, Static):
         # worker thread), moved rows, those Textual kept from the last paint are stale.
         top = self.styles.gutter.top
         self.cached.draw_rows(crop.y - top, crop.bottom - top)
-        moved, painted = self.cached.moved, self._moves_painted
-        if moved[0] is not painted[0] or moved[1] != painted[1]:
-            self._moves_painted = moved
+        if self._painted_rows.changed(*self.cached.moved):
             self._styles_cache.clear()
         return super().render_lines(crop)
 

@@ -161,12 +161,13 @@ class PieceRows(_Rows):
 
     def copy_for(self, width: int) -> PieceRows:
         """The same pieces at `width`: none drawn yet if it is another, else sharing the
-        lines drawn (Strips are never changed)."""
+        lines drawn (Strips are never changed); their estimates go too (each says its width)."""
         with self._lock:
             rows = PieceRows(self._draw, width, gap=self._gap, estimate=self._estimate)
             same = width == self.width
             rows.replace_from(0, [Piece(p.text, p.fence_open, p.numbering,
-                                        p.lines if same else None) for p in self.pieces])
+                                        p.lines if same else None, p.estimate)
+                                  for p in self.pieces])
             return rows
 
     def release(self) -> None:

@@ -47,7 +47,7 @@ from tui_chat.ui.widgets.message_view import (
     message_chrome,
 )
 from tui_chat.ui.widgets.piece_rows import ChainRows, estimate_markdown_rows
-from tui_chat.ui.widgets.row_moves import RowMoves
+from tui_chat.ui.widgets.row_moves import PaintedRows, RowMoves
 from tui_chat.ui.widgets.selectable import (
     PlacesWhenAsked,
     highlighted_row,
@@ -211,9 +211,9 @@ class ReplyView(PlacesWhenAsked, Widget):
             (RichStyle(), 0), {})
         self._lines: Sequence[Strip] = []
         self._height = 0  # rows: the lines and blank rows to grow into (_rows_for)
-        # The answer's rows and their moves that Textual's kept rows account for: moves
-        # since (a piece drawn in a thread, by a selection) make those rows stale.
-        self._moves_painted: tuple[object, int] = (None, 0)
+        # The answer's rows and their moves that Textual's kept rows account for (see
+        # PaintedRows): a growth refreshes the rows it changed itself (_relayout).
+        self._painted_rows = PaintedRows()
 
     def on_mount(self) -> None:
         self._answer_stream.start()
@@ -227,7 +227,7 @@ class ReplyView(PlacesWhenAsked, Widget):
             text.release()
         self._lines, self._prefix, self._chrome = [], [], {}
         self._painted = ((RichStyle(), 0), {})
-        self._moves_painted = (None, 0)
+        self._painted_rows.forget()
         forget_painted(self)
 
     # --- what arrives ------------------------------------------------------------------
@@ -375,7 +375,7 @@ class ReplyView(PlacesWhenAsked, Widget):
         self._lines = ChainRows(self._prefix, self.answer.lines)
         height = self._rows_for(len(self._lines))
         changed = self.answer.rows.take_changed()
-        self._moves_painted = (self.answer.rows, self.answer.rows.moves)  # refreshed below
+        self._painted_rows.changed(self.answer.rows, self.answer.rows.moves)  # refreshed below
         first = next((row for row, (was, now) in enumerate(zip(old, self._prefix,
                                                                 strict=False))
                       if was is not now), min(len(old), len(self._prefix)))
@@ -439,9 +439,7 @@ class ReplyView(PlacesWhenAsked, Widget):
         rows = self.answer.rows
         offset = self._answer_top()
         rows.draw_range(crop.y - offset, crop.bottom - offset)
-        painted = self._moves_painted
-        if painted[0] is not rows or painted[1] != rows.moves:
-            self._moves_painted = (rows, rows.moves)
+        if self._painted_rows.changed(rows, rows.moves):
             self._styles_cache.clear()
         strips = super().render_lines(crop)
         text_rows = len(self._lines) + self.styles.gutter.top

@@ -58,3 +58,27 @@ class RowMoves:
             self._view.refresh(layout=True)
         for row, delta in moves:
             keep_in_place(self._view, row, delta)
+
+
+class PaintedRows:
+    """Which rows a view last painted, and how many times they had moved then
+    (PieceRows.moves): Textual keeps a view's painted rows by position, so once the rows
+    moved since (a piece drawn by a paint, a selection, a worker thread), the kept ones are
+    stale and the view drops them before painting."""
+
+    __slots__ = ("_moves", "_rows")
+
+    def __init__(self) -> None:
+        self._rows: object = None
+        self._moves = 0
+
+    def changed(self, rows: object, moves: int) -> bool:
+        """Whether `rows` or their moves differ from the last call's (which this call is now)."""
+        if rows is self._rows and moves == self._moves:
+            return False
+        self._rows, self._moves = rows, moves
+        return True
+
+    def forget(self) -> None:
+        """Let go of the rows (the view left the screen)."""
+        self._rows, self._moves = None, 0
