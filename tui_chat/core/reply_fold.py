@@ -68,8 +68,8 @@ class ReplyFold:
     def finish(self) -> ReplyFold:
         self._measure()
         self.message.status = MessageStatus.COMPLETE
-        if self._tool_calls:  # none is run: the reply says so, with the calls
-            self.message.error = self._tool_calls.note()
+        if self._tool_calls:  # kept as data; none is run (tool_calls.tool_call_lines)
+            self.message.tool_calls = self._tool_calls.calls()
         return self
 
     def fail(self, sentence: str) -> ReplyFold:
