@@ -8,8 +8,8 @@ from pathlib import Path
 
 from tests.fakeprovider import FakeProvider, Reply, tool_call_stream
 from tui_chat.core.config import Settings
-from tui_chat.core.session import ReplyFinished
 from tui_chat.core.models import ToolCall
+from tui_chat.core.session import ReplyFinished
 from tui_chat.core.store import Store
 from tui_chat.core.tool_calls import TOOLS_NOT_ENABLED, tool_call_lines
 from tui_chat.core.workspace import Workspace
