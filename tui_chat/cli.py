@@ -145,8 +145,8 @@ def _run_command(args: argparse.Namespace, context: Context) -> int:
 
         return run_serve(args.host, args.port)
     if args.command in STORE_COMMANDS:
-        context.settings()  # a broken config file stops every command, as it always has
-        with context.open_store() as store:
+        settings = context.settings()  # a broken config file stops every command
+        with context.open_store(settings) as store:
             return run_store_command(args, store)
     raise UsageError(f"Unknown command '{args.command}'; see tui-chat --help.")
 

@@ -118,7 +118,7 @@ async def _ask(args: argparse.Namespace, context: Context) -> int:
     if single is not None and single[0] != (provider or settings.default_provider):
         provider = single[0]  # -m PROVIDER:MODEL
     model = single[1] if single is not None else (None if models else args.model)
-    with _store_for(args, context) as store:
+    with _store_for(args, context, settings) as store:
         workspace = Workspace(settings, store, env=context.env, provider=provider, model=model)
         try:
             _open_conversation(workspace, args)
@@ -193,18 +193,19 @@ def _continues(args: argparse.Namespace) -> bool:
 
 
 @contextlib.contextmanager
-def _store_for(args: argparse.Namespace, context: Context) -> Iterator[Store]:
+def _store_for(args: argparse.Namespace, context: Context, settings: Settings
+               ) -> Iterator[Store]:
     """The real store; with --no-save a temporary one (holding a copy of the conversation
     being continued), deleted when the command ends."""
     if not args.no_save:
-        with context.open_store() as store:
+        with context.open_store(settings) as store:
             if store.notice:
                 print(f"{PROG}: {store.notice}", file=sys.stderr)
             yield store
         return
     with Store.open_temporary("") as scratch:
         if _continues(args):
-            with context.open_store() as store:
+            with context.open_store(settings) as store:
                 conversation = _resolve(store, args)
                 messages = store.get_messages(conversation)
                 scratch.import_conversation(store.get_conversation(conversation), messages,
