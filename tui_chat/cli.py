@@ -59,6 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--show-reasoning", action="store_true",
                      help="write the model's reasoning to stderr")
     ask.add_argument("--no-save", action="store_true", help="do not save the exchange")
+    ask.add_argument("-y", "--yes", action="store_true",
+                     help="answer yes to every confirmation the exchange asks for (without "
+                          "it, one is asked on the terminal, and refused when there is none)")
     ask.add_argument("-e", "--editor", action="store_true",
                      help="write the prompt in $VISUAL or $EDITOR first (PROMPT, if given, is "
                      "the text it starts with); what is saved there is sent")

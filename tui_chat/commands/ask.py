@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TextIO
 
 from tui_chat.commands.advice import sentence
+from tui_chat.commands.ask_terminal import TerminalAsker
 from tui_chat.commands.context import Context
 from tui_chat.core.attachments import read_attachment
 from tui_chat.core.config import Settings
@@ -136,13 +137,16 @@ async def _ask(args: argparse.Namespace, context: Context) -> int:
             files = [read_attachment(Path(name), name) for name in args.attach]
             if prompt is None:  # -e: after the checks above, so no writing is wasted on them
                 prompt = prompt_from_editor(args.prompt, context.env)
+            asker = TerminalAsker(assume_yes=args.yes)
             if len(models) > 1:
                 from tui_chat.commands.ask_compare import print_compare
 
-                return await print_compare(workspace.compare(prompt, parameters, files),
+                return await print_compare(workspace.compare(prompt, parameters, files,
+                                                             asker=asker),
                                            models, args.show_reasoning)
             try:
-                return await print_stream(workspace.send(prompt, parameters, files),
+                return await print_stream(workspace.send(prompt, parameters, files,
+                                                         asker=asker),
                                           args.show_reasoning)
             except asyncio.CancelledError:
                 stopped = workspace.session.stopped_reply
