@@ -374,25 +374,29 @@ _STATUSES = {status.value: status for status in MessageStatus}
 
 
 def message_from(row: sqlite3.Row) -> Message:
-    """The message of a row holding MESSAGE_SELECT's columns (by name), the enums by a dict:
-    opening a long conversation makes one per message of its path. Every record read from a
-    row is validated (`model_validate`): the file may have been written by another version
-    or another program."""
-    error, usage, tool_calls = row["error"], row["usage"], row["tool_calls"]
+    """The message of a row holding MESSAGE_SELECT's columns, read by name (the row made a
+    dict once: a Row looks a name up along its columns), the enums by a dict: opening a long
+    conversation makes one per message of its path. Every record read from a row is
+    validated (`model_validate`): the file may have been written by another version or
+    another program."""
+    value = dict(zip(row.keys(), row, strict=True))
+    role, status, error = value["role"], value["status"], value["error"]
+    usage, tool_calls, tool_call_id = value["usage"], value["tool_calls"], value["tool_call_id"]
+    # Fields at their default are left out: validating them is most of what reading costs.
+    rare = {"tool_calls": json.loads(tool_calls)} if tool_calls else {}
+    if tool_call_id is not None:
+        rare["tool_call_id"] = tool_call_id
     return Message.model_validate(dict(
-        id=row["id"], conversation_id=row["conversation_id"],
-        role=_ROLES.get(row["role"]) or Role(row["role"]),
-        content=row["content"], reasoning=row["reasoning"], provider=row["provider"],
-        model=row["model"],
-        status=_STATUSES.get(row["status"]) or MessageStatus(row["status"]),
+        id=value["id"], conversation_id=value["conversation_id"],
+        role=_ROLES.get(role) or Role(role), content=value["content"],
+        reasoning=value["reasoning"], provider=value["provider"], model=value["model"],
+        status=_STATUSES.get(status) or MessageStatus(status),
         # Scrubbed as read too: no bug, old or new, shows a key from the error column.
-        error=scrub(error) if error else error, finish_reason=row["finish_reason"],
+        error=scrub(error) if error else error, finish_reason=value["finish_reason"],
         usage=Usage.model_validate_json(usage) if usage else None,
-        time_to_first_token=row["time_to_first_token"],
-        tokens_per_second=row["tokens_per_second"],
-        created=from_text(row["created"]), parent_id=row["parent_id"],
-        partial_in_context=bool(row["partial_in_context"]),
-        attachments=infos_from(row["attachments"]),
-        tool_calls=json.loads(tool_calls) if tool_calls else [],
-        tool_call_id=row["tool_call_id"],
+        time_to_first_token=value["time_to_first_token"],
+        tokens_per_second=value["tokens_per_second"],
+        created=from_text(value["created"]), parent_id=value["parent_id"],
+        partial_in_context=bool(value["partial_in_context"]),
+        attachments=infos_from(value["attachments"]), **rare,
     ))
