@@ -112,6 +112,7 @@ class ProviderClient:
         `env`: where the proxy variables and SSL_CERT_FILE / SSL_CERT_DIR are read (default
         os.environ; see tui_chat.core.transport)."""
         self.provider = provider
+        self._dialect = provider.spec.dialect
         self.coalesce = coalesce
         secrets.remember(api_key)
         problem = secrets.key_problem(api_key) if api_key else None
@@ -335,8 +336,7 @@ class ProviderClient:
             choice = choices[0]
             delta, finish = choice.get("delta"), choice.get("finish_reason")
             if (delta and splitter.passthrough and not finish and usage is None
-                    and not delta.get("reasoning_content") and not delta.get("reasoning")
-                    and not delta.get("tool_calls")):
+                    and self._dialect.plain(delta)):
                 # The common case, once per token: one piece of the answer, nothing else.
                 content = delta.get("content")
                 return [ContentDelta(content)] if content else []
@@ -351,10 +351,9 @@ class ProviderClient:
             events.append(UsageReported(Usage.model_validate(counts)))
         return events
 
-    @staticmethod
-    def _delta_events(delta: ChunkDelta, splitter: ReasoningSplitter) -> list[StreamEvent]:
+    def _delta_events(self, delta: ChunkDelta, splitter: ReasoningSplitter) -> list[StreamEvent]:
         events: list[StreamEvent] = []
-        reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+        reasoning = self._dialect.reasoning(delta)
         if reasoning:
             events.append(ReasoningDelta(reasoning))
         content = delta.get("content")
@@ -383,7 +382,7 @@ class ProviderClient:
     def _raise_stray(self, text: str) -> None:
         """A line outside the SSE fields. The spec says ignore it, and we do, unless it is the
         bare JSON error object some providers (Chutes) send before ending the body."""
-        if not text.lstrip().startswith("{"):
+        if not self._dialect.bare_json_errors or not text.lstrip().startswith("{"):
             return
         message = provider_message(text)
         if message is not None:
