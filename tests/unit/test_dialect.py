@@ -72,3 +72,22 @@ def test_chutes_speaks_its_own_dialect() -> None:
     assert BUILTIN_PROVIDERS["chutes"].dialect is dialect.CHUTES
     assert isinstance(Settings().resolve_provider("chutes", env={}), Provider)
     assert Settings().resolve_provider("chutes", env={}).spec.dialect is dialect.CHUTES
+
+
+async def test_a_refusal_of_stream_options_is_remembered_by_the_clients_sharing_it(
+        chutes_server: FakeProvider) -> None:
+    """Two clients sharing a memory (a workspace's) ask once; a client with its own memory is
+    not told (no process-wide state: a test, or another workspace, starts afresh)."""
+    chutes_server.reject_stream_options = True
+    provider = Settings.model_validate({"providers": {"chutes": {
+        "supports_stream_options": True}}}).resolve_provider(
+            "chutes", env={"CHUTES_BASE_URL": chutes_server.url})
+    shared = dialect.UsageRefusals()
+    for refusals in (shared, shared, None):
+        chutes_server.script(Reply([sse(chunk("ok")), sse(chunk(finish_reason="stop")), DONE]))
+        async with ProviderClient(provider, "cpk_dialect-0002", refusals=refusals) as client:
+            [e async for e in client.stream_chat("m", [ChatMessage(role=Role.USER,
+                                                                   content="hi")])]
+    asked = [("stream_options" in r.body) for r in chutes_server.requests
+             if r.path.endswith("/chat/completions")]
+    assert asked == [True, False, False, True, False]

@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 
 from tui_chat import __version__
-from tui_chat.core import network_errors, secrets
+from tui_chat.core import dialect, network_errors, secrets
 from tui_chat.core.attachments import wire_content
 from tui_chat.core.chunks import (
     ChatCompletionChunk,
@@ -72,17 +72,7 @@ Sleep = Callable[[float], Awaitable[None]]
 _MAX_ERROR_BODY = 64 * 1024
 _MAX_RETRY_AFTER = 120.0
 _DRAIN_SECONDS = 0.25
-_NO_STREAM_OPTIONS: set[tuple[str, str]] = set()
-"""(provider, base URL) pairs that refused `stream_options` (a 400 or 422 that a request
-without it did not get) in this process: not asked again until it restarts."""
 _REJECTED_PARAMETERS = (400, 422)
-
-
-def asks_for_usage(provider: Provider) -> bool:
-    """Whether a request to `provider` asks for usage (`stream_options.include_usage`): its
-    quirk flag says it takes it, and it has not refused it in this process."""
-    return (provider.spec.supports_stream_options
-            and (provider.name, provider.base_url) not in _NO_STREAM_OPTIONS)
 
 
 class ProviderClient:
@@ -100,6 +90,7 @@ class ProviderClient:
         transport: httpx.AsyncBaseTransport | None = None,
         coalesce: float = 0.0,
         env: Mapping[str, str] | None = None,
+        refusals: dialect.UsageRefusals | None = None,
     ) -> None:
         """`coalesce`: while tokens trickle in, wait until this many seconds have passed since
         the previous read before reading again, so the tokens that arrived meanwhile come in
@@ -110,9 +101,12 @@ class ProviderClient:
         stream is not slowed: a pause it fills with more than a trickle ends the trickle.
 
         `env`: where the proxy variables and SSL_CERT_FILE / SSL_CERT_DIR are read (default
-        os.environ; see tui_chat.core.transport)."""
+        os.environ; see tui_chat.core.transport). `refusals`: where a refusal of
+        `stream_options` is remembered (shared by a workspace's clients; default: this
+        client's own)."""
         self.provider = provider
         self._dialect = provider.spec.dialect
+        self.refusals = refusals if refusals is not None else dialect.UsageRefusals()
         self.coalesce = coalesce
         secrets.remember(api_key)
         problem = secrets.key_problem(api_key) if api_key else None
@@ -167,7 +161,7 @@ class ProviderClient:
         }
         if parameters is not None:
             payload.update(parameters.to_request())
-        if asks_for_usage(self.provider):
+        if self.refusals.asks_for_usage(self.provider):
             payload["stream_options"] = {"include_usage": True}
         return payload
 
@@ -188,7 +182,7 @@ class ProviderClient:
             outcome = await self._try_open(payload, model)
             if isinstance(outcome, httpx.Response):
                 if without_options:  # it was stream_options that it refused: remember
-                    _NO_STREAM_OPTIONS.add((self.provider.name, self.provider.base_url))
+                    self.refusals.refused(self.provider)
                 break
             if "stream_options" in payload and outcome.status in _REJECTED_PARAMETERS:
                 # Asked for usage where it is not taken: once more at once, without it.

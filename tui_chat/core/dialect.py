@@ -12,7 +12,8 @@ Each provider's spec carries one (`ProviderSpec.dialect`); the client reads a ch
 
 Inline reasoning tags (`<think>`, SUTRA's `<thinking>`) are read for every provider
 (core.reasoning). Whether the provider takes `stream_options` stays
-`ProviderSpec.supports_stream_options`, which config.toml can set.
+`ProviderSpec.supports_stream_options`, which config.toml can set; a server that refuses it
+anyway is remembered by the `UsageRefusals` its clients share (one per workspace).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from msgspec import Struct
 
 if TYPE_CHECKING:
     from tui_chat.core.chunks import ChunkDelta
+    from tui_chat.core.providers import Provider
 
 
 class Dialect(Struct, frozen=True, kw_only=True):
@@ -62,3 +64,20 @@ as `reasoning`); mid-stream failures as a bare JSON line."""
 SUTRA = Dialect()
 """SUTRA: sutra-r0 reasons in inline `<thinking>` tags, which every provider's content is
 read for; the keys stay, should it send them."""
+
+
+class UsageRefusals:
+    """The (provider, base URL) pairs that refused `stream_options` (a 400 or 422 that a
+    request without it did not get): not asked again by the clients sharing this memory."""
+
+    def __init__(self) -> None:
+        self._refused: set[tuple[str, str]] = set()
+
+    def asks_for_usage(self, provider: Provider) -> bool:
+        """Whether a request to `provider` asks for usage (`stream_options.include_usage`):
+        its spec says it takes it, and it has not refused it here."""
+        return (provider.spec.supports_stream_options
+                and (provider.name, provider.base_url) not in self._refused)
+
+    def refused(self, provider: Provider) -> None:
+        self._refused.add((provider.name, provider.base_url))

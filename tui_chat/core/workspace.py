@@ -60,6 +60,7 @@ from tui_chat.core.session import ChatSession, ReplyFinished, SessionEvent
 if TYPE_CHECKING:  # imported on first use: the app's start-up path has no HTTP stack
     from tui_chat.core.client import ProviderClient
     from tui_chat.core.compare import CompareEvent
+    from tui_chat.core.dialect import UsageRefusals
     from tui_chat.core.model_catalog import ModelCatalog
     from tui_chat.core.personas import Persona
     from tui_chat.core.store import Store
@@ -125,6 +126,7 @@ class Workspace:
         self.clock = clock
         self.read_coalesce = read_coalesce
         self._clients = ClientPool(self._build_client)
+        self._refusals: UsageRefusals | None = None  # shared by the clients, made with them
         self._catalog: ModelCatalog | None = None
         self._startup_choice = (provider, model)
         self.provider = self.settings.resolve_provider(provider or settings.default_provider,
@@ -329,11 +331,15 @@ class Workspace:
 
     def _build_client(self, provider: Provider) -> ProviderClient:
         from tui_chat.core.client import ProviderClient
+        from tui_chat.core.dialect import UsageRefusals
 
+        if self._refusals is None:
+            self._refusals = UsageRefusals()
         return ProviderClient(provider, self.settings.require_key(provider),
                               timeouts=self.settings.timeouts,
                               max_retries=self.settings.max_retries,
-                              coalesce=self.read_coalesce, env=self.env)
+                              coalesce=self.read_coalesce, env=self.env,
+                              refusals=self._refusals)
 
     def client(self) -> ProviderClient:
         """The current provider's client (MissingKeyError and friends when it cannot be
