@@ -19,7 +19,7 @@ from tui_chat.core.errors import Hint, ModelNotFoundError
 from tui_chat.ui.advice import advice
 from tui_chat.ui.commands import binding_commands
 from tui_chat.ui.key_hints import written_key
-from tui_chat.ui.keymap import declared_bindings
+from tui_chat.ui.keymap import check_keymap, declared_bindings
 from tui_chat.ui.screens.help import collect_key_help
 from tui_chat.ui.screens.model_picker import ModelPickerScreen
 
@@ -63,10 +63,24 @@ async def test_bad_entries_are_one_sentence_each_and_the_rest_applies(
         await wait_until(pilot, lambda: type(app.screen).__name__ == "SettingsScreen")
 
 
+def test_every_binding_id_of_the_app_can_be_remapped() -> None:
+    """The registry is derived from the code: a hand-kept list missed the comparison's and
+    the conversation settings' bindings, and `[keys]` refused their ids."""
+    keymap, problems = check_keymap({"compare.choose": "c",
+                                     "conversation_settings.save": "ctrl+w"}, "config.toml")
+    assert problems == []
+    assert keymap == {"compare.choose": "c", "conversation_settings.save": "ctrl+w"}
+    places = set(declared_bindings())
+    assert {"tui_chat.ui.widgets.compare_view:CompareView",
+            "tui_chat.ui.screens.conversation_settings:ConversationSettingsScreen"} <= places
+
+
 def test_the_readme_lists_every_binding_id() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     table = readme.split("<!-- binding-ids -->")[1].split("<!-- /binding-ids -->")[0]
-    listed = set(re.findall(r"^\| `([a-z_.]+)` \|", table, re.M))
+    listed = set(re.findall(r"^\| `([a-z_.0-9]+)` \|", table, re.M))
+    for first, last in re.findall(r"^\| `([a-z_.]+)1` … `\1(\d)` \|", table, re.M):
+        listed |= {f"{first}{n}" for n in range(1, int(last) + 1)}
     declared = {b.id for bindings in declared_bindings().values() for b in bindings if b.id}
     assert listed == declared
 
