@@ -24,28 +24,46 @@ from textual.dom import DOMNode
 
 from tui_chat.core.text import one_line
 
+BINDING_CLASSES = (
+    "tui_chat.ui.app:TuiChatApp",
+    "tui_chat.ui.screens.attach_picker:AttachScreen",
+    "tui_chat.ui.screens.attach_picker:PathInput",
+    "tui_chat.ui.screens.confirm:ConfirmScreen",
+    "tui_chat.ui.screens.confirm:TextPromptScreen",
+    "tui_chat.ui.screens.context_offer:ContextOverflowScreen",
+    "tui_chat.ui.screens.conversation:ConversationScreen",
+    "tui_chat.ui.screens.conversation_settings:ConversationSettingsScreen",
+    "tui_chat.ui.screens.help:HelpScreen",
+    "tui_chat.ui.screens.model_picker:ModelPickerScreen",
+    "tui_chat.ui.screens.settings:SettingsScreen",
+    "tui_chat.ui.widgets.attachment_list:AttachmentList",
+    "tui_chat.ui.widgets.compare_view:CompareView",
+    "tui_chat.ui.widgets.conversation_list:ConversationList",
+    "tui_chat.ui.widgets.message_list:MessageList",
+    "tui_chat.ui.widgets.prompt_input:PromptInput",
+)
+"""Every class that declares bindings with ids, as `binding_classes` derives them from the
+code: a test holds this copy to the derivation (the copy imports only these modules when a
+map is checked at start-up; the derivation imports all of tui_chat.ui)."""
 
-def binding_classes() -> list[type[DOMNode]]:
-    """Every class of the UI that declares bindings with ids, found by walking the code (a
-    hand-kept list missed CompareView and ConversationSettingsScreen, whose ids `[keys]` then
-    refused). Imports every module of tui_chat.ui: only when a map needs checking."""
+
+def binding_classes() -> list[str]:
+    """The place (`module:Class`) of every class of the UI that declares bindings with ids,
+    found by importing every module of tui_chat.ui and walking DOMNode's subclasses."""
     import tui_chat.ui
 
     for info in pkgutil.walk_packages(tui_chat.ui.__path__, "tui_chat.ui."):
         import_module(info.name)
-    found: list[type[DOMNode]] = []
+    found: set[str] = set()
     pending: list[type[DOMNode]] = [DOMNode]
     while pending:
         cls = pending.pop()
         pending.extend(cls.__subclasses__())
+        declared: Iterable[BindingType] = cls.__dict__.get("BINDINGS", [])
         if cls.__module__.startswith("tui_chat.ui.") and any(
-                binding.id for binding in Binding.make_bindings(cls.__dict__.get("BINDINGS", []))):
-            found.append(cls)
-    return sorted(set(found), key=_place)
-
-
-def _place(cls: type) -> str:
-    return f"{cls.__module__}:{cls.__qualname__}"
+                binding.id for binding in Binding.make_bindings(declared)):
+            found.add(f"{cls.__module__}:{cls.__qualname__}")
+    return sorted(found)
 
 
 _KEY = re.compile(r"^(?:(?:ctrl|shift|alt|meta|super|hyper)\+)*[a-z0-9_]+$|^.$")
@@ -54,9 +72,11 @@ _KEY = re.compile(r"^(?:(?:ctrl|shift|alt|meta|super|hyper)\+)*[a-z0-9_]+$|^.$")
 def declared_bindings() -> dict[str, list[Binding]]:
     """Each binding class's own bindings, by the class's place (`module:Class`)."""
     found: dict[str, list[Binding]] = {}
-    for cls in binding_classes():
+    for place in BINDING_CLASSES:
+        module, name = place.split(":")
+        cls = getattr(import_module(module), name)
         declared: Iterable[BindingType] = cls.__dict__.get("BINDINGS", [])
-        found[_place(cls)] = list(Binding.make_bindings(declared))
+        found[place] = list(Binding.make_bindings(declared))
     return found
 
 
