@@ -78,8 +78,8 @@ def test_the_binding_registry_is_the_one_the_code_declares() -> None:
     assert list(BINDING_CLASSES) == binding_classes()
 
 
-def test_the_readme_lists_every_binding_id() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_keys_page_lists_every_binding_id() -> None:
+    readme = (ROOT / "docs" / "keys.md").read_text(encoding="utf-8")
     table = readme.split("<!-- binding-ids -->")[1].split("<!-- /binding-ids -->")[0]
     listed = set(re.findall(r"^\| `([a-z_.0-9]+)` \|", table, re.M))
     for first, last in re.findall(r"^\| `([a-z_.]+)1` … `\1(\d)` \|", table, re.M):
@@ -94,7 +94,7 @@ def test_alt_enter_and_ctrl_j_are_listed_as_new_line_keys_in_help_and_readme(
     rows = {row.keys: row.description for row in collect_key_help(make_app(), None)
             if row.group == "Prompt"}
     assert "new line" in rows["Ctrl+J"] and "new line" in rows["Alt+Enter"], rows
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "keys.md").read_text(encoding="utf-8")
     keys = {cells[1].strip(): cells[3] for line in readme.splitlines()
             if (cells := line.split("|")) and len(cells) > 4 and "prompt" in cells[2]}
     assert any("Alt+Enter" in key and "new line" in what for key, what in keys.items()), keys
