@@ -42,6 +42,13 @@ class RetryScheduled(Struct):
     reason: str
 
 
+class SentAs(Struct):
+    """How the request went and the reply comes, before its first token: `protection` is
+    "end-to-end" when both are encrypted to the model's instance (tui_chat.core.e2ee)."""
+
+    protection: str
+
+
 StreamEvent = (
     ContentDelta
     | ReasoningDelta
@@ -50,4 +57,5 @@ StreamEvent = (
     | UsageReported
     | StreamDone
     | RetryScheduled
+    | SentAs
 )

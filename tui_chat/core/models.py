@@ -149,6 +149,10 @@ class Message(Record):
     purpose, or chose to continue from it. A reply cut off by a failure is not."""
     attachments: list[AttachmentInfo] = field(default_factory=list)
     """Files attached to a user message (their content: `Store.attachments_of`)."""
+    sent_as: str | None = None
+    """How a reply was sent and came back: "end-to-end" (encrypted to the model's instance,
+    tui_chat.core.e2ee), with " TEE" when the model runs in a confidential-compute enclave
+    (as /v1/models says; not verified); None: neither."""
 
     @property
     def failed(self) -> bool:

@@ -8,6 +8,7 @@ from tui_chat.core.events import (
     ContentDelta,
     FinishReason,
     ReasoningDelta,
+    SentAs,
     StreamEvent,
     ToolCallDelta,
     UsageReported,
@@ -48,6 +49,8 @@ class ReplyFold:
             self.message.usage = event.usage
         elif isinstance(event, ToolCallDelta):
             self._tool_calls.add(event)
+        elif isinstance(event, SentAs):
+            self.message.sent_as = event.protection
 
     @property
     def received(self) -> bool:

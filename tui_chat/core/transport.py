@@ -120,6 +120,18 @@ def build_http_client(
         ) from None
 
 
+def network_transport(provider: Provider, *, proxy: ProxyChoice | None,
+                      env: Mapping[str, str] | None = None) -> httpx.AsyncBaseTransport:
+    """The way to `provider` as `build_http_client` makes it (`proxy`, its TLS checks), as a
+    transport of its own: for a transport that wraps it (tui_chat.core.e2ee)."""
+    import httpx
+
+    env = os.environ if env is None else env
+    return httpx.AsyncHTTPTransport(
+        verify=_ssl_context(provider, env), trust_env=False,
+        proxy=None if proxy is None else _httpx_proxy(proxy, env))
+
+
 def _httpx_proxy(proxy: ProxyChoice, env: Mapping[str, str]) -> httpx.Proxy:
     import httpx
 

@@ -1,0 +1,186 @@
+"""End-to-end encryption to Chutes' instances through the loopback fake of its endpoints
+(tests/fake_chutes_e2ee.py): what crosses the wire, the modes, nonces, failures."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import msgspec
+import pytest
+
+from tests.fake_chutes_e2ee import E2EEReply, FakeChutesE2EE
+from tui_chat.core import errors
+from tui_chat.core.client import ProviderClient
+from tui_chat.core.config import Settings
+from tui_chat.core.e2ee import E2EERefused
+from tui_chat.core.events import ContentDelta, SentAs, StreamEvent, UsageReported
+from tui_chat.core.models import ChatMessage, Role
+
+KEY = "cpk_test_key_0123456789abcdef"
+PRIVATE = "deepseek-ai/DeepSeek-V3-TEE"
+PLAIN_ONLY = "chutesai/No-E2EE-Model"
+SYSTEM = "You are the keeper of the orchard's ledger"
+EARLIER = "My earlier question was about the heron's nest"
+PROMPT = "The vault code is 7319-ultraviolet"
+HISTORY = [ChatMessage(role=Role.SYSTEM, content=SYSTEM),
+           ChatMessage(role=Role.USER, content=EARLIER),
+           ChatMessage(role=Role.ASSISTANT, content="An earlier answer about storks"),
+           ChatMessage(role=Role.USER, content=PROMPT)]
+
+
+class Clock:
+    """The time both ends read: moved by the test, never waited for."""
+
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def time(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    import chutes_e2ee.discovery
+
+    moment = Clock()
+    monkeypatch.setattr(chutes_e2ee.discovery, "time", moment)
+    return moment
+
+
+@pytest.fixture
+def server(clock: Clock) -> Iterator[FakeChutesE2EE]:
+    with FakeChutesE2EE(clock=clock.time) as fake:
+        fake.add(PRIVATE, confidential_compute=True)
+        fake.add(PLAIN_ONLY, e2ee=False)
+        yield fake
+
+
+def make_client(server: FakeChutesE2EE, mode: str = "auto") -> ProviderClient:
+    provider = Settings().resolve_provider("chutes", env={"CHUTES_BASE_URL": server.url})
+    provider = msgspec.structs.replace(provider, spec=msgspec.structs.replace(
+        provider.spec, e2ee=mode))
+    return ProviderClient(provider, KEY, max_retries=0)
+
+
+async def collect(client: ProviderClient, model: str = PRIVATE,
+                  messages: list[ChatMessage] = HISTORY, **kw: Any) -> list[StreamEvent]:
+    return [event async for event in client.stream_chat(model, messages, **kw)]
+
+
+def text_of(events: list[StreamEvent]) -> str:
+    return "".join(e.text for e in events if isinstance(e, ContentDelta))
+
+
+async def test_nothing_of_the_conversation_crosses_in_plain_text(
+        server: FakeChutesE2EE) -> None:
+    async with make_client(server, "required") as client:
+        events = await collect(client)
+    assert text_of(events) == "Hello, world."
+    assert SentAs("end-to-end") in events
+    assert any(isinstance(e, UsageReported) for e in events)  # plain usage still counted
+    # The instance saw the whole conversation…
+    sent = server.invokes[0].payload["messages"]
+    assert [m["content"] for m in sent] == [m.content for m in HISTORY]
+    # …and the wire nothing of it: no prompt, no earlier message, no system prompt.
+    wire = bytes(server.wire)
+    assert b"/e2e/invoke" in wire and server.plain_requests == []
+    for secret in (PROMPT, EARLIER, SYSTEM, "7319", "heron", "orchard", "storks"):
+        assert secret.encode() not in wire, secret
+        assert json.dumps(secret).encode() not in wire
+
+
+async def test_required_with_a_model_without_e2ee_sends_nothing(
+        server: FakeChutesE2EE) -> None:
+    async with make_client(server, "required") as client:
+        with pytest.raises(E2EERefused) as caught:
+            await collect(client, PLAIN_ONLY)
+    message = caught.value.message
+    assert PLAIN_ONLY in message and "nothing was sent" in message
+    assert message.count(". ") == 0  # one sentence
+    assert server.plain_requests == [] and server.invokes == []
+    assert b"7319" not in bytes(server.wire)
+    assert b"POST" not in bytes(server.wire)  # only the listings were asked for
+
+
+async def test_auto_sends_plain_where_the_chute_has_no_e2ee(server: FakeChutesE2EE) -> None:
+    async with make_client(server, "auto") as client:
+        events = await collect(client, PLAIN_ONLY)
+        private = await collect(client, PRIVATE)
+    assert text_of(events) == "Hello, world." and not any(
+        isinstance(e, SentAs) for e in events)
+    assert len(server.plain_requests) == 1
+    assert SentAs("end-to-end") in private and len(server.invokes) == 1
+
+
+async def test_a_conversation_can_ask_for_more_or_less_than_its_provider(
+        server: FakeChutesE2EE) -> None:
+    async with make_client(server, "auto") as client:
+        with pytest.raises(E2EERefused):
+            await collect(client, PLAIN_ONLY, e2ee="required")
+        off = await collect(client, PRIVATE, e2ee="off")
+    assert not any(isinstance(e, SentAs) for e in off)
+    assert len(server.plain_requests) == 1 and server.invokes == []
+
+
+async def test_a_provider_with_e2ee_off_refuses_required(server: FakeChutesE2EE) -> None:
+    async with make_client(server, "off") as client:
+        assert client.private is None
+        with pytest.raises(E2EERefused):
+            await collect(client, PRIVATE, e2ee="required")
+        plain = await collect(client, PRIVATE, e2ee="auto")
+    assert text_of(plain) == "Hello, world." and server.invokes == []
+    assert b"7319" in bytes(server.wire)  # the fake's listener does see plain text
+
+
+async def test_a_tampered_chunk_gives_one_sentence_and_keeps_what_arrived(
+        server: FakeChutesE2EE) -> None:
+    server.replies.append(E2EEReply(pieces=["Kept ", "part, ", "lost", " rest"], tamper_at=2))
+    received: list[StreamEvent] = []
+    async with make_client(server) as client:
+        with pytest.raises(errors.ProtocolError) as caught:
+            async for event in client.stream_chat(PRIVATE, HISTORY):
+                received.append(event)
+    assert text_of(received) == "Kept part, "
+    assert "failed to decrypt" in caught.value.message
+    assert "what arrived before it is kept" in caught.value.message
+
+
+async def test_an_e2e_error_event_is_one_sentence(server: FakeChutesE2EE) -> None:
+    server.replies.append(E2EEReply(pieces=["Begun", " and"], error_after=1))
+    received: list[StreamEvent] = []
+    async with make_client(server) as client:
+        with pytest.raises(errors.ProviderError) as caught:
+            async for event in client.stream_chat(PRIVATE, HISTORY):
+                received.append(event)
+    assert text_of(received) == "Begun"
+    assert "The instance failed mid-reply" in caught.value.message
+
+
+async def test_nonces_are_never_reused_and_an_exhausted_or_expired_pool_is_refilled(
+        server: FakeChutesE2EE, clock: Clock) -> None:
+    server.nonces_per_instance = 2
+    async with make_client(server) as client:
+        for _ in range(3):  # two from the first pool, then it is exhausted: a second pool
+            await collect(client)
+        assert server.discoveries == [server.invokes[0].headers["x-chute-id"]] * 2
+        clock.now += 56  # the second pool (one left) has expired: a third
+        await collect(client)
+    nonces = [invoke.headers["x-e2e-nonce"] for invoke in server.invokes]
+    assert len(nonces) == 4 and len(set(nonces)) == 4
+    assert len(server.discoveries) == 3
+    assert server.rejected == []
+
+
+async def test_the_fake_refuses_a_reused_or_expired_nonce(server: FakeChutesE2EE,
+                                                          clock: Clock) -> None:
+    """The fake's own checks, so that the test above could fail."""
+    status, listing = server.instances(next(iter(server.chutes)))
+    assert status == 200
+    instance = listing["instances"][0]
+    first, second = instance["nonces"][:2]
+    assert server.check_nonce(instance["instance_id"], first) is None
+    assert server.check_nonce(instance["instance_id"], first) == "nonce reused"
+    clock.now += 55
+    assert server.check_nonce(instance["instance_id"], second) == "nonce expired"

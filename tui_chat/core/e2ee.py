@@ -1,0 +1,239 @@
+"""End-to-end encryption to the GPU instance that runs a Chutes model (issue 27).
+
+Design. The cryptography is Chutes' own, the `chutes-e2ee` package: an httpx transport that
+resolves the model's chute (`/v1/models`' `chute_id`), takes a single-use nonce and the
+instance's ML-KEM-768 key from `GET /e2e/instances/{chute_id}`, encrypts the gzipped request
+(ML-KEM-768 + HKDF-SHA256 + ChaCha20-Poly1305), posts it to `/e2e/invoke`, and turns the
+encrypted stream (`e2e_init`, `e2e` events; `usage` and `e2e_error` plain) back into standard
+`data: {...}` lines. So the client's parser and the drawing see the same events as ever.
+
+`PrivateTransport` wraps that transport and the ordinary network transport, and decides per
+request with the mode (`off` | `auto` | `required`, from the provider's config, or a
+conversation's own choice in the request's `MODE` extension):
+- `off`, or a request that is not a chat request: straight to the network, as before.
+- `auto` / `required`: through chutes-e2ee. Its discovery runs before anything is posted to
+  /e2e/invoke; when it fails (the model is not a chute, the chute has no E2EE instance, no
+  nonce), `auto` sends the request in plain text and `required` raises `E2EERefused`: one
+  sentence, and nothing with the prompt in it has been sent.
+- A response that went encrypted carries `SENT_AS` = "end-to-end" in its extensions; a chunk
+  that fails to decrypt (changed on the way, the wrong key) ends the stream with one sentence
+  (`ProtocolError`), and what arrived before it is kept.
+
+What it is not: the TEE's attestation is not verified here. The `TEE` badge only repeats
+`/v1/models`' `confidential_compute` flag.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any, Literal, get_args
+from urllib.parse import urlsplit
+
+import httpx
+
+from tui_chat.core.errors import ExitCode, ProtocolError, ProviderError
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from tui_chat.core.client import ProviderClient
+    from tui_chat.core.config import Timeouts
+    from tui_chat.core.providers import Provider
+    from tui_chat.core.transport import ProxyChoice
+
+E2EEMode = Literal["off", "auto", "required"]
+E2EE_MODES: tuple[str, ...] = get_args(E2EEMode)
+MODE = "tui_chat.e2ee"
+"""The request extension that carries a conversation's own mode (over the provider's)."""
+SENT_AS = "tui_chat.sent_as"
+"""The response extension that says how a reply came: "end-to-end", or absent (plain)."""
+END_TO_END = "end-to-end"
+RESEARCH_HOSTS = ("research.chutes.ai",)
+"""Chutes' research proxy records what passes through it for research (its documentation says
+not to send it anything sensitive): any of these hosts, or a subdomain of one."""
+
+
+class E2EERefused(ProviderError):
+    """`required` and a model or instance that cannot take an encrypted request: nothing sent."""
+
+    exit_code = ExitCode.REQUEST
+
+
+def checked_mode(value: object) -> E2EEMode:
+    """`value` as a mode, or ValueError with the sentence to show."""
+    if value in E2EE_MODES:
+        return value  # type: ignore[return-value]
+    raise ValueError(f"e2ee must be one of {', '.join(E2EE_MODES)}, not {value!r}")
+
+
+def api_base_for(base_url: str) -> str:
+    """Where /e2e/… and the chute listing live: the chat base URL without its /v1."""
+    base = base_url.rstrip("/")
+    return base[: -len("/v1")] if base.endswith("/v1") else base
+
+
+def is_research_proxy(base_url: str) -> bool:
+    """Whether `base_url` points at Chutes' research proxy (see RESEARCH_HOSTS)."""
+    try:
+        host = (urlsplit(base_url).hostname or "").lower()
+    except ValueError:
+        return False
+    return any(host == known or host.endswith("." + known) for known in RESEARCH_HOSTS)
+
+
+def research_warning(display_name: str, base_url: str) -> str:
+    return (f"{display_name}'s base URL {base_url} is Chutes' research proxy: it records what "
+            "passes through it for research, so do not send it anything private.")
+
+
+def refusal(display_name: str, model: str, reason: str) -> E2EERefused:
+    return E2EERefused(
+        f"{model} on {display_name} cannot take an end-to-end encrypted request ({reason}), "
+        "and e2ee is \"required\", so nothing was sent: pick a model whose chute supports "
+        "E2EE, or set e2ee to \"auto\" to send this one in plain text.")
+
+
+def private_transport(provider: Provider, api_key: str | None, timeouts: Timeouts, *,
+                      proxy: ProxyChoice | None, transport: httpx.AsyncBaseTransport | None,
+                      env: Mapping[str, str] | None) -> PrivateTransport | None:
+    """The transport that encrypts `provider`'s chat requests, when its config turns E2EE on
+    (a conversation can then choose per request); None otherwise. `transport` (tests): the
+    way there instead of the network."""
+    if provider.spec.e2ee == "off" or not api_key:
+        return None
+    from tui_chat.core.transport import network_transport
+
+    network = transport or network_transport(provider, proxy=proxy, env=env)
+    timeout = {"connect": timeouts.connect, "read": timeouts.first_byte,
+               "write": timeouts.connect, "pool": timeouts.connect}
+    return PrivateTransport(display_name=provider.display_name, api_key=api_key,
+                            base_url=provider.base_url, mode=checked_mode(provider.spec.e2ee),
+                            network=network, timeout=timeout)
+
+
+def e2ee_extensions(client: ProviderClient, model: str,
+                    mode: E2EEMode | None) -> dict[str, Any] | None:
+    """The request's extensions for a conversation's own `mode`. A provider without E2EE
+    (its config says off): "required" is refused here, before anything is sent; "auto" goes
+    plain."""
+    if mode is None or mode == "off":
+        return {MODE: "off"} if mode == "off" else None
+    provider = client.provider
+    if client.private is None:
+        if mode == "required":
+            raise refusal(provider.display_name, model,
+                          f"e2ee is off under [providers.{provider.name}]" if
+                          provider.name == "chutes" or "chutes" in provider.base_url else
+                          "only Chutes offers it")
+        return None
+    return {MODE: mode}
+
+
+def _reason(error: BaseException) -> str:
+    if isinstance(error, httpx.HTTPStatusError):
+        path = error.request.url.path
+        if "/e2e/instances/" in path:
+            return f"its instance list answered {error.response.status_code}"
+        return f"{path} answered {error.response.status_code}"
+    if isinstance(error, ValueError) and "resolve model" in str(error):
+        return "it is not a chute in the provider's model list"
+    if isinstance(error, RuntimeError) and "nonces" in str(error):
+        return "no running instance offers E2EE"
+    return f"the instance's key or nonce could not be used: {type(error).__name__}"
+
+
+def _is_chat(request: httpx.Request) -> bool:
+    return request.method == "POST" and request.url.path.rstrip("/").endswith(
+        "/chat/completions")
+
+
+class PrivateTransport(httpx.AsyncBaseTransport):
+    """An httpx async transport (see the module docstring). `network`: the ordinary way to the
+    provider (proxy and TLS settings applied); `timeout`: httpx's timeout extension for the
+    requests chutes-e2ee makes itself (it sets none on /e2e/invoke)."""
+
+    def __init__(self, *, display_name: str, api_key: str, base_url: str, mode: E2EEMode,
+                 network: httpx.AsyncBaseTransport, timeout: dict[str, float]) -> None:
+        from chutes_e2ee import AsyncChutesE2EETransport
+
+        self.display_name = display_name
+        self.mode = mode
+        self._research = (research_warning(display_name, base_url)
+                          if is_research_proxy(base_url) else None)
+        self._network = network
+        self._private = AsyncChutesE2EETransport(
+            api_key=api_key, api_base=api_base_for(base_url),
+            inner=_Timed(network, timeout))
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        mode = request.extensions.get(MODE) or self.mode
+        if mode == "off" or not _is_chat(request):
+            return await self._network.handle_async_request(request)
+        if mode == "required" and self._research is not None:
+            raise E2EERefused(f"{self._research} With e2ee \"required\", nothing was sent.")
+        try:
+            response = await self._private.handle_async_request(request)
+        except httpx.TransportError:
+            raise
+        except (httpx.HTTPStatusError, ValueError, RuntimeError, KeyError, TypeError) as error:
+            # Discovery or the request's encryption failed: nothing was posted to /e2e/invoke.
+            if mode == "required":
+                model = _model_of(request)
+                raise refusal(self.display_name, model, _reason(error)) from None
+            return await self._network.handle_async_request(request)
+        if response.status_code == 200:
+            response.stream = _Checked(response.stream, self.display_name)
+            response.extensions = {**response.extensions, SENT_AS: END_TO_END}
+        return response
+
+    async def aclose(self) -> None:
+        await self._private.aclose()  # closes the network transport too
+
+
+def _model_of(request: httpx.Request) -> str:
+    import json
+
+    try:
+        model = json.loads(request.content).get("model")
+    except (ValueError, AttributeError):
+        model = None
+    return str(model) if model else "The model"
+
+
+class _Timed(httpx.AsyncBaseTransport):
+    """The network transport, with `timeout` on requests that carry no timeout of their own."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport, timeout: dict[str, float]) -> None:
+        self._inner = inner
+        self._timeout = timeout
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        request.extensions = {"timeout": self._timeout, **request.extensions}
+        return await self._inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class _Checked(httpx.AsyncByteStream):
+    """The decrypted stream; a chunk that fails to decrypt ends it with one sentence."""
+
+    def __init__(self, stream: Any, display_name: str) -> None:
+        self._stream = stream
+        self._name = display_name
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        from cryptography.exceptions import InvalidTag
+
+        try:
+            async for piece in self._stream:
+                yield piece
+        except (InvalidTag, ValueError, RuntimeError, KeyError) as error:
+            what = ("failed to decrypt (changed on the way, or the wrong key)"
+                    if isinstance(error, InvalidTag) else "could not be read")
+            raise ProtocolError(
+                f"A piece of the encrypted reply from {self._name} {what}, so the reply stops "
+                "there; what arrived before it is kept. Try again.") from None
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
