@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -16,7 +17,7 @@ from tui_chat.core.client import ProviderClient
 from tui_chat.core.config import Settings
 from tui_chat.core.e2ee import E2EERefused
 from tui_chat.core.events import ContentDelta, SentAs, StreamEvent, UsageReported
-from tui_chat.core.models import ChatMessage, Role
+from tui_chat.core.models import ChatMessage, Parameters, Role
 
 KEY = "cpk_test_key_0123456789abcdef"
 PRIVATE = "deepseek-ai/DeepSeek-V3-TEE"
@@ -184,3 +185,59 @@ async def test_the_fake_refuses_a_reused_or_expired_nonce(server: FakeChutesE2EE
     assert server.check_nonce(instance["instance_id"], first) == "nonce reused"
     clock.now += 55
     assert server.check_nonce(instance["instance_id"], second) == "nonce expired"
+
+
+async def test_a_reply_remembers_it_went_end_to_end_after_reopening(
+        server: FakeChutesE2EE, tmp_path: Path) -> None:
+    from tui_chat.core.session import ChatSession, ReplyFinished
+    from tui_chat.core.store import Store
+
+    with Store.open(tmp_path / "s.db") as store:
+        session = ChatSession.start(store, system_prompt=SYSTEM)
+        session.set_parameters(Parameters(e2ee="required"))
+        async with make_client(server, "auto") as client:
+            events = [e async for e in session.send(PROMPT, client=client, model=PRIVATE)]
+            plain = [e async for e in session.send("and this one plain?", client=client,
+                                                   model=PLAIN_ONLY)]
+        assert isinstance(events[-1], ReplyFinished)
+        assert events[-1].message.sent_as == "end-to-end"
+        assert type(plain[-1]).__name__ == "ReplyFailed"  # required: refused, nothing sent
+        conversation_id = session.conversation.id
+    assert server.plain_requests == [] and b"7319" not in bytes(server.wire)
+    assert "e2ee" not in server.invokes[0].payload  # a choice, not a parameter to send
+    with Store.open(tmp_path / "s.db") as reopened:
+        messages = reopened.get_messages(conversation_id)
+        assert reopened.get_conversation(conversation_id).parameters.e2ee == "required"
+    replies = [m for m in messages if m.role == Role.ASSISTANT]
+    assert replies[0].sent_as == "end-to-end"
+    assert replies[1].sent_as is None and replies[1].error is not None
+
+
+def test_exports_say_how_each_reply_was_sent_and_an_import_keeps_it(tmp_path: Path) -> None:
+    from tui_chat.core import export
+    from tui_chat.core.models import Conversation, Message
+    from tui_chat.core.store import Store
+
+    with Store.open(tmp_path / "a.db") as store:
+        conversation = store.create_conversation(Conversation(
+            parameters=Parameters(e2ee="required")))
+        prompt = Message(conversation_id=conversation.id, role=Role.USER, content="hi")
+        private_id = ""
+        store.add_message(prompt)
+        for sent_as, content in (("end-to-end TEE", "private"), (None, "plain")):
+            reply = Message(conversation_id=conversation.id, parent_id=prompt.id,
+                            role=Role.ASSISTANT, content=content, model="m", sent_as=sent_as)
+            store.add_message(reply)
+            store.update_message(reply)
+            private_id = reply.id if sent_as else private_id
+        markdown = export.export_markdown(store, [conversation.id], all_branches=True)
+        (tmp_path / "out.json").write_text(export.export_json(store, [conversation.id]))
+    assert "🔒 end-to-end · TEE" in markdown
+    assert markdown.count("🔒") == 1 and markdown.count("TEE") == 1  # nothing on the plain one
+    with Store.open(tmp_path / "b.db") as other:
+        export.import_file(other, tmp_path / "out.json")
+        (imported,) = [c.id for c in other.list_conversations()]
+        other.activate(private_id)
+        path = other.get_messages(imported)
+        assert other.get_conversation(imported).parameters.e2ee == "required"
+    assert (path[-1].content, path[-1].sent_as) == ("private", "end-to-end TEE")

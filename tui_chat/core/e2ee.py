@@ -32,6 +32,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from tui_chat.core.errors import ExitCode, ProtocolError, ProviderError
+from tui_chat.core.protection import END_TO_END
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -47,7 +48,6 @@ MODE = "tui_chat.e2ee"
 """The request extension that carries a conversation's own mode (over the provider's)."""
 SENT_AS = "tui_chat.sent_as"
 """The response extension that says how a reply came: "end-to-end", or absent (plain)."""
-END_TO_END = "end-to-end"
 RESEARCH_HOSTS = ("research.chutes.ai",)
 """Chutes' research proxy records what passes through it for research (its documentation says
 not to send it anything sensitive): any of these hosts, or a subdomain of one."""

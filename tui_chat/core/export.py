@@ -25,7 +25,8 @@ The JSON format, version 2 (conversations as trees)::
               "created": "…", "partial_in_context": false, "active_child_id": "…" | null,
               "attachments": [{"name": "src/main.py", "kind": "text" | "image",
                                "mime": "text/plain", "size": 123, "language": "python",
-                               "tokens": 40, "text": "…" | null, "data": "base64…" | null}]
+                               "tokens": 40, "text": "…" | null, "data": "base64…" | null}],
+              "sent_as": "end-to-end" | "TEE" | "end-to-end TEE" | null
             }
           ]
         }
@@ -46,7 +47,10 @@ it were left out to fit the model's window; null: none was), and `usage.cost_usd
 cost in USD at its model's prices when it finished (null: no price was known); both were added
 to version 2 later, and a file without them still imports. So were `attachments`, the files
 attached to a message: a text file's `text`, or an image's bytes in base64 (`data`; PNG, JPEG,
-WebP or GIF).
+WebP or GIF). So was `sent_as`, how a reply was sent: "end-to-end" (encrypted to the model's
+instance), "TEE" (a model in a confidential-compute enclave, as the provider's model list
+said; not verified), both, or null: neither (`parameters.e2ee`: the conversation's own
+end-to-end choice).
 
 Version 1 (before trees) has none of these seven keys; its messages are one path, in order.
 Both import.
@@ -118,6 +122,7 @@ from tui_chat.core.models import (
     Role,
     utc_now,
 )
+from tui_chat.core.protection import protection_badges
 from tui_chat.core.store import Store
 from tui_chat.core.store_import import ActiveChoices
 from tui_chat.core.text import sanitize
@@ -168,6 +173,7 @@ class ExportedMessage(_Exported):
     time_to_first_token: ExportSeconds | None = None
     tokens_per_second: ExportSeconds | None = None
     created: ExportTimestamp
+    sent_as: Literal["end-to-end", "TEE", "end-to-end TEE"] | None = None
 
 
 class ExportedConversation(_Exported):
@@ -509,6 +515,8 @@ def _message_markdown(message: Message, level: str = "##") -> list[str]:
     head = [role]
     if message.role == Role.ASSISTANT and message.model:
         head.append(_one_line(_who(message.provider, message.model)))
+    if message.role == Role.ASSISTANT and (badges := protection_badges(message.sent_as)):
+        head.append(badges)
     head.append(_when(message.created))
     lines = [f"{level} {' · '.join(head)}", ""]
     if message.reasoning:

@@ -76,9 +76,12 @@ class Parameters(Record):
     presence_penalty: Annotated[float | None, Bounds(ge=-2, le=2)] = None
     frequency_penalty: Annotated[float | None, Bounds(ge=-2, le=2)] = None
     stop: list[str] | None = None
+    e2ee: Literal["off", "auto", "required"] | None = None
+    """A conversation's own end-to-end encryption choice (tui_chat.core.e2ee), over its
+    provider's `e2ee`; None: the provider's. Not sent: it decides how the request goes."""
 
     def to_request(self) -> dict[str, object]:
-        return self.model_dump(exclude_none=True)
+        return self.model_dump(exclude_none=True, exclude={"e2ee"})
 
 
 class AttachmentInfo(Record):

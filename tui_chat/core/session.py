@@ -430,8 +430,9 @@ class ChatSession:
                 yield UserMessageSaved(new_prompt)
             yield ReplyStarted(reply.model_copy())
             # aclosing: the response is closed now, not when the garbage collector gets to it.
+            sent = self._sent_parameters(parameters)
             async with contextlib.aclosing(client.stream_chat(
-                    model, history, self._sent_parameters(parameters))) as stream:
+                    model, history, sent, e2ee=sent.e2ee)) as stream:
                 async for event in stream:
                     fold.apply(event)
                     if fold.since_flush() >= self.flush_interval:

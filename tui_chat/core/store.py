@@ -400,9 +400,9 @@ class Store(Branches, UsageQueries, AttachmentQueries):
                 "UPDATE messages SET content=?, reasoning=?, provider=?, model=?, status=?, "
                 "error=?, finish_reason=?, usage=?, time_to_first_token=?, "
                 "tokens_per_second=?, partial_in_context=?, writer_pid=?, writer_host=?, "
-                "heartbeat=? WHERE id=?",
+                "heartbeat=?, sent_as=? WHERE id=?",
                 (*row[3:13], int(message.partial_in_context), *self._lease(message),
-                 message.id))
+                 message.sent_as, message.id))
         if cursor.rowcount == 0:
             with self._read() as conn:
                 gone = conn.execute("SELECT 1 FROM conversations WHERE id = ?",

@@ -104,10 +104,14 @@ def import_messages(conn: sqlite3.Connection, conversation: Conversation,
 def _insert(conn: sqlite3.Connection, message: Message, parent: str | None) -> bool:
     if message.status == MessageStatus.STREAMING:
         message = message.model_copy(update={"status": MessageStatus.INTERRUPTED})
-    return bool(conn.execute(
+    added = bool(conn.execute(
         f"INSERT OR IGNORE INTO messages ({MESSAGE_COLUMNS}, {TREE_COLUMNS}) "
         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (*message_row(message), parent, int(message.partial_in_context))).rowcount)
+    if added and message.sent_as is not None:
+        conn.execute("UPDATE messages SET sent_as = ? WHERE id = ?",
+                     (message.sent_as, message.id))
+    return added
 
 
 def _owner(conn: sqlite3.Connection, message_id: str) -> str | None:

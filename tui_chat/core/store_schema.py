@@ -221,6 +221,26 @@ def register_functions(conn: sqlite3.Connection) -> None:
     conn.create_function(SEARCH_TEXT_FUNCTION, 1, _sql_search_text, deterministic=True)
 
 
+def add_sent_as_column(conn: sqlite3.Connection) -> None:
+    """E2EE (issue 27): `messages.sent_as`, how a reply was sent ("end-to-end", "TEE", both:
+    `Message.sent_as`; NULL: neither). A migration of its own, not yet numbered: another
+    branch adds a schema version at the same time, and the next version number should take
+    this column in (then this function goes). Until then it runs after `migrate`'s steps,
+    and adds the column once, whatever the version (an older tui-chat ignores it)."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(messages)")}
+    if "sent_as" in columns:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(messages)")}
+        if "sent_as" not in columns:  # another process may have added it meanwhile
+            conn.execute("ALTER TABLE messages ADD COLUMN sent_as TEXT")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
 def migrate(conn: sqlite3.Connection, version: int) -> None:
     """Register the schema's functions on `conn` and bring the schema from `version` to
     SCHEMA_VERSION, one step per transaction."""
@@ -239,6 +259,7 @@ def migrate(conn: sqlite3.Connection, version: int) -> None:
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+    add_sent_as_column(conn)  # E2EE's own step, not yet numbered (see there)
 
 
 def _statements(script: str) -> list[str]:
@@ -275,8 +296,9 @@ TREE_COLUMNS = "parent_id, partial_in_context"
 CONVERSATION_SELECT = f"{CONVERSATION_COLUMNS}, {FORK_COLUMNS}"
 CONVERSATION_READ = f"{CONVERSATION_SELECT}, context_from, context_from_set"
 """What `conversation_from` reads (schema 5's column is set on its own: `set_context_from`)."""
-MESSAGE_SELECT = f"{MESSAGE_COLUMNS}, {TREE_COLUMNS}, attachments"
-"""What `message_from` reads (the attachments' list is written by store_attachments.save)."""
+MESSAGE_SELECT = f"{MESSAGE_COLUMNS}, {TREE_COLUMNS}, attachments, sent_as"
+"""What `message_from` reads (the attachments' list is written by store_attachments.save;
+`sent_as` by `Store.update_message`)."""
 
 
 def conversation_row(c: Conversation) -> tuple[object, ...]:
@@ -333,7 +355,7 @@ def message_from(row: sqlite3.Row) -> Message:
     by another version or another program."""
     (message_id, conversation_id, role, content, reasoning, provider, model, status, error,
      finish_reason, usage, time_to_first_token, tokens_per_second, created, parent_id,
-     partial_in_context, attachments) = tuple(row)[:_MESSAGE_FIELDS]
+     partial_in_context, attachments, sent_as) = tuple(row)[:_MESSAGE_FIELDS]
     return Message.model_validate(dict(
         id=message_id, conversation_id=conversation_id, role=_ROLES.get(role) or Role(role),
         content=content, reasoning=reasoning, provider=provider, model=model,
@@ -345,6 +367,7 @@ def message_from(row: sqlite3.Row) -> Message:
         time_to_first_token=time_to_first_token, tokens_per_second=tokens_per_second,
         created=from_text(created), parent_id=parent_id,
         partial_in_context=bool(partial_in_context), attachments=infos_from(attachments),
+        sent_as=sent_as if isinstance(sent_as, str) else None,
     ))
 
 
