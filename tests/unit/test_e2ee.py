@@ -195,12 +195,13 @@ async def test_a_reply_remembers_it_went_end_to_end_after_reopening(
     with Store.open(tmp_path / "s.db") as store:
         session = ChatSession.start(store, system_prompt=SYSTEM)
         session.set_parameters(Parameters(e2ee="required"))
+        session.in_tee = lambda provider, model: model == PRIVATE  # as its listing says
         async with make_client(server, "auto") as client:
             events = [e async for e in session.send(PROMPT, client=client, model=PRIVATE)]
             plain = [e async for e in session.send("and this one plain?", client=client,
                                                    model=PLAIN_ONLY)]
         assert isinstance(events[-1], ReplyFinished)
-        assert events[-1].message.sent_as == "end-to-end"
+        assert events[-1].message.sent_as == "end-to-end TEE"
         assert type(plain[-1]).__name__ == "ReplyFailed"  # required: refused, nothing sent
         conversation_id = session.conversation.id
     assert server.plain_requests == [] and b"7319" not in bytes(server.wire)
@@ -209,7 +210,7 @@ async def test_a_reply_remembers_it_went_end_to_end_after_reopening(
         messages = reopened.get_messages(conversation_id)
         assert reopened.get_conversation(conversation_id).parameters.e2ee == "required"
     replies = [m for m in messages if m.role == Role.ASSISTANT]
-    assert replies[0].sent_as == "end-to-end"
+    assert replies[0].sent_as == "end-to-end TEE"
     assert replies[1].sent_as is None and replies[1].error is not None
 
 
@@ -241,3 +242,17 @@ def test_exports_say_how_each_reply_was_sent_and_an_import_keeps_it(tmp_path: Pa
         path = other.get_messages(imported)
         assert other.get_conversation(imported).parameters.e2ee == "required"
     assert (path[-1].content, path[-1].sent_as) == ("private", "end-to-end TEE")
+
+
+def test_badges_say_only_what_is_known() -> None:
+    from tui_chat.core.chunks import model_info_from
+    from tui_chat.core.protection import protection_badges, sent_as
+
+    listed = model_info_from("chutes", {"id": "m", "confidential_compute": True})
+    unlisted = model_info_from("chutes", {"id": "m", "confidential_compute": "yes"})
+    assert listed is not None and listed.confidential_compute
+    assert unlisted is not None and not unlisted.confidential_compute
+    assert protection_badges(sent_as(end_to_end=True, tee=True)) == "🔒 end-to-end · TEE"
+    assert protection_badges(sent_as(end_to_end=False, tee=True)) == "TEE"
+    assert protection_badges(sent_as(end_to_end=False, tee=False)) == ""
+    assert protection_badges("verified attestation") == ""  # nothing it does not know

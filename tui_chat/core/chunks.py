@@ -144,6 +144,7 @@ def model_info_from(provider: str, entry: object) -> ModelInfo | None:
         id=entry["id"], provider=provider, context_length=context_length,
         price=price_text(pricing), input_price=input_price, output_price=output_price,
         input_modalities=_modalities(entry),
+        confidential_compute=entry.get("confidential_compute") is True,
     )
 
 

@@ -262,6 +262,9 @@ class ModelInfo(Record):
     """USD per million completion tokens."""
     input_modalities: tuple[str, ...] | None = None
     """What the model reads ("text", "image", …); None when the provider does not say."""
+    confidential_compute: bool = False
+    """The provider lists the model as running in a TEE (Chutes' `confidential_compute`);
+    tui-chat does not verify it."""
 
     @property
     def takes_images(self) -> bool:

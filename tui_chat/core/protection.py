@@ -17,6 +17,11 @@ def sent_as(*, end_to_end: bool, tee: bool) -> str | None:
     return " ".join(words) or None
 
 
+def with_end_to_end(value: str | None) -> str:
+    """`value` (a stored form) with "end-to-end" added."""
+    return sent_as(end_to_end=True, tee=TEE in (value or "").split()) or END_TO_END
+
+
 def protection_badges(value: str | None) -> str:
     """What a header or status line shows for `Message.sent_as`: "" for neither."""
     if not value:

@@ -14,6 +14,7 @@ from tui_chat.core.events import (
     UsageReported,
 )
 from tui_chat.core.models import Message, MessageStatus
+from tui_chat.core.protection import END_TO_END, with_end_to_end
 from tui_chat.core.text import GrowingText
 from tui_chat.core.tokens import estimate_tokens
 from tui_chat.core.tool_calls import ToolCalls
@@ -49,8 +50,8 @@ class ReplyFold:
             self.message.usage = event.usage
         elif isinstance(event, ToolCallDelta):
             self._tool_calls.add(event)
-        elif isinstance(event, SentAs):
-            self.message.sent_as = event.protection
+        elif isinstance(event, SentAs) and event.protection == END_TO_END:
+            self.message.sent_as = with_end_to_end(self.message.sent_as)
 
     @property
     def received(self) -> bool:
