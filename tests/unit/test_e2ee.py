@@ -58,8 +58,9 @@ def server(clock: Clock) -> Iterator[FakeChutesE2EE]:
         yield fake
 
 
-def make_client(server: FakeChutesE2EE, mode: str = "auto") -> ProviderClient:
-    provider = Settings().resolve_provider("chutes", env={"CHUTES_BASE_URL": server.url})
+def make_client(server: FakeChutesE2EE, mode: str = "auto",
+                name: str = "chutes") -> ProviderClient:
+    provider = Settings().resolve_provider(name, env={f"{name.upper()}_BASE_URL": server.url})
     provider = msgspec.structs.replace(provider, spec=msgspec.structs.replace(
         provider.spec, e2ee=mode))
     return ProviderClient(provider, KEY, max_retries=0)
@@ -125,14 +126,25 @@ async def test_a_conversation_can_ask_for_more_or_less_than_its_provider(
     assert len(server.plain_requests) == 1 and server.invokes == []
 
 
-async def test_a_provider_with_e2ee_off_refuses_required(server: FakeChutesE2EE) -> None:
+async def test_chutes_with_e2ee_off_encrypts_a_conversation_that_asks(
+        server: FakeChutesE2EE) -> None:
     async with make_client(server, "off") as client:
+        plain = await collect(client, PRIVATE)
+        private = await collect(client, PRIVATE, e2ee="required")
+    assert SentAs("end-to-end") in private and SentAs("end-to-end") not in plain
+    assert len(server.plain_requests) == 1 and len(server.invokes) == 1
+    assert b"7319" in bytes(server.wire)  # the fake's listener does see plain text
+
+
+async def test_another_provider_refuses_required_and_sends_auto_plain(
+        server: FakeChutesE2EE) -> None:
+    async with make_client(server, "off", name="sutra") as client:
         assert client.private is None
-        with pytest.raises(E2EERefused):
+        with pytest.raises(E2EERefused) as caught:
             await collect(client, PRIVATE, e2ee="required")
+        assert server.plain_requests == [] and "only Chutes offers it" in caught.value.message
         plain = await collect(client, PRIVATE, e2ee="auto")
     assert text_of(plain) == "Hello, world." and server.invokes == []
-    assert b"7319" in bytes(server.wire)  # the fake's listener does see plain text
 
 
 async def test_a_tampered_chunk_gives_one_sentence_and_keeps_what_arrived(

@@ -27,12 +27,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any, Literal, get_args
-from urllib.parse import urlsplit
 
 import httpx
 
 from tui_chat.core.errors import ExitCode, ProtocolError, ProviderError
-from tui_chat.core.protection import END_TO_END
+from tui_chat.core.protection import END_TO_END, is_research_proxy, research_warning
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -48,11 +47,6 @@ MODE = "tui_chat.e2ee"
 """The request extension that carries a conversation's own mode (over the provider's)."""
 SENT_AS = "tui_chat.sent_as"
 """The response extension that says how a reply came: "end-to-end", or absent (plain)."""
-RESEARCH_HOSTS = ("research.chutes.ai",)
-"""Chutes' research proxy records what passes through it for research (its documentation says
-not to send it anything sensitive): any of these hosts, or a subdomain of one."""
-
-
 class E2EERefused(ProviderError):
     """`required` and a model or instance that cannot take an encrypted request: nothing sent."""
 
@@ -72,20 +66,6 @@ def api_base_for(base_url: str) -> str:
     return base[: -len("/v1")] if base.endswith("/v1") else base
 
 
-def is_research_proxy(base_url: str) -> bool:
-    """Whether `base_url` points at Chutes' research proxy (see RESEARCH_HOSTS)."""
-    try:
-        host = (urlsplit(base_url).hostname or "").lower()
-    except ValueError:
-        return False
-    return any(host == known or host.endswith("." + known) for known in RESEARCH_HOSTS)
-
-
-def research_warning(display_name: str, base_url: str) -> str:
-    return (f"{display_name}'s base URL {base_url} is Chutes' research proxy: it records what "
-            "passes through it for research, so do not send it anything private.")
-
-
 def refusal(display_name: str, model: str, reason: str) -> E2EERefused:
     return E2EERefused(
         f"{model} on {display_name} cannot take an end-to-end encrypted request ({reason}), "
@@ -96,10 +76,10 @@ def refusal(display_name: str, model: str, reason: str) -> E2EERefused:
 def private_transport(provider: Provider, api_key: str | None, timeouts: Timeouts, *,
                       proxy: ProxyChoice | None, transport: httpx.AsyncBaseTransport | None,
                       env: Mapping[str, str] | None) -> PrivateTransport | None:
-    """The transport that encrypts `provider`'s chat requests, when its config turns E2EE on
-    (a conversation can then choose per request); None otherwise. `transport` (tests): the
-    way there instead of the network."""
-    if provider.spec.e2ee == "off" or not api_key:
+    """The transport that encrypts `provider`'s chat requests: for Chutes (the built-in), or
+    any provider whose config turns E2EE on; a conversation chooses per request. None for the
+    others. `transport` (tests): the way there instead of the network."""
+    if (provider.spec.e2ee == "off" and provider.name != "chutes") or not api_key:
         return None
     from tui_chat.core.transport import network_transport
 
@@ -121,10 +101,8 @@ def e2ee_extensions(client: ProviderClient, model: str,
     provider = client.provider
     if client.private is None:
         if mode == "required":
-            raise refusal(provider.display_name, model,
-                          f"e2ee is off under [providers.{provider.name}]" if
-                          provider.name == "chutes" or "chutes" in provider.base_url else
-                          "only Chutes offers it")
+            raise refusal(provider.display_name, model, "only Chutes offers it; for a "
+                          f"provider that does, set e2ee under [providers.{provider.name}]")
         return None
     return {MODE: mode}
 
@@ -160,7 +138,7 @@ class PrivateTransport(httpx.AsyncBaseTransport):
         self.mode = mode
         self._research = (research_warning(display_name, base_url)
                           if is_research_proxy(base_url) else None)
-        self._network = network
+        self.network = self._network = network
         self._private = AsyncChutesE2EETransport(
             api_key=api_key, api_base=api_base_for(base_url),
             inner=_Timed(network, timeout))

@@ -6,6 +6,13 @@ Kept apart from tui_chat.core.e2ee so that drawing a badge imports no HTTP stack
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from tui_chat.core.config import Settings
+
 END_TO_END = "end-to-end"
 TEE = "TEE"
 BADGES = {END_TO_END: "🔒 end-to-end", TEE: "TEE"}
@@ -27,3 +34,38 @@ def protection_badges(value: str | None) -> str:
     if not value:
         return ""
     return " · ".join(BADGES[word] for word in value.split() if word in BADGES)
+
+
+RESEARCH_HOSTS = ("research.chutes.ai",)
+"""Chutes' research proxy records what passes through it for research (its documentation says
+not to send it anything sensitive): any of these hosts, or a subdomain of one."""
+
+
+def is_research_proxy(base_url: str) -> bool:
+    """Whether `base_url` points at Chutes' research proxy (see RESEARCH_HOSTS)."""
+    try:
+        host = (urlsplit(base_url).hostname or "").lower()
+    except ValueError:
+        return False
+    return any(host == known or host.endswith("." + known) for known in RESEARCH_HOSTS)
+
+
+def research_warning(display_name: str, base_url: str) -> str:
+    return (f"{display_name}'s base URL {base_url} is Chutes' research proxy: it records what "
+            "passes through it for research, so do not send it anything private.")
+
+
+def research_warnings(settings: Settings, env: Mapping[str, str] | None = None) -> list[str]:
+    """The warning for each configured provider whose base URL is the research proxy (once a
+    start: under e2ee "required" it is refused besides, tui_chat.core.e2ee)."""
+    from tui_chat.core.errors import TuiChatError
+
+    warnings = []
+    for name in settings.provider_names():
+        try:
+            provider = settings.resolve_provider(name, env)
+        except TuiChatError:
+            continue
+        if is_research_proxy(provider.base_url):
+            warnings.append(research_warning(provider.display_name, provider.base_url))
+    return warnings

@@ -114,10 +114,13 @@ def build_http_client(
     except ImportError:  # httpx's socks5:// support is an optional extra
         if proxy is None:
             raise
-        raise ConfigError(
-            f"The proxy {display_url(proxy.url)} (from {proxy.source}) needs SOCKS support, "
-            "which is not installed: run pip install 'httpx[socks]', or use an http:// proxy."
-        ) from None
+        raise _no_socks(proxy) from None
+
+
+def _no_socks(proxy: ProxyChoice) -> ConfigError:
+    return ConfigError(
+        f"The proxy {display_url(proxy.url)} (from {proxy.source}) needs SOCKS support, "
+        "which is not installed: run pip install 'httpx[socks]', or use an http:// proxy.")
 
 
 def network_transport(provider: Provider, *, proxy: ProxyChoice | None,
@@ -127,9 +130,14 @@ def network_transport(provider: Provider, *, proxy: ProxyChoice | None,
     import httpx
 
     env = os.environ if env is None else env
-    return httpx.AsyncHTTPTransport(
-        verify=_ssl_context(provider, env), trust_env=False,
-        proxy=None if proxy is None else _httpx_proxy(proxy, env))
+    try:
+        return httpx.AsyncHTTPTransport(
+            verify=_ssl_context(provider, env), trust_env=False,
+            proxy=None if proxy is None else _httpx_proxy(proxy, env))
+    except ImportError:  # as in build_http_client
+        if proxy is None:
+            raise
+        raise _no_socks(proxy) from None
 
 
 def _httpx_proxy(proxy: ProxyChoice, env: Mapping[str, str]) -> httpx.Proxy:
