@@ -218,6 +218,14 @@ class FakeChutesE2EE:
         frames.append(b"data: [DONE]\n\n")
         return frames
 
+    def next_reply(self, model: str) -> E2EEReply:
+        """The scripted reply, else for `bench/N` N pieces (benchmarks), else a greeting."""
+        if self.replies:
+            return self.replies.popleft()
+        if model.startswith("bench/"):
+            return E2EEReply(pieces=[f"w{index} " for index in range(int(model[6:]))])
+        return E2EEReply()
+
     # -- HTTP -----------------------------------------------------------------------------
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
@@ -246,8 +254,8 @@ class FakeChutesE2EE:
                 if self.path == "/v1/chat/completions":
                     request = json.loads(body)
                     server.plain_requests.append(request)
-                    reply = server.replies.popleft() if server.replies else E2EEReply()
                     model = str(request.get("model"))
+                    reply = server.next_reply(model)
                     self._stream([sse(chunk(p, model=model)) for p in reply.pieces]
                                  + [sse(chunk(model=model, finish_reason="stop")),
                                     sse(usage_chunk(model=model)), b"data: [DONE]\n\n"])
@@ -275,7 +283,7 @@ class FakeChutesE2EE:
                     self._json(400, {"detail": "Could not decrypt the request"})
                     return
                 server.invokes.append(Invoke(headers, payload))
-                reply = server.replies.popleft() if server.replies else E2EEReply()
+                reply = server.next_reply(str(payload.get("model")))
                 self._stream(server.frames(payload, reply))
 
             def _json(self, status: int, data: dict[str, Any]) -> None:
@@ -297,3 +305,28 @@ class FakeChutesE2EE:
                 self.wfile.flush()
 
         return Handler
+
+
+def main() -> None:
+    """`python -m tests.fake_chutes_e2ee --port N --model M`: serve until killed (benchmarks
+    run it in a process of its own, so that its encryption is not the client's CPU)."""
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--model", action="append", default=[])
+    args = parser.parse_args()
+    server = FakeChutesE2EE()
+    server._httpd.server_close()
+    server._httpd = _QuietServer(("127.0.0.1", args.port), server._handler_class())
+    server._httpd.daemon_threads = True
+    server._thread = threading.Thread(target=server._httpd.serve_forever, daemon=True)
+    for model in args.model:
+        server.add(model)
+    with server:
+        print(f"serving {server.url}", flush=True)
+        threading.Event().wait()
+
+
+if __name__ == "__main__":
+    main()
