@@ -54,15 +54,33 @@ def _no_odd_cost(value: object) -> object:
     return float(value) if math.isfinite(value) and value >= 0 else None
 
 
+def _no_odd_count(value: object) -> object:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 \
+        else None
+
+
+class PromptTokensDetails(Record):
+    cached_tokens: Annotated[int | None, Before(_no_odd_count)] = None
+    """Prompt tokens the provider read from its cache (priced at the model's cache price)."""
+
+
 class Usage(Record):
     """Token counts as the provider reported them, and what they cost."""
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     total_tokens: int = 0
+    prompt_tokens_details: PromptTokensDetails | None = None
     cost_usd: Annotated[float | None, Before(_no_odd_cost)] = None
     """What the reply cost in USD, from the model's prices when it finished (None: no price
     was known). Written by tui-chat, not read from the provider."""
+
+    @property
+    def cached_tokens(self) -> int:
+        """Prompt tokens read from the provider's cache (`prompt_tokens_details`)."""
+        details = self.prompt_tokens_details
+        cached = details.cached_tokens if details is not None else None
+        return min(cached or 0, self.prompt_tokens)
 
 
 class Parameters(Record):
@@ -260,6 +278,9 @@ class ModelInfo(Record):
     """USD per million prompt tokens."""
     output_price: float | None = None
     """USD per million completion tokens."""
+    cache_read_price: float | None = None
+    """USD per million prompt tokens read from the provider's cache (Chutes'
+    `input_cache_read`); None: cached tokens cost the input price."""
     input_modalities: tuple[str, ...] | None = None
     """What the model reads ("text", "image", …); None when the provider does not say."""
     confidential_compute: bool = False
