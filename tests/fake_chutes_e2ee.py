@@ -109,6 +109,8 @@ class FakeChutesE2EE:
         self.rejected: list[str] = []
         """Why each refused invoke was refused."""
         self.replies: collections.deque[E2EEReply] = collections.deque()
+        self.instances_status = 200
+        """Another status: what every instance listing answers."""
         self._keys: dict[str, tuple[bytes, bytes]] = {}  # instance id -> (public, secret)
         self._issued: dict[str, tuple[str, float]] = {}  # nonce -> (instance id, expiry)
         self._used: set[str] = set()
@@ -153,6 +155,8 @@ class FakeChutesE2EE:
 
     def instances(self, chute_id: str) -> tuple[int, dict[str, Any]]:
         self.discoveries.append(chute_id)
+        if self.instances_status != 200:
+            return self.instances_status, {"detail": "Service unavailable"}
         chute = self.chutes.get(chute_id)
         if chute is None or not chute.e2ee:
             return 404, {"detail": "No E2EE-capable instances for this chute"}

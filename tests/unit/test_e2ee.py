@@ -117,6 +117,16 @@ async def test_auto_sends_plain_where_the_chute_has_no_e2ee(server: FakeChutesE2
     assert SentAs("end-to-end") in private and len(server.invokes) == 1
 
 
+async def test_auto_never_sends_plain_because_the_listing_is_busy(
+        server: FakeChutesE2EE) -> None:
+    server.instances_status = 503
+    async with make_client(server, "auto") as client:
+        with pytest.raises(errors.ServerError) as caught:
+            await collect(client, PRIVATE)
+    assert "nothing was sent" in caught.value.message and "503" in caught.value.message
+    assert server.plain_requests == [] and server.invokes == []
+
+
 async def test_a_conversation_can_ask_for_more_or_less_than_its_provider(
         server: FakeChutesE2EE) -> None:
     async with make_client(server, "auto") as client:

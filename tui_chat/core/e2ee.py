@@ -12,9 +12,10 @@ request with the mode (`off` | `auto` | `required`, from the provider's config, 
 conversation's own choice in the request's `MODE` extension):
 - `off`, or a request that is not a chat request: straight to the network, as before.
 - `auto` / `required`: through chutes-e2ee. Its discovery runs before anything is posted to
-  /e2e/invoke; when it fails (the model is not a chute, the chute has no E2EE instance, no
-  nonce), `auto` sends the request in plain text and `required` raises `E2EERefused`: one
-  sentence, and nothing with the prompt in it has been sent.
+  /e2e/invoke; when it says no (the model is not a chute, the chute has no E2EE instance,
+  no nonce), `auto` sends the request in plain text and `required` raises `E2EERefused`: one
+  sentence, and nothing with the prompt in it has been sent. A listing that fails with a
+  server error or a rate limit is no answer: either mode stops there (`ServerError`).
 - A response that went encrypted carries `SENT_AS` = "end-to-end" in its extensions; a chunk
   that fails to decrypt (changed on the way, the wrong key) ends the stream with one sentence
   (`ProtocolError`), and what arrived before it is kept.
@@ -30,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import httpx
 
-from tui_chat.core.errors import ExitCode, ProtocolError, ProviderError
+from tui_chat.core.errors import ExitCode, ProtocolError, ProviderError, ServerError
 from tui_chat.core.protection import END_TO_END, is_research_proxy, research_warning
 
 if TYPE_CHECKING:
@@ -49,6 +50,8 @@ MODE = "tui_chat.e2ee"
 """The request extension that carries a conversation's own mode (over the provider's)."""
 SENT_AS = "tui_chat.sent_as"
 """The response extension that says how a reply came: "end-to-end", or absent (plain)."""
+
+
 class E2EERefused(ProviderError):
     """`required` and a model or instance that cannot take an encrypted request: nothing sent."""
 
@@ -95,9 +98,9 @@ def private_transport(provider: Provider, api_key: str | None, timeouts: Timeout
 
 def e2ee_extensions(client: ProviderClient, model: str,
                     mode: E2EEMode | None) -> dict[str, Any] | None:
-    """The request's extensions for a conversation's own `mode`. A provider without E2EE
-    (its config says off): "required" is refused here, before anything is sent; "auto" goes
-    plain."""
+    """The request's extensions for a conversation's own `mode`. A provider without the
+    transport (not Chutes, and its config leaves e2ee off): "required" is refused here,
+    before anything is sent; "auto" goes plain."""
     if mode is None or mode == "off":
         return {MODE: "off"} if mode == "off" else None
     provider = client.provider
@@ -120,6 +123,12 @@ def _reason(error: BaseException) -> str:
     if isinstance(error, RuntimeError) and "nonces" in str(error):
         return "no running instance offers E2EE"
     return f"the instance's key or nonce could not be used: {type(error).__name__}"
+
+
+def _busy(error: BaseException) -> bool:
+    """A server error or rate limit while listing: it says nothing about E2EE support."""
+    return isinstance(error, httpx.HTTPStatusError) and (
+        error.response.status_code >= 500 or error.response.status_code == 429)
 
 
 def _is_chat(request: httpx.Request) -> bool:
@@ -157,6 +166,10 @@ class PrivateTransport(httpx.AsyncBaseTransport):
             raise
         except (httpx.HTTPStatusError, ValueError, RuntimeError, KeyError, TypeError) as error:
             # Discovery or the request's encryption failed: nothing was posted to /e2e/invoke.
+            if _busy(error):  # not an answer about E2EE: never a reason to send in plain text
+                raise ServerError(
+                    f"{self.display_name} could not list the model's encrypted instances "
+                    f"({_reason(error)}), so nothing was sent. Try again shortly.") from None
             if mode == "required":
                 model = _model_of(request)
                 raise refusal(self.display_name, model, _reason(error)) from None
