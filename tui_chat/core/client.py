@@ -33,7 +33,13 @@ from tui_chat.core.chunks import (
     provider_message,
 )
 from tui_chat.core.config import Timeouts
-from tui_chat.core.e2ee import SENT_AS, E2EEMode, e2ee_extensions, private_transport
+from tui_chat.core.e2ee import (
+    CHOSEN_MODEL,
+    SENT_AS,
+    E2EEMode,
+    e2ee_extensions,
+    private_transport,
+)
 from tui_chat.core.errors import (
     Hint,
     InvalidKeyError,
@@ -47,6 +53,7 @@ from tui_chat.core.errors import (
 from tui_chat.core.events import (
     ContentDelta,
     FinishReason,
+    ModelChosen,
     ReasoningDelta,
     RetryScheduled,
     SentAs,
@@ -212,6 +219,8 @@ class ProviderClient:
             await self._sleep(delay)
         if SENT_AS in outcome.extensions:
             yield SentAs(outcome.extensions[SENT_AS])
+        if CHOSEN_MODEL in outcome.extensions:
+            yield ModelChosen(outcome.extensions[CHOSEN_MODEL])
         body = outcome.aiter_bytes()
         try:
             async for event in self.parse_stream(body):

@@ -50,6 +50,8 @@ MODE = "tui_chat.e2ee"
 """The request extension that carries a conversation's own mode (over the provider's)."""
 SENT_AS = "tui_chat.sent_as"
 """The response extension that says how a reply came: "end-to-end", or absent (plain)."""
+CHOSEN_MODEL = "tui_chat.chosen_model"
+"""The response extension naming the model a routing pool chose (`x-chutes-chosen-model`)."""
 
 
 class E2EERefused(ProviderError):
@@ -157,7 +159,7 @@ class PrivateTransport(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         mode = request.extensions.get(MODE) or self.mode
         if mode == "off" or not _is_chat(request):
-            return await self._network.handle_async_request(request)
+            return _with_chosen_model(await self._network.handle_async_request(request))
         if mode == "required" and self._research is not None:
             raise E2EERefused(f"{self._research} With e2ee \"required\", nothing was sent.")
         try:
@@ -173,7 +175,7 @@ class PrivateTransport(httpx.AsyncBaseTransport):
             if mode == "required":
                 model = _model_of(request)
                 raise refusal(self.display_name, model, _reason(error)) from None
-            return await self._network.handle_async_request(request)
+            return _with_chosen_model(await self._network.handle_async_request(request))
         if response.status_code == 200:
             response.stream = _Decrypting(response.stream, self.display_name)
             response.extensions = {**response.extensions, SENT_AS: END_TO_END}
@@ -181,6 +183,16 @@ class PrivateTransport(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self._private.aclose()  # closes the network transport too
+
+
+def _with_chosen_model(response: httpx.Response) -> httpx.Response:
+    """A routing pool's choice, from its header, as a one-line name (an untrusted value)."""
+    from tui_chat.core.text import one_line
+
+    chosen = response.headers.get("x-chutes-chosen-model")
+    if chosen and (name := one_line(chosen, 200)):
+        response.extensions = {**response.extensions, CHOSEN_MODEL: name}
+    return response
 
 
 def _model_of(request: httpx.Request) -> str:

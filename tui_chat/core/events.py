@@ -49,6 +49,13 @@ class SentAs(Struct):
     protection: str
 
 
+class ModelChosen(Struct):
+    """The model that answers, when the provider chose it from a routing pool (Chutes'
+    `model="a,b,c"`, `:latency`, `:throughput`; its `x-chutes-chosen-model` header)."""
+
+    model: str
+
+
 StreamEvent = (
     ContentDelta
     | ReasoningDelta
@@ -58,4 +65,5 @@ StreamEvent = (
     | StreamDone
     | RetryScheduled
     | SentAs
+    | ModelChosen
 )

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from tui_chat.core.events import (
     ContentDelta,
     FinishReason,
+    ModelChosen,
     ReasoningDelta,
     SentAs,
     StreamEvent,
@@ -50,6 +51,8 @@ class ReplyFold:
             self.message.usage = event.usage
         elif isinstance(event, ToolCallDelta):
             self._tool_calls.add(event)
+        elif isinstance(event, ModelChosen):
+            self.message.model = event.model  # the pool's choice: the one that answered
         elif isinstance(event, SentAs) and event.protection == END_TO_END:
             self.message.sent_as = with_end_to_end(self.message.sent_as)
 
