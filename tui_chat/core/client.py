@@ -71,7 +71,7 @@ from tui_chat.core.provider_errors import (
     with_detail,
 )
 from tui_chat.core.providers import Provider
-from tui_chat.core.read_pacing import ReadPacing
+from tui_chat.core.read_pacing import PacingClock, ReadPacing
 from tui_chat.core.reasoning import ReasoningSplitter
 from tui_chat.core.sse import SSEEvent, SSEParser, StrayLine
 from tui_chat.core.transport import build_http_client, proxy_for
@@ -109,6 +109,7 @@ class ProviderClient:
         transport: httpx.AsyncBaseTransport | None = None,
         coalesce: float = 0.0,
         env: Mapping[str, str] | None = None,
+        pacing_clock: PacingClock | None = None,
     ) -> None:
         """`coalesce`: while tokens trickle in, wait until this many seconds have passed since
         the previous read before reading again, so the tokens that arrived meanwhile come in
@@ -119,9 +120,14 @@ class ProviderClient:
         stream is not slowed: a pause it fills with more than a trickle ends the trickle.
 
         `env`: where the proxy variables and SSL_CERT_FILE / SSL_CERT_DIR are read (default
-        os.environ; see tui_chat.core.transport)."""
+        os.environ; see tui_chat.core.transport).
+
+        `pacing_clock`: the time that `coalesce` measures reads and pauses in (default the
+        event loop's); a test gives a clock it controls, so that what is read together does
+        not depend on how fast the machine is."""
         self.provider = provider
         self.coalesce = coalesce
+        self._pacing_clock = pacing_clock
         secrets.remember(api_key)
         problem = secrets.key_problem(api_key) if api_key else None
         if problem is not None:  # config resolution refuses these first; never send one
@@ -280,11 +286,14 @@ class ProviderClient:
         next_chunk, feed, chunk_events = aiter(body).__anext__, parser.feed, self._chunk_events
         loop, coalesce, read_at, trickle = asyncio.get_running_loop(), self.coalesce, 0.0, False
         pause_after = ReadPacing().pause_after
+        clock = self._pacing_clock
+        now, pause = (loop.time, asyncio.sleep) if clock is None else (clock.time, clock.sleep)
         try:
             while True:
-                if trickle and (wait := read_at + coalesce - loop.time()) > 0:
-                    await asyncio.sleep(wait)  # the consumer's time: the watchdog ignores it
-                watchdog.reading_since = read_at = loop.time()
+                if trickle and (wait := read_at + coalesce - now()) > 0:
+                    await pause(wait)  # the consumer's time: the watchdog ignores it
+                watchdog.reading_since = loop.time()
+                read_at = now()
                 try:
                     data = await next_chunk()
                 except StopAsyncIteration:
@@ -298,7 +307,7 @@ class ProviderClient:
                     watchdog.read_done(loop.time(), len(data),
                                        any(type(item) is SSEEvent for item in items))
                 # Tokens trickling in: pause before the next read (see read_pacing).
-                trickle = coalesce > 0 and pause_after(len(data), loop.time() - read_at)
+                trickle = coalesce > 0 and pause_after(len(data), now() - read_at)
                 for item in items:
                     if isinstance(item, StrayLine):
                         self._raise_stray(item.text)
