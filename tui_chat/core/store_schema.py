@@ -36,6 +36,8 @@ Schema history (`PRAGMA user_version`):
   answers). The migration moves the calls out of the note schema 5 kept in `error` (whose
   first line said tools were not enabled), so that `error` means an error again; and it
   scrubs every stored text of API keys that an older tui-chat may have written (store_v6).
+  `messages.sent_as`: how a reply was sent ("end-to-end", "TEE", both; NULL: neither), which
+  a reopened conversation and an export show (core/protection).
 
 `seq` (an integer primary key) is the insertion order: children are ordered by it; `id` is the
 stable public id. Timestamps are ISO 8601 text in UTC with microseconds, so they sort as text and
@@ -255,28 +257,7 @@ def migrate(conn: sqlite3.Connection, version: int) -> list[str]:
         except BaseException:
             conn.execute("ROLLBACK")
             raise
-    add_sent_as_column(conn)  # E2EE's own step, not yet numbered (see there)
     return notices
-
-
-def add_sent_as_column(conn: sqlite3.Connection) -> None:
-    """E2EE (issue 27): `messages.sent_as`, how a reply was sent ("end-to-end", "TEE", both:
-    `Message.sent_as`; NULL: neither). A migration of its own, not yet numbered: it was
-    written beside schema 6, and the next version number should take this column in (then
-    this function goes). Until then it runs after `migrate`'s steps, and adds the column
-    once, whatever the version (an older tui-chat ignores it)."""
-    columns = {row[1] for row in conn.execute("PRAGMA table_info(messages)")}
-    if "sent_as" in columns:
-        return
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        columns = {row[1] for row in conn.execute("PRAGMA table_info(messages)")}
-        if "sent_as" not in columns:  # another process may have added it meanwhile
-            conn.execute("ALTER TABLE messages ADD COLUMN sent_as TEXT")
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
 
 
 def statements(script: str) -> list[str]:
@@ -317,8 +298,7 @@ MESSAGE_WRITTEN = ("id", "conversation_id", "parent_id", "role", "content", "rea
                    "provider", "model", "status", "error", "finish_reason", "usage",
                    "time_to_first_token", "tokens_per_second", "created",
                    "partial_in_context", "tool_calls", "tool_call_id", "sent_as")
-"""The columns `message_row` gives, which adding and importing a message write (`sent_as`:
-see `add_sent_as_column`)."""
+"""The columns `message_row` gives, which adding and importing a message write."""
 MESSAGE_CHANGING = ("content", "reasoning", "provider", "model", "status", "error",
                     "finish_reason", "usage", "time_to_first_token", "tokens_per_second",
                     "partial_in_context", "tool_calls", "sent_as")

@@ -26,7 +26,8 @@ from tui_chat.core.secrets import KEY_HIDDEN, scrub, scrub_keys
 from tui_chat.core.tool_calls import legacy_tool_calls
 
 _ADD_COLUMNS = ("ALTER TABLE messages ADD COLUMN tool_calls TEXT",
-                "ALTER TABLE messages ADD COLUMN tool_call_id TEXT")
+                "ALTER TABLE messages ADD COLUMN tool_call_id TEXT",
+                "ALTER TABLE messages ADD COLUMN sent_as TEXT")
 
 # (table, its key, its plain text columns, its JSON columns)
 _TEXTS: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...] = (
