@@ -119,10 +119,8 @@ class _Server:
             if self.failure is not None:
                 raise McpFailure(self.failure)
             if self._task is not None:  # it was running, and its connection was lost
-                self.losses += 1
-                if self.losses > 1:
-                    self.failure = (f"The tool server {self.name} stopped twice, so tui-chat "
-                                    "no longer restarts it (see `tui-chat mcp list`).")
+                await self.lost()
+                if self.failure is not None:
                     raise McpFailure(self.failure)
             try:
                 await self._start()
@@ -245,10 +243,24 @@ class _Server:
         line = self.watch.last_stderr_line()
         return f"; its last line on stderr: {line!r}" if line else " (nothing on stderr)"
 
-    def lost_sentence(self) -> str:
+    async def lost(self) -> str:
+        """Count a lost connection (the next use restarts the server, once), and say it."""
+        if self.config.url is None:  # its exit status, for the sentence
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(5):
+                    await self.watch.exited.wait()
+        self.losses += 1
+        sentence = self._lost_sentence()
+        if self.losses > 1:
+            self.failure = (f"The tool server {self.name} stopped twice, so tui-chat no "
+                            "longer restarts it (see `tui-chat mcp list`).")
+        await self.close()
+        return sentence
+
+    def _lost_sentence(self) -> str:
         status = (f"exited with status {self.watch.returncode}"
                   if self.watch.returncode is not None else "closed its connection")
-        again = ("it will be started again for the next call" if self.losses == 0
+        again = ("it will be started again for the next call" if self.losses <= 1
                  else "it will not be started again")
         return (f"The tool server {self.name} {status} during the call"
                 f"{self._stderr_clause()}; {again}.")
@@ -336,13 +348,7 @@ class ServerManager:
                                         "tui-chat cancelled it.")
         except MCPError as error:
             if error.code == mcp_types.CONNECTION_CLOSED:
-                if server.config.url is None:  # its exit status, for the sentence
-                    with contextlib.suppress(TimeoutError):
-                        async with asyncio.timeout(5):
-                            await server.watch.exited.wait()
-                sentence = server.lost_sentence()
-                await server.close()
-                return outcome("failed", sentence)
+                return outcome("failed", await server.lost())
             return outcome("failed", f"The tool server {tool.server} refused the call: "
                                      f"{error.error.message}.")
         except Exception as error:  # a result the SDK cannot read

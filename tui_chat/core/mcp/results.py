@@ -2,8 +2,9 @@
 
 Each block of the result's content becomes text: text as it is; structured content as
 indented JSON (in place of the text block that repeats it, as servers are asked to send
-one); an image or audio as a line that names its type and size (the model gets no pixels
-through a tool message); a resource link as its name and URI; an embedded resource as its
+one; alone when there is no text; left out when a text block says it in words); an image
+or audio as a line that names its type and size (the model gets no pixels through a tool
+message); a resource link as its name and URI; an embedded resource as its
 text, or a line naming it. A result marked `isError` says so first. A text longer than the
 limit is cut, and the cut is marked where it happened: never silently.
 
@@ -55,8 +56,8 @@ def result_text(content: Sequence[Any], structured: Any = None, *, is_error: boo
             parts.append(_resource(_get(block, "resource")))
         else:
             parts.append(f"[a {kind or 'content'} block tui-chat does not read]")
-    if pretty is not None:
-        parts.append(pretty)
+    if pretty is not None and not any(_get(block, "type") == "text" for block in content):
+        parts.append(pretty)  # a text block that differs is the server's own rendering
     text = "\n".join(parts) if parts else "(no content)"
     if is_error:
         text = f"{ERROR_HEAD}\n{text}"

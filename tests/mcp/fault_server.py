@@ -1,0 +1,92 @@
+"""An MCP server built with the SDK, for the faults a client must survive.
+
+`python -m tests.mcp.fault_server MODE` serves over stdio. MODE:
+- `ok`: tools `echo`, `slow` (sleeps until cancelled, writes a marker file when the
+  cancellation reaches it), `crash` (exits mid-call with status 7), `big` (a 10 MB text),
+  `structured`, `image`, `env` (the server's environment as JSON), `read` (read-only).
+- `slow-start`: sleeps before serving (longer than any test's start timeout).
+- `many`: 500 tools (`t0` … `t499`).
+Environment: `FAULT_MARKER` is the file `slow` writes when cancelled; `FAULT_STATE`, a file
+whose presence makes `crash` crash only once (it creates it), for the restart test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from pathlib import Path
+
+from mcp.server.mcpserver import MCPServer
+from mcp_types import ImageContent, ToolAnnotations
+
+
+def _mark(suffix: str, text: str) -> None:
+    Path(os.environ["FAULT_MARKER"] + suffix).write_text(text, encoding="utf-8")
+
+
+def build(mode: str) -> MCPServer:
+    server = MCPServer("faults")
+    if mode == "many":
+        for index in range(500):
+            server.add_tool(lambda index=index: f"tool {index}", name=f"t{index}",
+                            description=f"Tool number {index}")
+        return server
+
+    @server.tool(description="Says back what it is given.")
+    def echo(text: str) -> str:
+        return text
+
+    @server.tool(description="Reads only.", annotations=ToolAnnotations(readOnlyHint=True))
+    def read() -> str:
+        return "read"
+
+    @server.tool(description="Runs until cancelled.")
+    async def slow() -> str:
+        _mark(".started", "")
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            _mark("", "cancelled")
+            raise
+        return "done"
+
+    @server.tool(description="Exits in the middle of the call.")
+    def crash() -> str:
+        state = os.environ.get("FAULT_STATE")
+        if state is None or not Path(state).exists():
+            if state is not None:
+                Path(state).write_text("crashed once", encoding="utf-8")
+            print("about to crash", file=sys.stderr, flush=True)
+            os._exit(7)
+        return "survived"
+
+    @server.tool(description="Ten megabytes of text.")
+    def big() -> str:
+        return "x" * 10_000_000
+
+    @server.tool(description="A structured result.")
+    def structured() -> dict[str, int]:
+        return {"a": 1, "b": 2}
+
+    @server.tool(description="A tiny image.")
+    def image() -> ImageContent:
+        return ImageContent(type="image", data="iVBORw0KGgo=", mime_type="image/png")
+
+    @server.tool(description="The server's environment.")
+    def env() -> dict[str, str]:
+        return dict(os.environ)
+
+    return server
+
+
+def main() -> None:
+    mode = sys.argv[1] if len(sys.argv) > 1 else "ok"
+    if mode == "slow-start":
+        time.sleep(60)
+    build(mode).run("stdio")
+
+
+if __name__ == "__main__":
+    main()

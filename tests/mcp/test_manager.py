@@ -1,0 +1,209 @@
+"""The server manager against real servers: mcp-server-time (modern era), the SDK-built
+fault server (tests/mcp/fault_server.py), and server-everything through npx when it can be
+installed (legacy era)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.mcp.conftest import fault_server, time_server
+from tui_chat.core.mcp.config import McpServerConfig
+from tui_chat.core.mcp.manager import ServerManager
+from tui_chat.core.mcp.tools import NAME_PATTERN
+
+Make = Callable[..., ServerManager]
+
+
+async def _until(check: Callable[[], bool]) -> None:
+    """Wait for a state (bounded by the test's own timeout, not a time of ours)."""
+    async with asyncio.timeout(30):
+        while not check():  # noqa: ASYNC110 - a file another process writes
+            await asyncio.sleep(0.01)
+
+
+async def test_the_time_server_starts_lists_and_answers(manager_of: Make) -> None:
+    manager = manager_of({"time": time_server(approve="read-only")})
+    report = await manager.report("time")
+    assert report.failure is None
+    assert report.era is not None and report.era.startswith("2026-07-28")
+    names = [tool.qualified for tool in report.tools]
+    assert names == ["time__get_current_time", "time__convert_time"]
+    assert all(tool.read_only for tool in report.tools)
+    tool = manager.find("time__get_current_time")
+    assert tool is not None
+    outcome = await manager.call(tool, {"timezone": "Asia/Kolkata"})
+    assert outcome.status == "ok"
+    assert json.loads(outcome.text)["timezone"] == "Asia/Kolkata"
+    refused = await manager.call(tool, {"timezone": "Nowhere/Else"})
+    assert refused.status == "error" and "Invalid timezone" in refused.text
+
+
+async def test_a_server_gets_no_provider_key(manager_of: Make, markers: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CHUTES_API_KEY", "cpk_not_for_servers")
+    monkeypatch.setenv("SUTRA_API_KEY", "sutra_not_for_servers")
+    manager = manager_of({"f": fault_server()})
+    await manager.tools()
+    tool = manager.find("f__env")
+    assert tool is not None
+    outcome = await manager.call(tool, {})
+    env = json.loads(outcome.text)
+    assert "CHUTES_API_KEY" not in env and "SUTRA_API_KEY" not in env
+    assert "not_for_servers" not in outcome.text
+    assert env["PYTHONPATH"] and env["PATH"]
+
+
+async def test_results_of_every_kind(manager_of: Make, markers: Path) -> None:
+    manager = manager_of({"f": fault_server()}, max_result_chars=1000)
+    await manager.tools()
+
+    async def call(name: str, **arguments: Any) -> str:
+        tool = manager.find(f"f__{name}")
+        assert tool is not None
+        return (await manager.call(tool, arguments)).text
+
+    assert await call("echo", text="hi") == "hi"
+    assert json.loads(await call("structured")) == {"a": 1, "b": 2}
+    assert await call("image") == "[image: image/png, 8 bytes]"
+    big = await call("big")
+    assert big.startswith("x" * 1000 + "\n[… cut by tui-chat: the result was 10,000,000")
+
+
+async def test_five_hundred_tools(manager_of: Make, markers: Path) -> None:
+    manager = manager_of({"many": fault_server("many"), "other": fault_server("many")})
+    tools = await manager.tools()
+    assert len(tools) == 1000, manager.failures()
+    assert len({tool.qualified for tool in tools}) == 1000
+    assert all(NAME_PATTERN.match(tool.qualified) for tool in tools)
+
+
+@pytest.mark.parametrize(("config", "sentence"), [
+    (McpServerConfig(command="no-such-command-tui-chat"),
+     "The tool server s cannot start: the command 'no-such-command-tui-chat' was not found"),
+    (McpServerConfig(command="sh", args=["-c", "echo first >&2; echo broken >&2; exit 3"]),
+     "The tool server s exited with status 3 before it answered; its last line on stderr: "
+     "'broken'."),
+    (McpServerConfig(command="sh", args=["-c", "echo hello there; sleep 60"]),
+     "The tool server s speaks no MCP: it wrote 'hello there' on stdout, which is not a "
+     "JSON-RPC message."),
+    (McpServerConfig(command="sh", args=["-c", "cat >/dev/null"], start_timeout=0.5),
+     "The tool server s did not answer within 0.5 s of starting (nothing on stderr)."),
+    (McpServerConfig(command="sh", env={"X": "${TUI_CHAT_UNSET_VARIABLE}"}),
+     "The tool server s cannot start: env.X of [mcp.servers.s] uses "
+     "${TUI_CHAT_UNSET_VARIABLE}, but the environment variable TUI_CHAT_UNSET_VARIABLE is "
+     "not set."),
+])
+async def test_a_failure_to_start_is_one_sentence(manager_of: Make, config: McpServerConfig,
+                                                  sentence: str) -> None:
+    manager = manager_of({"s": config})
+    report = await manager.report("s")
+    assert report.failure is not None and report.failure.startswith(sentence), report.failure
+
+
+async def test_a_slow_start_times_out(manager_of: Make, markers: Path) -> None:
+    manager = manager_of({"s": fault_server("slow-start", start_timeout=0.5)})
+    assert await manager.tools() == []
+    assert manager.failures()["s"].startswith("The tool server s did not answer within 0.5 s")
+
+
+async def test_a_call_that_hangs_times_out_and_the_server_hears_of_it(
+        manager_of: Make, markers: Path) -> None:
+    manager = manager_of({"f": fault_server(timeout=0.5)})
+    await manager.tools()
+    tool = manager.find("f__slow")
+    assert tool is not None
+    outcome = await manager.call(tool, {})
+    assert outcome.status == "timed-out"
+    assert outcome.text == "The call did not finish within 0.5 s, so tui-chat cancelled it."
+    await _until((markers / "marker").exists)  # notifications/cancelled reached the tool
+
+
+async def test_cancelling_the_call_cancels_it_on_the_server(manager_of: Make,
+                                                            markers: Path) -> None:
+    manager = manager_of({"f": fault_server()})
+    await manager.tools()
+    tool = manager.find("f__slow")
+    assert tool is not None
+    call = asyncio.create_task(manager.call(tool, {}))
+    await _until((markers / "marker.started").exists)
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    await _until((markers / "marker").exists)
+    echo = manager.find("f__echo")
+    assert echo is not None
+    assert (await manager.call(echo, {"text": "still here"})).text == "still here"
+
+
+async def test_a_crash_mid_call_restarts_the_server_once(manager_of: Make,
+                                                         markers: Path) -> None:
+    manager = manager_of({"f": fault_server()})
+    await manager.tools()
+    crash, echo = manager.find("f__crash"), manager.find("f__echo")
+    assert crash is not None and echo is not None
+    first = await manager.call(crash, {})
+    assert first.status == "failed"
+    assert first.text == ("The tool server f exited with status 7 during the call; its last "
+                          "line on stderr: 'about to crash'; it will be started again for the "
+                          "next call.")
+    assert (await manager.call(echo, {"text": "back"})).text == "back"
+    (markers / "state").unlink()  # the next crash call crashes again
+    second = await manager.call(crash, {})
+    assert second.text.endswith("it will not be started again.")
+    third = await manager.call(echo, {"text": "x"})
+    assert third.status == "failed"
+    assert third.text.startswith("The tool server f stopped twice")
+
+
+def _everything_installed(tmp: Path) -> Path | None:
+    """server-everything installed with npm into `tmp`, or None (no npx, no registry)."""
+    if shutil.which("npm") is None or shutil.which("node") is None:
+        return None
+    try:
+        subprocess.run(["npm", "install", "--silent", "--prefix", str(tmp),
+                        "@modelcontextprotocol/server-everything"],
+                       check=True, capture_output=True, timeout=300)
+    except (subprocess.SubprocessError, OSError):
+        return None
+    entry = tmp / "node_modules" / ".bin" / "mcp-server-everything"
+    return entry if entry.exists() else None
+
+
+@pytest.fixture(scope="session")
+def everything(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    found = _everything_installed(tmp_path_factory.mktemp("npm"))
+    if found is None:
+        pytest.skip("@modelcontextprotocol/server-everything cannot be installed here (no "
+                    "node/npm, or no npm registry)")
+    return found
+
+
+async def test_server_everything_speaks_the_handshake_era(manager_of: Make,
+                                                          everything: Path) -> None:
+    manager = manager_of({"everything": McpServerConfig(command=str(everything),
+                                                        args=["stdio"])})
+    report = await manager.report("everything")
+    assert report.failure is None, report.failure
+    assert report.era is not None and "initialize handshake" in report.era
+    echo = manager.find("everything__echo")
+    assert echo is not None
+    outcome = await manager.call(echo, {"message": "hello"})
+    assert outcome.status == "ok" and "hello" in outcome.text
+
+
+def test_the_manager_is_not_imported_with_the_core() -> None:
+    code = ("import sys, tui_chat.core.config, tui_chat.core.mcp, tui_chat.core.mcp.config\n"
+            "print(sorted(m for m in ('mcp', 'mcp_types', 'httpx2', 'tui_chat.core.mcp.manager')"
+            " if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True, timeout=60)
+    assert result.stdout.strip() == "[]"
