@@ -136,8 +136,9 @@ class _Server:
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._task = asyncio.create_task(self._run(ready), name=f"mcp server {self.name}")
         garbage = asyncio.create_task(self.watch.garbage.wait())
+        waiting: set[asyncio.Future[Any]] = {ready, garbage}
         try:
-            done, _ = await asyncio.wait({ready, garbage}, timeout=self.config.start_timeout,
+            done, _ = await asyncio.wait(waiting, timeout=self.config.start_timeout,
                                          return_when=asyncio.FIRST_COMPLETED)
         finally:
             garbage.cancel()
