@@ -6,6 +6,8 @@
   `structured`, `image`, `env` (the server's environment as JSON), `read` (read-only).
 - `slow-start`: sleeps before serving (longer than any test's start timeout).
 - `many`: 500 tools (`t0` … `t499`).
+- `http:PORT`: the `ok` tools over Streamable HTTP at http://127.0.0.1:PORT/mcp, with
+  `authorization` (the request's Authorization header).
 Environment: `FAULT_MARKER` is the file `slow` writes when cancelled; `FAULT_STATE`, a file
 whose presence makes `crash` crash only once (it creates it), for the restart test.
 """
@@ -18,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import ImageContent, ToolAnnotations
 
 
@@ -74,6 +76,10 @@ def build(mode: str) -> MCPServer:
     def image() -> ImageContent:
         return ImageContent(type="image", data="iVBORw0KGgo=", mime_type="image/png")
 
+    @server.tool(description="The request's Authorization header (over HTTP).")
+    def authorization(ctx: Context) -> str:
+        return (ctx.headers or {}).get("authorization", "(none)")
+
     @server.tool(description="The server's environment.")
     def env() -> dict[str, str]:
         return dict(os.environ)
@@ -85,6 +91,9 @@ def main() -> None:
     mode = sys.argv[1] if len(sys.argv) > 1 else "ok"
     if mode == "slow-start":
         time.sleep(60)
+    if mode.startswith("http:"):  # Streamable HTTP on 127.0.0.1:PORT/mcp
+        build("ok").run("streamable-http", host="127.0.0.1", port=int(mode[5:]))
+        return
     build(mode).run("stdio")
 
 

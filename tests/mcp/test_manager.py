@@ -6,16 +6,19 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
+import socket
 import subprocess
 import sys
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.mcp.conftest import fault_server, time_server
+from tests.mcp.conftest import ROOT, fault_server, time_server
 from tui_chat.core.mcp.config import McpServerConfig
 from tui_chat.core.mcp.manager import ServerManager
 from tui_chat.core.mcp.tools import NAME_PATTERN
@@ -207,3 +210,53 @@ def test_the_manager_is_not_imported_with_the_core() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True, timeout=60)
     assert result.stdout.strip() == "[]"
+
+
+@pytest.fixture
+def http_server(markers: Path) -> Iterator[str]:
+    """The fault server over Streamable HTTP; its URL once it accepts connections."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    process = subprocess.Popen([sys.executable, "-m", "tests.mcp.fault_server", f"http:{port}"],
+                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        while process.poll() is None:  # until it listens (it prints nothing we could wait on)
+            with socket.socket() as client:
+                if client.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.02)
+        assert process.poll() is None, "the HTTP fault server did not start"
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+async def test_streamable_http_with_headers_from_the_environment(
+        manager_of: Make, http_server: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TUI_CHAT_TEST_TOKEN", "t0ken")
+    server = McpServerConfig(url=http_server,
+                             headers={"Authorization": "Bearer ${TUI_CHAT_TEST_TOKEN}"})
+    manager = manager_of({"web": server})
+    report = await manager.report("web")
+    assert report.failure is None, report.failure
+    tool = manager.find("web__authorization")
+    assert tool is not None
+    assert (await manager.call(tool, {})).text == "Bearer t0ken"
+    echo = manager.find("web__echo")
+    assert echo is not None
+    assert (await manager.call(echo, {"text": "over http"})).text == "over http"
+
+
+async def test_an_http_server_that_is_not_there_is_one_sentence(manager_of: Make) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    manager = manager_of({"web": McpServerConfig(url=f"http://127.0.0.1:{port}/mcp")})
+    report = await manager.report("web")
+    assert report.failure is not None
+    assert report.failure.startswith(f"The tool server web at http://127.0.0.1:{port}/mcp "
+                                     "could not be used: ")
+    assert "\n" not in report.failure
