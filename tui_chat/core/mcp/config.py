@@ -91,6 +91,20 @@ def _checked_headers(value: dict[str, str]) -> dict[str, str]:
     return _checked_texts(value)  # type: ignore[no-any-return]
 
 
+def checked_server_fields(fields: Mapping[str, Any]) -> bool:
+    """Whether a server section's values pass the checks its fields add to their types
+    (for `config_checks.plainly_valid`, which reads a plain file without pydantic)."""
+    try:
+        for name in ("command", "args", "env", "cwd", "url"):
+            if name in fields:
+                _checked_texts(fields[name])
+        if "headers" in fields:
+            _checked_headers(fields["headers"])
+    except ValueError:
+        return False
+    return True
+
+
 class McpServerConfig(Record):
     """`[mcp.servers.NAME]`: one tool server."""
 
