@@ -175,12 +175,18 @@ class ProviderClient:
         model: str,
         messages: Sequence[ChatMessage],
         parameters: Parameters | None = None,
+        *,
+        extra: Mapping[str, Any] | None = None,
     ) -> AsyncGenerator[StreamEvent, None]:
         """Yield typed events until the reply is complete; raise a ProviderError otherwise.
 
         Closing the iterator (or cancelling the task consuming it) closes the response at once.
+        `extra`: keys set over the request's body (`tools`; `messages` already in the wire
+        format, for a conversation with tool calls: core.mcp.loop).
         """
         payload = self.build_payload(model, messages, parameters)
+        if extra:
+            payload.update(extra)
         attempt = 0
         without_options = False
         while True:

@@ -39,6 +39,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from tui_chat import __version__
 from tui_chat.core.mcp.config import (
+    Approval,
     McpServerConfig,
     McpSettings,
     UnsetVariableError,
@@ -294,7 +295,7 @@ class ServerManager:
     def names(self) -> list[str]:
         return list(self._servers)
 
-    def policy(self, server: str) -> str:
+    def policy(self, server: str) -> Approval:
         return self._servers[server].config.approve
 
     async def report(self, name: str) -> ServerReport:
