@@ -43,9 +43,10 @@ async def manager_of() -> AsyncIterator[object]:
 
     made: list[ServerManager] = []
 
-    def make(servers: dict[str, McpServerConfig], **options: object) -> ServerManager:
+    def make(servers: dict[str, McpServerConfig], roots: list[Path] | None = None,
+             **options: object) -> ServerManager:
         manager = ServerManager(McpSettings(servers=servers, **options),  # type: ignore[arg-type]
-                                env=dict(os.environ))
+                                env=dict(os.environ), roots=roots)
         made.append(manager)
         return manager
 

@@ -190,17 +190,31 @@ def everything(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return found
 
 
-async def test_server_everything_speaks_the_handshake_era(manager_of: Make,
-                                                          everything: Path) -> None:
+async def test_server_everything_speaks_the_handshake_era(
+        manager_of: Make, everything: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CHUTES_API_KEY", "cpk_not_for_servers")
     manager = manager_of({"everything": McpServerConfig(command=str(everything),
-                                                        args=["stdio"])})
+                                                        args=["stdio"])}, roots=[tmp_path])
     report = await manager.report("everything")
     assert report.failure is None, report.failure
     assert report.era is not None and "initialize handshake" in report.era
-    echo = manager.find("everything__echo")
-    assert echo is not None
-    outcome = await manager.call(echo, {"message": "hello"})
-    assert outcome.status == "ok" and "hello" in outcome.text
+
+    async def call(name: str, **arguments: Any) -> str:
+        tool = manager.find(f"everything__{name}")
+        assert tool is not None, name
+        outcome = await manager.call(tool, arguments)
+        assert outcome.status == "ok", outcome
+        return outcome.text
+
+    assert "hello" in await call("echo", message="hello")
+    assert set(json.loads(await call("get-structured-content", location="New York"))) == {
+        "temperature", "conditions", "humidity"}
+    assert "[image: image/png, " in await call("get-tiny-image")
+    assert "[link: " in await call("get-resource-links", count=2)
+    assert tmp_path.as_uri() in await call("get-roots-list")
+    env = json.loads(await call("get-env"))
+    assert "CHUTES_API_KEY" not in env and env["PATH"]
 
 
 def test_the_manager_is_not_imported_with_the_core() -> None:

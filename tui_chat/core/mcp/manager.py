@@ -30,6 +30,7 @@ import sys
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 import mcp_types
@@ -96,9 +97,9 @@ def era_of(version: str) -> str:
 class _Server:
     """One server's connection: a task that holds the SDK's client open until closed."""
 
-    def __init__(self, name: str, config: McpServerConfig, env: Mapping[str, str] | None
-                 ) -> None:
-        self.name, self.config, self._env = name, config, env
+    def __init__(self, name: str, config: McpServerConfig, env: Mapping[str, str] | None,
+                 roots: Sequence[Path]) -> None:
+        self.name, self.config, self._env, self._roots = name, config, env, roots
         self.client: Client | None = None
         self.tools: list[mcp_types.Tool] = []
         self.watch = ProcessWatch()
@@ -171,9 +172,22 @@ class _Server:
         finally:
             self.client = None
 
+    def _client(self, target: Any) -> Client:
+        """The SDK's client for `target`: roots answered (the folders the user works in, for
+        servers that ask, as the filesystem server does); no sampling, no elicitation (the SDK
+        then declines them: tui-chat does not advertise either)."""
+        roots = mcp_types.ListRootsResult(roots=[
+            mcp_types.Root(uri=path.resolve().as_uri(), name=path.name or str(path))
+            for path in self._roots])
+
+        async def list_roots(context: Any) -> mcp_types.ListRootsResult:
+            return roots
+
+        return Client(target, client_info=mcp_types.Implementation(
+            name="tui-chat", version=__version__), list_roots_callback=list_roots)
+
     @contextlib.asynccontextmanager
     async def _connected(self) -> AsyncIterator[Client]:
-        info = mcp_types.Implementation(name="tui-chat", version=__version__)
         config, where = self.config, f"[mcp.servers.{self.name}]"
         env = os.environ if self._env is None else self._env
         if config.url is not None:
@@ -185,7 +199,7 @@ class _Server:
                        for key, value in config.headers.items()}
             async with create_mcp_http_client(headers=headers) as http:
                 transport = streamable_http_client(url, http_client=http)
-                async with Client(transport, client_info=info) as client:
+                async with self._client(transport) as client:
                     yield client
             return
         argv, cwd = self._launch(env)
@@ -195,11 +209,11 @@ class _Server:
 
             params = StdioServerParameters(command=argv[0], args=argv[1:], env=child_env,
                                            cwd=cwd)
-            async with Client(params, client_info=info) as client:
+            async with self._client(params) as client:
                 yield client
             return
         transport = stdio_transport(argv, child_env, cwd, self.watch)
-        async with Client(transport, client_info=info) as client:
+        async with self._client(transport) as client:
             yield client
 
     def _launch(self, env: Mapping[str, str]) -> tuple[list[str], str | None]:
@@ -285,9 +299,14 @@ class _Server:
 class ServerManager:
     """The enabled servers of `settings`, started on first use. Close with `aclose`."""
 
-    def __init__(self, settings: McpSettings, env: Mapping[str, str] | None = None) -> None:
+    def __init__(self, settings: McpSettings, env: Mapping[str, str] | None = None,
+                 roots: Sequence[Path] | None = None) -> None:
+        """`env`: where `${VAR}` and a server's base environment come from (default: the
+        process's); `roots`: the folders offered to servers that ask (default: the current
+        one)."""
         self.settings = settings
-        self._servers = {name: _Server(name, config, env)
+        roots = [Path.cwd()] if roots is None else list(roots)
+        self._servers = {name: _Server(name, config, env, roots)
                          for name, config in settings.enabled_servers().items()}
         self._specs: dict[str, ToolSpec] = {}
 

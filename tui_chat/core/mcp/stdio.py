@@ -138,3 +138,5 @@ async def _stop(process: anyio.abc.Process, watch: ProcessWatch) -> None:
             watch.returncode = await process.wait()
             break
     watch.exited.set()
+    with anyio.move_on_after(GRACE), contextlib.suppress(Exception):
+        await process.aclose()  # its pipes and asyncio's transport, before the loop closes
