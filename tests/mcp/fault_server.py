@@ -80,6 +80,10 @@ def build(mode: str) -> MCPServer:
     def authorization(ctx: Context) -> str:
         return (ctx.headers or {}).get("authorization", "(none)")
 
+    @server.tool(description="The server's working folder.")
+    def cwd() -> str:
+        return os.getcwd()
+
     @server.tool(description="The server's environment.")
     def env() -> dict[str, str]:
         return dict(os.environ)

@@ -65,6 +65,22 @@ async def test_a_server_gets_no_provider_key(manager_of: Make, markers: Path,
     assert env["PYTHONPATH"] and env["PATH"]
 
 
+async def test_cwd_with_a_tilde_and_a_variable(manager_of: Make, markers: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    (markers / "home" / "work").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(markers / "home"))
+    monkeypatch.setenv("TUI_CHAT_TEST_FOLDER", "work")
+    manager = manager_of({"f": fault_server(cwd="~/${TUI_CHAT_TEST_FOLDER}")})
+    await manager.tools()
+    tool = manager.find("f__cwd")
+    assert tool is not None
+    assert (await manager.call(tool, {})).text == str(markers / "home" / "work")
+    missing = manager_of({"g": fault_server(cwd=str(markers / "nowhere"))})
+    assert (await missing.report("g")).failure == (
+        f"The tool server g cannot start: its cwd {str(markers / 'nowhere')!r} is not a "
+        "folder.")
+
+
 async def test_results_of_every_kind(manager_of: Make, markers: Path) -> None:
     manager = manager_of({"f": fault_server()}, max_result_chars=1000)
     await manager.tools()

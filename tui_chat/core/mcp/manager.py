@@ -222,7 +222,8 @@ class _Server:
         assert config.command is not None
         argv = [expand(config.command, env, f"command of {where}"),
                 *(expand(arg, env, f"args of {where}") for arg in config.args)]
-        cwd = expand(config.cwd, env, f"cwd of {where}") if config.cwd else None
+        cwd = (os.path.expanduser(expand(config.cwd, env, f"cwd of {where}"))
+               if config.cwd else None)
         if cwd is not None and not os.path.isdir(cwd):
             raise McpFailure(f"The tool server {self.name} cannot start: its cwd {cwd!r} is "
                              "not a folder.")
