@@ -211,10 +211,10 @@ def test_a_file_with_five_tool_servers_imports_no_pydantic(tmp_path: Any) -> Non
         'headers = { Authorization = "Bearer ${T}" }\n', encoding="utf-8")
     code = ("import sys; from pathlib import Path; from tui_chat.core import config\n"
             "settings = config.load_settings(Path(sys.argv[1]))\n"
-            "print(len(settings.mcp.servers), 'pydantic' in sys.modules)")
+            "print(len(settings.mcp.servers), 'pydantic' in sys.modules, 'mcp' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
                             text=True, check=True, timeout=60)
-    assert result.stdout.split() == ["5", "False"]
+    assert result.stdout.split() == ["5", "False", "False"]
     _same(load_settings(path), Settings.model_validate(
         __import__("tomllib").loads(path.read_text(encoding="utf-8"))))
 
