@@ -51,3 +51,14 @@ def test_a_bad_section_stops_with_the_config_sentence(capsys: pytest.CaptureFixt
     _config('[mcp.servers.x]\ncommand = "a"\nurl = "http://h"\n')
     assert cli.main(["mcp", "list"]) != 0
     assert "'mcp.servers.x'" in capsys.readouterr().err
+
+
+def test_names_that_clash_across_servers_are_listed_resolved(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    server = f'command = {str(sys.executable)!r}\nargs = ["-m", "mcp_server_time"]\n'
+    _config(f'[mcp.servers."a.b"]\n{server}[mcp.servers.a_b]\n{server}')
+    assert cli.main(["mcp", "list"]) == 0
+    names = [line.split()[0] for line in capsys.readouterr().out.splitlines()
+             if line.startswith("    ")]
+    assert names == ["a_b__get_current_time", "a_b__convert_time",
+                     "a_b__get_current_time_2", "a_b__convert_time_2"]

@@ -9,7 +9,6 @@ code is 1 when an enabled server cannot be used (so a script can check a setup),
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from typing import TextIO
 
@@ -41,7 +40,7 @@ async def run_mcp(args: argparse.Namespace, context: Context, out: TextIO | None
         return int(ExitCode.OK)
     manager = ServerManager(settings, env=context.env)
     try:
-        reports = await asyncio.gather(*(manager.report(name) for name in manager.names))
+        reports = await manager.reports()
     finally:
         await manager.aclose()
     by_name = {report.name: report for report in reports}

@@ -318,15 +318,17 @@ class ServerManager:
     def policy(self, server: str) -> Approval:
         return self._servers[server].config.approve
 
+    async def reports(self, names: Sequence[str] | None = None) -> list[ServerReport]:
+        """Start the servers `names` (default: all enabled) and say what each offers, under
+        the names the model sees (qualified across them all), or why it cannot be used."""
+        chosen = list(names or self._servers)
+        specs = await self.tools(chosen)
+        return [ServerReport(name, self._servers[name].era,
+                             tuple(spec for spec in specs if spec.server == name),
+                             self._servers[name].failure) for name in chosen]
+
     async def report(self, name: str) -> ServerReport:
-        """Start `name` (if need be) and say what it offers, or why it cannot."""
-        server = self._servers[name]
-        try:
-            await server.ready()
-        except McpFailure as failure:
-            return ServerReport(name, None, (), failure.sentence)
-        specs = tuple(spec for spec in await self.tools([name]) if spec.server == name)
-        return ServerReport(name, server.era, specs, None)
+        return (await self.reports([name]))[0]
 
     async def tools(self, names: Sequence[str] | None = None) -> list[ToolSpec]:
         """The tools of the servers `names` (default: all enabled), started together; a server
