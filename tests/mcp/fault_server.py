@@ -19,9 +19,24 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp_types import ImageContent, ToolAnnotations
+from mcp_types import (
+    ElicitRequest,
+    ElicitRequestFormParams,
+    ElicitResult,
+    ImageContent,
+    InputRequiredResult,
+    ToolAnnotations,
+)
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import BaseModel
+
+
+class City(BaseModel):
+    city: str
+    days: int = 1
 
 
 def _mark(suffix: str, text: str) -> None:
@@ -79,6 +94,30 @@ def build(mode: str) -> MCPServer:
     @server.tool(description="The request's Authorization header (over HTTP).")
     def authorization(ctx: Context) -> str:
         return (ctx.headers or {}).get("authorization", "(none)")
+
+    @server.tool(description="Reports its progress in three steps.")
+    async def progress(ctx: Context) -> str:
+        for step in (1, 2, 3):
+            await ctx.report_progress(step, 3, f"step {step}")
+        return "done"
+
+    @server.tool(description="Asks the user for a city.")
+    async def ask_city(ctx: Context) -> Any:
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:  # input asked for in the result
+            answer = (ctx.input_responses or {}).get("city")
+            if answer is None:
+                return InputRequiredResult(input_requests={"city": ElicitRequest(
+                    params=ElicitRequestFormParams(
+                        message="Which city?", requested_schema=City.model_json_schema()))})
+            assert isinstance(answer, ElicitResult)
+            if answer.action != "accept" or answer.content is None:
+                return answer.action
+            data = City.model_validate(answer.content)
+            return f"{data.city} for {data.days} days"
+        elicited = await ctx.elicit("Which city?", City)  # a request of the server's own
+        if elicited.action == "accept":
+            return f"{elicited.data.city} for {elicited.data.days} days"
+        return elicited.action
 
     @server.tool(description="The server's working folder.")
     def cwd() -> str:

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from tests.mcp.conftest import ROOT, fault_server, time_server
-from tui_chat.core.mcp.config import McpServerConfig
-from tui_chat.core.mcp.manager import ServerManager
+from tui_chat.core.mcp.config import McpServerConfig, McpSettings
+from tui_chat.core.mcp.manager import ElicitAnswer, ElicitRequest, ServerManager
 from tui_chat.core.mcp.tools import NAME_PATTERN
 
 Make = Callable[..., ServerManager]
@@ -95,6 +95,45 @@ async def test_results_of_every_kind(manager_of: Make, markers: Path) -> None:
     assert await call("image") == "[image: image/png, 8 bytes]"
     big = await call("big")
     assert big.startswith("x" * 1000 + "\n[… cut by tui-chat: the result was 10,000,000")
+
+
+async def test_progress_and_input_the_server_asks_for(markers: Path) -> None:
+    asked: list[ElicitRequest] = []
+    answers: list[ElicitAnswer] = [("accept", {"city": "Pune", "days": 3}), ("decline", None)]
+
+    async def elicit(request: ElicitRequest) -> ElicitAnswer:
+        asked.append(request)
+        return answers.pop(0)
+
+    manager = ServerManager(McpSettings(servers={"f": fault_server()}), env=dict(os.environ),
+                            elicit=elicit)
+    try:
+        await manager.tools()
+        progress, ask_city = manager.find("f__progress"), manager.find("f__ask_city")
+        assert progress is not None and ask_city is not None
+        heard: list[tuple[float, float | None, str | None]] = []
+        outcome = await manager.call(progress, {},
+                                     on_progress=lambda *step: heard.append(step))
+        assert outcome.text == "done"
+        assert heard == [(1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")]
+        assert (await manager.call(ask_city, {})).text == "Pune for 3 days"
+        assert (await manager.call(ask_city, {})).text == "decline"
+        assert [(r.server, r.message, r.url) for r in asked] == [("f", "Which city?", None)] * 2
+        assert asked[0].schema is not None and set(asked[0].schema["properties"]) == {
+            "city", "days"}
+    finally:
+        await manager.aclose()
+
+
+async def test_with_no_way_to_ask_a_server_is_told_so(manager_of: Make, markers: Path) -> None:
+    manager = manager_of({"f": fault_server()})
+    await manager.tools()
+    ask_city = manager.find("f__ask_city")
+    assert ask_city is not None
+    outcome = await manager.call(ask_city, {})
+    assert outcome.status == "failed", outcome
+    assert outcome.text.startswith("The tool server f refused the call: ")
+    assert not outcome.text.endswith("..")
 
 
 async def test_five_hundred_tools(manager_of: Make, markers: Path) -> None:
@@ -231,6 +270,32 @@ async def test_server_everything_speaks_the_handshake_era(
     assert tmp_path.as_uri() in await call("get-roots-list")
     env = json.loads(await call("get-env"))
     assert "CHUTES_API_KEY" not in env and env["PATH"]
+    heard: list[tuple[float, float | None, str | None]] = []
+    long_running = manager.find("everything__trigger-long-running-operation")
+    assert long_running is not None
+    await manager.call(long_running, {"duration": 0.2, "steps": 2},
+                       on_progress=lambda *step: heard.append(step))
+    assert [step[:2] for step in heard] == [(1, 2), (2, 2)]
+
+
+async def test_server_everything_asks_for_input(everything: Path, tmp_path: Path) -> None:
+    asked: list[ElicitRequest] = []
+
+    async def elicit(request: ElicitRequest) -> ElicitAnswer:
+        asked.append(request)
+        return "accept", {"name": "Asha", "check": True, "integer": 7}
+
+    manager = ServerManager(McpSettings(servers={"everything": McpServerConfig(
+        command=str(everything), args=["stdio"])}), elicit=elicit)
+    try:
+        await manager.tools()
+        tool = manager.find("everything__trigger-elicitation-request")
+        assert tool is not None
+        outcome = await manager.call(tool, {})
+        assert "- Name: Asha" in outcome.text and "- Favorite Integer: 7" in outcome.text
+        assert asked[0].schema is not None and "email" in asked[0].schema["properties"]
+    finally:
+        await manager.aclose()
 
 
 def test_the_manager_is_not_imported_with_the_core() -> None:

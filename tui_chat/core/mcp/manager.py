@@ -28,7 +28,7 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -60,6 +60,24 @@ MAX_PAGES = 100
 """Pages of `tools/list` read from one server (a server that pages forever stops there)."""
 
 CallStatus = Literal["ok", "error", "failed", "timed-out"]
+Progress = Callable[[float, float | None, str | None], None]
+"""(progress, total or None, message or None) as a server reports a call's progress."""
+
+
+@dataclass(frozen=True)
+class ElicitRequest:
+    """Input a server asks the user for in the middle of a call (MCP elicitation): a form
+    (`schema`: a flat JSON Schema object of strings, numbers, booleans and choices) or, in URL
+    mode, a page to open (`url`)."""
+
+    server: str
+    message: str
+    schema: Mapping[str, Any] | None
+    url: str | None
+
+
+ElicitAnswer = tuple[Literal["accept", "decline", "cancel"], dict[str, Any] | None]
+Elicit = Callable[[ElicitRequest], Awaitable[ElicitAnswer]]
 
 
 class McpFailure(Exception):
@@ -98,8 +116,9 @@ class _Server:
     """One server's connection: a task that holds the SDK's client open until closed."""
 
     def __init__(self, name: str, config: McpServerConfig, env: Mapping[str, str] | None,
-                 roots: Sequence[Path]) -> None:
+                 roots: Sequence[Path], elicit: Elicit | None) -> None:
         self.name, self.config, self._env, self._roots = name, config, env, roots
+        self._elicit = elicit
         self.client: Client | None = None
         self.tools: list[mcp_types.Tool] = []
         self.watch = ProcessWatch()
@@ -174,8 +193,8 @@ class _Server:
 
     def _client(self, target: Any) -> Client:
         """The SDK's client for `target`: roots answered (the folders the user works in, for
-        servers that ask, as the filesystem server does); no sampling, no elicitation (the SDK
-        then declines them: tui-chat does not advertise either)."""
+        servers that ask, as the filesystem server does); elicitation only when the session
+        can ask the user (else not advertised, and the SDK declines); no sampling."""
         roots = mcp_types.ListRootsResult(roots=[
             mcp_types.Root(uri=path.resolve().as_uri(), name=path.name or str(path))
             for path in self._roots])
@@ -183,8 +202,20 @@ class _Server:
         async def list_roots(context: Any) -> mcp_types.ListRootsResult:
             return roots
 
+        elicit = self._elicit
+
+        async def elicitation(context: Any, params: Any) -> mcp_types.ElicitResult:
+            assert elicit is not None
+            url = getattr(params, "url", None)
+            schema = getattr(params, "requested_schema", None)
+            action, content = await elicit(ElicitRequest(self.name, params.message, schema,
+                                                         url))
+            return mcp_types.ElicitResult(action=action,
+                                          content=content if action == "accept" else None)
+
         return Client(target, client_info=mcp_types.Implementation(
-            name="tui-chat", version=__version__), list_roots_callback=list_roots)
+            name="tui-chat", version=__version__), list_roots_callback=list_roots,
+            elicitation_callback=elicitation if elicit is not None else None)
 
     @contextlib.asynccontextmanager
     async def _connected(self) -> AsyncIterator[Client]:
@@ -301,13 +332,14 @@ class ServerManager:
     """The enabled servers of `settings`, started on first use. Close with `aclose`."""
 
     def __init__(self, settings: McpSettings, env: Mapping[str, str] | None = None,
-                 roots: Sequence[Path] | None = None) -> None:
+                 roots: Sequence[Path] | None = None, elicit: Elicit | None = None) -> None:
         """`env`: where `${VAR}` and a server's base environment come from (default: the
         process's); `roots`: the folders offered to servers that ask (default: the current
-        one)."""
+        one); `elicit`: asks the user for input a server needs (none: servers are told the
+        client cannot)."""
         self.settings = settings
         roots = [Path.cwd()] if roots is None else list(roots)
-        self._servers = {name: _Server(name, config, env, roots)
+        self._servers = {name: _Server(name, config, env, roots, elicit)
                          for name, config in settings.enabled_servers().items()}
         self._specs: dict[str, ToolSpec] = {}
 
@@ -351,8 +383,10 @@ class ServerManager:
         """The tool the model called by `qualified`, as last listed by `tools`."""
         return self._specs.get(qualified)
 
-    async def call(self, tool: ToolSpec, arguments: dict[str, Any]) -> ToolOutcome:
-        """Run one call. Cancelling the calling task cancels the call (CancelledError)."""
+    async def call(self, tool: ToolSpec, arguments: dict[str, Any],
+                   on_progress: Progress | None = None) -> ToolOutcome:
+        """Run one call. Cancelling the calling task cancels the call (CancelledError).
+        `on_progress` hears the server's progress notifications for it."""
         server = self._servers[tool.server]
         started = time.monotonic()
 
@@ -366,7 +400,8 @@ class ServerManager:
         timeout = server.config.timeout
         try:
             async with asyncio.timeout(timeout):
-                result = await client.call_tool(tool.name, arguments)
+                result = await client.call_tool(tool.name, arguments,
+                                                progress_callback=_progress(on_progress))
         except TimeoutError:
             return outcome("timed-out", f"The call did not finish within {timeout:g} s, so "
                                         "tui-chat cancelled it.")
@@ -374,7 +409,7 @@ class ServerManager:
             if error.code == mcp_types.CONNECTION_CLOSED:
                 return outcome("failed", await server.lost())
             return outcome("failed", f"The tool server {tool.server} refused the call: "
-                                     f"{error.error.message}.")
+                                     f"{_reason(error)}.")
         except Exception as error:  # a result the SDK cannot read
             return outcome("failed", f"The tool server {tool.server} answered the call with "
                                      f"something tui-chat cannot read: {_reason(error)}.")
@@ -385,6 +420,16 @@ class ServerManager:
 
     async def aclose(self) -> None:
         await asyncio.gather(*(server.close() for server in self._servers.values()))
+
+
+def _progress(on_progress: Progress | None) -> Any:
+    if on_progress is None:
+        return None
+
+    async def heard(progress: float, total: float | None, message: str | None) -> None:
+        on_progress(progress, total, message)
+
+    return heard
 
 
 async def _quietly(start: Any) -> None:
