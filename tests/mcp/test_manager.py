@@ -300,7 +300,8 @@ async def test_server_everything_asks_for_input(everything: Path, tmp_path: Path
 
 def test_the_manager_is_not_imported_with_the_core() -> None:
     code = ("import sys, tui_chat.core.config, tui_chat.core.mcp, tui_chat.core.mcp.config\n"
-            "print(sorted(m for m in ('mcp', 'mcp_types', 'httpx2', 'tui_chat.core.mcp.manager')"
+            "print(sorted(m for m in ('mcp', 'mcp_types', 'httpx2', 'tui_chat.core.mcp.manager',"
+            " 'tui_chat.core.mcp.connection', 'tui_chat.core.mcp.loop')"
             " if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True, timeout=60)
