@@ -19,6 +19,8 @@ from tui_chat.core.mcp.approval import Answer
 from tui_chat.core.mcp.loop import (
     CANCELLED,
     Approval,
+    CallFinished,
+    CallProgress,
     CallRequest,
     CallStarted,
     LoopEvent,
@@ -156,6 +158,23 @@ async def test_esc_cancels_the_running_call_and_the_loop_goes_on(
     async with asyncio.timeout(30):
         while not (markers / "marker").exists():  # noqa: ASYNC110 - the server heard
             await asyncio.sleep(0.01)
+
+
+async def test_progress_is_reported_as_the_call_runs(chutes_server: FakeProvider,
+                                                     manager_of: Make, markers: Path) -> None:
+    manager = manager_of({"f": fault_server(approve="always")})
+    tools = await manager.tools()
+    chutes_server.script(Reply(tool_call_stream([("f__progress", "{}")], ids=["p1"])))
+    events: list[LoopEvent] = []
+    async with make_client(chutes_server) as client:
+        await run_tool_loop(client_stream(client, "m"), manager, Asker(), QUESTION, tools,
+                            on_event=events.append)
+    kinds = [type(event).__name__ for event in events
+             if isinstance(event, CallStarted | CallProgress | CallFinished)]
+    assert kinds == ["CallStarted", "CallProgress", "CallProgress", "CallProgress",
+                     "CallFinished"]
+    assert [(e.call_id, e.progress, e.total) for e in events if isinstance(e, CallProgress)
+            ] == [("p1", 1, 3), ("p1", 2, 3), ("p1", 3, 3)]
 
 
 async def test_cancelling_the_loop_cancels_the_call(chutes_server: FakeProvider,

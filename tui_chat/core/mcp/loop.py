@@ -10,8 +10,9 @@ over the limit are not run, and each gets a result that says so, so the conversa
 valid for the provider (every call answered), and `stopped` says why in a sentence.
 
 Every call is reported as it starts (`CallStarted`, with a `cancel` for Esc: the call ends as
-"cancelled by the user", the loop goes on) and as it ends (`CallFinished`, a `CallRecord` a
-store can keep). Cancelling the task running the loop cancels all of it.
+"cancelled by the user", the loop goes on), as its server reports progress (`CallProgress`)
+and as it ends (`CallFinished`, a `CallRecord` a store can keep). Cancelling the task running
+the loop cancels all of it.
 
 No SDK, no widgets: the manager is passed in; the stream is any callable that sends
 (messages, tools) and yields the client's events (`client_stream` adapts a ProviderClient).
@@ -85,11 +86,21 @@ class CallStarted:
 
 
 @dataclass(frozen=True)
+class CallProgress:
+    """A running call's progress, as its server reports it (for the live row)."""
+
+    call_id: str
+    progress: float
+    total: float | None
+    message: str | None
+
+
+@dataclass(frozen=True)
 class CallFinished:
     record: CallRecord
 
 
-LoopEvent = StreamEvent | CallStarted | CallFinished
+LoopEvent = StreamEvent | CallStarted | CallProgress | CallFinished
 
 
 @dataclass
@@ -209,7 +220,11 @@ async def _run_call(call_id: str, name: str, arguments: str, manager: ServerMana
                               DENIED + reason)
         grants.record(tool, approval.answer)
     started = time.monotonic()
-    task = asyncio.create_task(manager.call(tool, parsed))
+
+    def progress(done: float, total: float | None, message: str | None) -> None:
+        notify(CallProgress(call_id, done, total, message))
+
+    task = asyncio.create_task(manager.call(tool, parsed, on_progress=progress))
 
     def cancel() -> None:
         task.cancel()
