@@ -49,6 +49,7 @@ logging.getLogger("mcp").propagate = False
 MAX_PAGES = 100
 """Pages of `tools/list` read from one server (a server that pages forever stops there)."""
 
+
 @dataclass(frozen=True)
 class ElicitRequest:
     """Input a server asks the user for in the middle of a call (MCP elicitation): a form
@@ -154,6 +155,8 @@ class ServerConnection:
         except BaseException as error:  # a failure to start goes to the starter
             if not ready.done():
                 ready.set_exception(_leaf(error))
+            if not isinstance(error, Exception):
+                raise  # KeyboardInterrupt, SystemExit
         finally:
             self.client = None
 
@@ -188,13 +191,17 @@ class ServerConnection:
         config, where = self.config, f"[mcp.servers.{self.name}]"
         env = os.environ if self._env is None else self._env
         if config.url is not None:
+            import httpx2
             from mcp.client.streamable_http import streamable_http_client
-            from mcp.shared._httpx_utils import create_mcp_http_client
 
             url = expand(config.url, env, f"url of {where}")
             headers = {key: expand(value, env, f"headers.{key} of {where}")
                        for key, value in config.headers.items()}
-            async with create_mcp_http_client(headers=headers) as http:
+            # As the SDK's own client: 30 s to connect or write, 5 minutes between reads (a
+            # call's event stream may stay quiet while the tool works); no redirects followed
+            # (the transport follows those that stay on the server's origin itself).
+            timeout = httpx2.Timeout(30.0, read=300.0)
+            async with httpx2.AsyncClient(headers=headers, timeout=timeout) as http:
                 transport = streamable_http_client(url, http_client=http)
                 async with self._client(transport) as client:
                     yield client

@@ -19,12 +19,15 @@ import signal
 import subprocess
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import anyio
 import anyio.abc
 import mcp_types
-from mcp.client._transport import TransportStreams
 from mcp.shared.message import SessionMessage
+
+if TYPE_CHECKING:  # what a transport yields (named only in the SDK's private module)
+    from mcp.client._transport import TransportStreams
 
 STDERR_TAIL = 4096
 """Bytes of a server's stderr kept, for the last line in a failure sentence."""
