@@ -81,6 +81,27 @@ async def test_cwd_with_a_tilde_and_a_variable(manager_of: Make, markers: Path,
         "folder.")
 
 
+async def test_closing_stops_what_the_server_started(manager_of: Make, markers: Path) -> None:
+    child = markers / "child.pid"
+    script = (f"sleep 300 & echo $! > {child}; "
+              f"exec {sys.executable} -m tests.mcp.fault_server")
+    server = McpServerConfig(command="sh", args=["-c", script],
+                             env={"PYTHONPATH": ROOT, "FAULT_MARKER": "${FAULT_MARKER}"})
+    manager = manager_of({"s": server})
+    assert (await manager.report("s")).failure is None
+    pid = int(child.read_text(encoding="utf-8"))
+    await manager.aclose()
+
+    def gone() -> bool:  # no such process, or a zombie waiting for its parent (init)
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
+
+    await _until(gone)
+
+
 async def test_results_of_every_kind(manager_of: Make, markers: Path) -> None:
     manager = manager_of({"f": fault_server()}, max_result_chars=1000)
     await manager.tools()

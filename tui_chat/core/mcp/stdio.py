@@ -141,5 +141,7 @@ async def _stop(process: anyio.abc.Process, watch: ProcessWatch) -> None:
             watch.returncode = await process.wait()
             break
     watch.exited.set()
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGTERM)  # what is left of its group: its children
     with anyio.move_on_after(GRACE), contextlib.suppress(Exception):
         await process.aclose()  # its pipes and asyncio's transport, before the loop closes
