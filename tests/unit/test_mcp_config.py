@@ -86,3 +86,15 @@ def test_a_key_the_user_writes_into_env_is_passed() -> None:
     server = McpServerConfig(command="x", env={"CHUTES_API_KEY": "${CHUTES_API_KEY}"})
     env = server_environment(server, "s", {"CHUTES_API_KEY": "cpk_mine"})
     assert env["CHUTES_API_KEY"] == "cpk_mine"
+
+
+def test_saving_settings_keeps_the_servers_as_written(tmp_path: Path) -> None:
+    from tui_chat.core.config import save_settings
+
+    path = tmp_path / "config.toml"
+    text = ('[mcp.servers.time]  # the clock\ncommand = "uvx"\nargs = ["mcp-server-time"]\n'
+            'env = { TZ = "${TZ}" }\n')
+    path.write_text('theme = "nord"\n\n' + text, encoding="utf-8")
+    settings = load_settings(path)
+    save_settings(settings.model_copy(update={"theme": "tui-chat-dusk"}), path)
+    assert path.read_text(encoding="utf-8") == 'theme = "tui-chat-dusk"\n\n' + text
