@@ -377,3 +377,17 @@ async def test_an_http_server_that_is_not_there_is_one_sentence(manager_of: Make
     assert report.failure.startswith(f"The tool server web at http://127.0.0.1:{port}/mcp "
                                      "could not be used: ")
     assert "\n" not in report.failure
+
+
+async def test_cancelling_a_call_over_http_reaches_the_server(
+        manager_of: Make, http_server: str, markers: Path) -> None:
+    manager = manager_of({"web": McpServerConfig(url=http_server)})
+    await manager.tools()
+    tool = manager.find("web__slow")
+    assert tool is not None
+    call = asyncio.create_task(manager.call(tool, {}))
+    await _until((markers / "marker.started").exists)
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    await _until((markers / "marker").exists)
