@@ -38,6 +38,9 @@ class Role(StrEnum):
     SYSTEM = "system"
     USER = "user"
     ASSISTANT = "assistant"
+    TOOL = "tool"
+    """A tool's result, answering one call of the assistant message above it
+    (`Message.tool_call_id`)."""
 
 
 class MessageStatus(StrEnum):
@@ -108,6 +111,17 @@ class Attachment(AttachmentInfo):
                               language=self.language, tokens=self.tokens)
 
 
+class ToolCall(Record):
+    """One call of a tool a reply asked for, as the model sent it."""
+
+    id: str = ""
+    """The provider's id for the call, which the tool's result names (`Message.tool_call_id`);
+    "" when the provider sent none, or the store that kept the call predates the field."""
+    name: str = ""
+    arguments: str = ""
+    """The arguments as the JSON text the model sent (not parsed: it may not be valid JSON)."""
+
+
 class ChatMessage(Record):
     """One message as sent to the provider: its text and its attachments' content, or, once
     put in the request's shape (`attachments.wire_content`), the content as it goes (a string,
@@ -149,6 +163,11 @@ class Message(Record):
     purpose, or chose to continue from it. A reply cut off by a failure is not."""
     attachments: list[AttachmentInfo] = field(default_factory=list)
     """Files attached to a user message (their content: `Store.attachments_of`)."""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    """The tools an assistant reply asked to call, in the order of their index (none is run:
+    tui-chat enables no tools yet, which `tool_calls.tool_call_lines` says)."""
+    tool_call_id: str | None = None
+    """A `tool` message: the id of the call (`ToolCall.id`) whose result it holds."""
 
     @property
     def failed(self) -> bool:
