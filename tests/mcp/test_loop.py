@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from tui_chat.core.mcp.loop import (
     CallRequest,
     CallStarted,
     LoopEvent,
+    approvals_from,
     client_stream,
     run_tool_loop,
 )
@@ -74,6 +75,44 @@ async def test_a_question_a_call_an_approval_and_the_answer(
     assert result.text == f"The tool call_k said: {call.result}"
     assert result.stopped is None
     assert [m["role"] for m in result.messages] == ["assistant", "tool", "assistant"]
+
+
+class Choosing:
+    """A `core.asker.Asker` (the exchange's) that chooses `choice`, and keeps the questions."""
+
+    def __init__(self, choice: str | None) -> None:
+        self.choice = choice
+        self.questions: list[tuple[str, list[str]]] = []
+
+    async def confirm(self, question: str) -> bool:
+        raise AssertionError("a tool call is a choice, not a yes or no")
+
+    async def ask(self, question: str, choices: Sequence[str]) -> str | None:
+        self.questions.append((question, list(choices)))
+        return self.choice
+
+
+@pytest.mark.parametrize(("choice", "status", "asked"), [
+    ("Always for this server", "ok", 1), ("Run once", "ok", 2), ("Deny", "denied", 2),
+    (None, "denied", 2)])
+async def test_the_exchanges_asker_approves_calls(
+        chutes_server: FakeProvider, manager_of: Make, choice: str | None, status: str,
+        asked: int) -> None:
+    manager = manager_of({"time": time_server()})
+    tools = await manager.tools()
+    chutes_server.script(Reply(tool_call_stream([KOLKATA, KOLKATA])))
+    asker = Choosing(choice)
+    async with make_client(chutes_server) as client:
+        result = await run_tool_loop(client_stream(client, "m"), manager,
+                                     approvals_from(asker), QUESTION, tools)
+    assert [c.status for c in result.calls] == [status, status]
+    assert len(asker.questions) == asked
+    question, choices = asker.questions[0]
+    assert choices == ["Run once", "Always for this tool", "Always for this server", "Deny"]
+    assert question == ("The model asks to run the tool get_current_time of the server time "
+                        'with these arguments:\n{\n  "timezone": "Asia/Kolkata"\n}')
+    if choice is None:
+        assert result.calls[0].result.endswith("tui-chat could not ask the user")
 
 
 async def test_read_only_tools_run_without_asking(chutes_server: FakeProvider,

@@ -34,7 +34,8 @@ async def test_several_calls_stream_in_fragments_and_join(chutes_server: FakePro
     calls = ToolCalls()
     for fragment in fragments:
         calls.add(fragment)
-    assert calls.note().split("\n")[1:] == [f"{name}({arguments})" for name, arguments in CALLS]
+    assert [(c.id, c.name, c.arguments) for c in calls.calls()] == [
+        ("call_a", *CALLS[0]), ("call_b", *CALLS[1])]
 
 
 def test_a_tool_result_is_answered(chutes_server: FakeProvider) -> None:

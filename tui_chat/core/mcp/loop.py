@@ -30,8 +30,10 @@ from typing import TYPE_CHECKING, Any, Literal
 from tui_chat.core.events import ContentDelta, StreamEvent, ToolCallDelta
 from tui_chat.core.mcp.approval import Answer, Grants, needs_asking
 from tui_chat.core.mcp.tools import ToolSpec, openai_tools
+from tui_chat.core.tool_calls import ToolCalls
 
 if TYPE_CHECKING:
+    from tui_chat.core.asker import Asker
     from tui_chat.core.client import ProviderClient
     from tui_chat.core.mcp.manager import ServerManager
     from tui_chat.core.models import Parameters
@@ -62,7 +64,29 @@ class Approval:
     reason: str = ""
 
 
-Asker = Callable[[CallRequest], Awaitable[Approval]]
+CallAsker = Callable[[CallRequest], Awaitable[Approval]]
+"""Puts one call to the user. `approvals_from` makes one of the exchange's `core.asker.Asker`."""
+
+CHOICES = {"Run once": Answer.ONCE, "Always for this tool": Answer.ALWAYS_TOOL,
+           "Always for this server": Answer.ALWAYS_SERVER, "Deny": Answer.DENY}
+"""The answers a call is put to the user with, as the exchange's asker offers them."""
+
+
+def approvals_from(asker: Asker) -> CallAsker:
+    """A `CallAsker` that asks through the exchange's asker (the app's dialog, the terminal
+    in `ask`): the tool, its server and its arguments (untrusted text: the front-end draws
+    it inertly), and `CHOICES`. No answer (a front-end that cannot ask: `REFUSE`) is a
+    denial."""
+
+    async def approve(request: CallRequest) -> Approval:
+        arguments = json.dumps(request.arguments, indent=2, ensure_ascii=False)
+        question = (f"The model asks to run the tool {request.tool.name} of the server "
+                    f"{request.tool.server} with these arguments:\n{arguments}")
+        choice = await asker.ask(question, list(CHOICES))
+        answer = CHOICES.get(choice or "", Answer.DENY)
+        return Approval(answer, "" if choice else "none given; tui-chat could not ask the user")
+
+    return approve
 
 
 @dataclass(frozen=True)
@@ -115,31 +139,18 @@ class LoopResult:
     """Why the loop stopped before a reply without calls (the step limit), else None."""
 
 
-@dataclass
-class _Call:
-    call_id: str | None = None
-    name: list[str] = field(default_factory=list)
-    arguments: list[str] = field(default_factory=list)
-
-
 def assembled_calls(fragments: Sequence[ToolCallDelta]) -> list[tuple[str, str, str]]:
-    """(id, name, arguments) of each call, in the order of its index. As
-    core.tool_calls.ToolCalls joins them, keeping the id too (a call with none gets
-    `call_INDEX`: the tool message must name one)."""
-    calls: dict[int, _Call] = {}
+    """(id, name, arguments) of each call, in the order of its index, joined by
+    core.tool_calls.ToolCalls; a call the provider gave no id gets `call_INDEX` (its result's
+    tool message must name one)."""
+    joined = ToolCalls()
     for fragment in fragments:
-        call = calls.setdefault(fragment.index, _Call())
-        if fragment.id and call.call_id is None:
-            call.call_id = fragment.id
-        if fragment.name:
-            call.name.append(fragment.name)
-        if fragment.arguments:
-            call.arguments.append(fragment.arguments)
-    return [(call.call_id or f"call_{index}", "".join(call.name), "".join(call.arguments))
-            for index, call in sorted(calls.items())]
+        joined.add(fragment)
+    return [(call.id or f"call_{index}", call.name, call.arguments)
+            for index, call in enumerate(joined.calls())]
 
 
-async def run_tool_loop(stream: Stream, manager: ServerManager, ask: Asker,
+async def run_tool_loop(stream: Stream, manager: ServerManager, ask: CallAsker,
                         messages: Sequence[Wire], tools: Sequence[ToolSpec], *,
                         grants: Grants | None = None, max_steps: int = 10,
                         on_event: Callable[[LoopEvent], None] | None = None) -> LoopResult:
@@ -197,7 +208,7 @@ async def _reply(stream: Stream, conversation: list[Wire], tools: list[Wire],
 
 
 async def _run_call(call_id: str, name: str, arguments: str, manager: ServerManager,
-                    ask: Asker, grants: Grants, notify: Callable[[LoopEvent], None]
+                    ask: CallAsker, grants: Grants, notify: Callable[[LoopEvent], None]
                     ) -> CallRecord:
     tool = manager.find(name)
     if tool is None:
