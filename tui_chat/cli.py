@@ -53,6 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("-s", "--system", help="system prompt")
     ask.add_argument("--temperature", type=float, help="sampling temperature, 0 to 2")
     ask.add_argument("--max-tokens", type=int, help="largest number of tokens in the reply")
+    ask.add_argument("--e2ee", choices=("required", "auto", "off"),
+                     help="end-to-end encryption to the model's instance (Chutes): required "
+                     "sends nothing a model cannot take encrypted; auto where it can; kept "
+                     "with the conversation")
     ask.add_argument("--timeout", type=float,
                      help="seconds without a complete event before a stalled stream is "
                      "abandoned")

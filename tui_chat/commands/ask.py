@@ -26,8 +26,10 @@ from tui_chat.core.errors import ExitCode, TuiChatError, UsageError
 from tui_chat.core.events import (
     ContentDelta,
     FinishReason,
+    ModelChosen,
     ReasoningDelta,
     RetryScheduled,
+    SentAs,
     StreamDone,
     ToolCallDelta,
     UsageReported,
@@ -159,9 +161,9 @@ async def _ask(args: argparse.Namespace, context: Context) -> int:
                                                              asker=asker),
                                            models, args.show_reasoning)
             try:
-                return await print_stream(workspace.send(prompt, parameters, files,
-                                                         asker=asker),
-                                          args.show_reasoning)
+                events = workspace.send(prompt, parameters, files, asker=asker)
+                return await print_stream(_saying_how_it_was_sent(events) if args.e2ee
+                                          else events, args.show_reasoning)
             except asyncio.CancelledError:
                 stopped = workspace.session.stopped_reply
                 if stopped is None or not stopped.stopped_before_start:
@@ -169,6 +171,21 @@ async def _ask(args: argparse.Namespace, context: Context) -> int:
                 raise StoppedBeforeStart from None  # said as such, not as "interrupted"
         finally:
             await workspace.aclose()
+
+
+async def _saying_how_it_was_sent(
+        events: AsyncIterator[SessionEvent]) -> AsyncIterator[SessionEvent]:
+    """With --e2ee: once the reply is complete, one line on stderr says how it went."""
+    from tui_chat.core.protection import protection_badges
+
+    async for event in events:
+        yield event  # first: the reply's last line is written before the sentence
+        if isinstance(event, ReplyFinished):
+            badges = protection_badges(event.message.sent_as)
+            how = "end-to-end encrypted" if "end-to-end" in badges else "in plain text"
+            tee = (", from a model listed as running in a TEE (not verified)"
+                   if "TEE" in badges else "")
+            print(f"{PROG}: the prompt went and the reply came {how}{tee}.", file=sys.stderr)
 
 
 def _models(args: argparse.Namespace, settings: Settings, provider: str) -> list[ModelRef]:
@@ -194,11 +211,16 @@ def _apply_persona(workspace: Workspace, name: str, *, keep_model: bool) -> None
 
 
 def _warn_about_tls(workspace: Workspace) -> None:
+    from tui_chat.core.protection import is_research_proxy, research_warning
     from tui_chat.core.transport import tls_warning
 
     warning = tls_warning(workspace.provider)
     if warning is not None:  # every time: it is not safe
         print(f"{PROG}: warning: {warning}", file=sys.stderr)
+    provider = workspace.provider
+    if is_research_proxy(provider.base_url):
+        print(f"{PROG}: warning: {research_warning(provider.display_name, provider.base_url)}",
+              file=sys.stderr)
 
 
 def _wanted_conversation(args: argparse.Namespace) -> str | None:
@@ -251,8 +273,9 @@ def _parameters(args: argparse.Namespace, base: Parameters) -> Parameters:
     """The conversation's parameters with --temperature / --max-tokens over them."""
     from pydantic import ValidationError
 
-    given = {"temperature": args.temperature, "max_tokens": args.max_tokens}
-    options = {"temperature": "--temperature", "max_tokens": "--max-tokens"}
+    given = {"temperature": args.temperature, "max_tokens": args.max_tokens,
+             "e2ee": getattr(args, "e2ee", None)}
+    options = {"temperature": "--temperature", "max_tokens": "--max-tokens", "e2ee": "--e2ee"}
     try:
         return Parameters.model_validate({**base.model_dump(),
                                           **{k: v for k, v in given.items() if v is not None}})
@@ -316,7 +339,7 @@ class StreamPrinter:
                     said = sanitize(f"{calls[0].rstrip('.')}: {'; '.join(calls[1])}.")
                     print(f"{PROG}: {' '.join(said.split())}", file=err)
             case (ActivePathChanged() | UserMessageSaved() | ReplyStarted() | ToolCallDelta()
-                  | UsageReported() | StreamDone()):
+                  | UsageReported() | StreamDone() | SentAs() | ModelChosen()):
                 pass  # nothing to print: the reply's text and its end say it all
             case _:
                 assert_never(event)

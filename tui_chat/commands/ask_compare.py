@@ -25,8 +25,10 @@ from tui_chat.core.errors import ExitCode, TuiChatError
 from tui_chat.core.events import (
     ContentDelta,
     FinishReason,
+    ModelChosen,
     ReasoningDelta,
     RetryScheduled,
+    SentAs,
     StreamDone,
     ToolCallDelta,
     UsageReported,
@@ -133,7 +135,8 @@ class ComparePrinter:
                 if event.target == self.turn:
                     self._advance()
             case (ActivePathChanged() | UserMessageSaved() | ReplyStarted() | ToolCallDelta()
-                  | FinishReason() | UsageReported() | StreamDone() | RetryScheduled()):
+                  | FinishReason() | UsageReported() | StreamDone() | RetryScheduled()
+                  | SentAs() | ModelChosen()):
                 pass  # a column prints its text and how it ended, nothing else
             case _:
                 assert_never(inner)

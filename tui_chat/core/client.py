@@ -33,6 +33,13 @@ from tui_chat.core.chunks import (
     provider_message,
 )
 from tui_chat.core.config import Timeouts
+from tui_chat.core.e2ee import (
+    CHOSEN_MODEL,
+    SENT_AS,
+    E2EEMode,
+    e2ee_extensions,
+    private_transport,
+)
 from tui_chat.core.errors import (
     Hint,
     InvalidKeyError,
@@ -46,8 +53,10 @@ from tui_chat.core.errors import (
 from tui_chat.core.events import (
     ContentDelta,
     FinishReason,
+    ModelChosen,
     ReasoningDelta,
     RetryScheduled,
+    SentAs,
     StreamDone,
     StreamEvent,
     ToolCallDelta,
@@ -129,6 +138,10 @@ class ProviderClient:
         # Proxy, TLS and timeouts: tui_chat.core.transport (raises ConfigError for a proxy or
         # CA file that cannot be used).
         self.proxy = None if transport is not None else proxy_for(provider, env)
+        # End-to-end encryption wraps the way there (tui_chat.core.e2ee); None: not for it.
+        self.private = private_transport(provider, api_key, self.timeouts, proxy=self.proxy,
+                                         transport=transport, env=env)
+        transport = self.private or transport
         try:
             self._http = build_http_client(provider, self.timeouts, headers=headers,
                                            proxy=self.proxy, transport=transport, env=env,
@@ -178,9 +191,11 @@ class ProviderClient:
         messages: Sequence[ChatMessage],
         parameters: Parameters | None = None,
         *,
+        e2ee: E2EEMode | None = None,
         extra: Mapping[str, Any] | None = None,
     ) -> AsyncGenerator[StreamEvent, None]:
         """Yield typed events until the reply is complete; raise a ProviderError otherwise.
+        `e2ee`: a conversation's own choice over the provider's (tui_chat.core.e2ee).
 
         Closing the iterator (or cancelling the task consuming it) closes the response at once.
         `extra`: keys set over the request's body (`tools`; `messages` already in the wire
@@ -189,10 +204,11 @@ class ProviderClient:
         payload = self.build_payload(model, messages, parameters)
         if extra:
             payload.update(extra)
+        extensions = e2ee_extensions(self, model, e2ee)
         attempt = 0
         without_options = False
         while True:
-            outcome = await self._try_open(payload, model)
+            outcome = await self._try_open(payload, model, extensions)
             if isinstance(outcome, httpx.Response):
                 if without_options:  # it was stream_options that it refused: remember
                     self.refusals.refused(self.provider)
@@ -208,6 +224,10 @@ class ProviderClient:
             delay = self._backoff(attempt, outcome.retry_after)
             yield RetryScheduled(attempt, delay, outcome.summary)
             await self._sleep(delay)
+        if SENT_AS in outcome.extensions:
+            yield SentAs(outcome.extensions[SENT_AS])
+        if CHOSEN_MODEL in outcome.extensions:
+            yield ModelChosen(outcome.extensions[CHOSEN_MODEL])
         body = outcome.aiter_bytes()
         try:
             async for event in self.parse_stream(body):
@@ -217,13 +237,14 @@ class ProviderClient:
             await outcome.aclose()
 
     async def _try_open(
-        self, payload: dict[str, Any], model: str
+        self, payload: dict[str, Any], model: str, extensions: dict[str, Any] | None = None
     ) -> httpx.Response | ProviderError:
         """Send the request once: a 200 event stream, or the error it failed with."""
         headers = {**self._auth_headers(), "Accept": "text/event-stream"}
         try:
             request = self._http.build_request(
-                "POST", "chat/completions", json=payload, headers=headers
+                "POST", "chat/completions", json=payload, headers=headers,
+                extensions=extensions,
             )
             response = await self._http.send(request, stream=True)
         except httpx.TimeoutException as error:

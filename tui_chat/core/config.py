@@ -96,6 +96,9 @@ class ProviderConfig(Record):
     it replaces the default set, as SSL_CERT_FILE does."""
     verify: bool | None = None
     """`false` turns certificate checks off for this provider; tui-chat warns every time."""
+    e2ee: Literal["off", "auto", "required"] | None = None
+    """End-to-end encryption to the model's instance (Chutes, tui_chat.core.e2ee): "auto"
+    where the model's chute supports it, "required": never a prompt in plain text."""
 
     def problem(self) -> str | None:
         return needs_key_problem(self.needs_key, self.api_key, self.api_key_env)

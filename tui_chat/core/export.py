@@ -28,7 +28,8 @@ The JSON format, version 2 (conversations as trees)::
               "tool_call_id": "…" | null,
               "attachments": [{"name": "src/main.py", "kind": "text" | "image",
                                "mime": "text/plain", "size": 123, "language": "python",
-                               "tokens": 40, "text": "…" | null, "data": "base64…" | null}]
+                               "tokens": 40, "text": "…" | null, "data": "base64…" | null}],
+              "sent_as": "end-to-end" | "TEE" | "end-to-end TEE" | null
             }
           ]
         }
@@ -52,9 +53,12 @@ attached to a message: a text file's `text`, or an image's bytes in base64 (`dat
 WebP or GIF). So were `tool_calls`, the tools a reply asked to call (`arguments` is the JSON
 text the model sent, as it sent it), and `tool_call_id`, the call a `tool` message answers; a
 file from before them keeps a reply's calls as a note in `error` ("The model asked to call
-…"), which an import turns into `tool_calls`.
+…"), which an import turns into `tool_calls`. So was `sent_as`, how a reply was sent:
+"end-to-end" (encrypted to the model's instance), "TEE" (a model in a confidential-compute
+enclave, as the provider's model list said; not verified), both, or null: neither
+(`parameters.e2ee`: the conversation's own end-to-end choice).
 
-Version 1 (before trees) has none of these nine keys; its messages are one path, in order.
+Version 1 (before trees) has none of these ten keys; its messages are one path, in order.
 Both import.
 
 Timestamps are ISO 8601 with a UTC offset. Every key
@@ -125,6 +129,7 @@ from tui_chat.core.models import (
     Role,
     utc_now,
 )
+from tui_chat.core.protection import protection_badges
 from tui_chat.core.store import Store
 from tui_chat.core.store_import import ActiveChoices
 from tui_chat.core.text import sanitize
@@ -176,6 +181,7 @@ class ExportedMessage(_Exported):
     time_to_first_token: ExportSeconds | None = None
     tokens_per_second: ExportSeconds | None = None
     created: ExportTimestamp
+    sent_as: Literal["end-to-end", "TEE", "end-to-end TEE"] | None = None
 
 
 class ExportedConversation(_Exported):
@@ -534,6 +540,8 @@ def _message_markdown(message: Message, level: str = "##") -> list[str]:
     head = [role]
     if message.role == Role.ASSISTANT and message.model:
         head.append(_one_line(_who(message.provider, message.model)))
+    if message.role == Role.ASSISTANT and (badges := protection_badges(message.sent_as)):
+        head.append(badges)
     head.append(_when(message.created))
     lines = [f"{level} {' · '.join(head)}", ""]
     if message.reasoning:

@@ -44,6 +44,8 @@ class ProviderSpec(Struct, frozen=True, kw_only=True):
     proxy: str | Literal[False] | None = None
     ca_file: str | None = None
     verify: bool = True
+    e2ee: str = "off"
+    """End-to-end encryption (tui_chat.core.e2ee): "off", "auto" or "required"."""
 
 
 CHUTES = ProviderSpec(

@@ -8,14 +8,17 @@ from typing import assert_never
 from tui_chat.core.events import (
     ContentDelta,
     FinishReason,
+    ModelChosen,
     ReasoningDelta,
     RetryScheduled,
+    SentAs,
     StreamDone,
     StreamEvent,
     ToolCallDelta,
     UsageReported,
 )
 from tui_chat.core.models import Message, MessageStatus
+from tui_chat.core.protection import END_TO_END, with_end_to_end
 from tui_chat.core.text import GrowingText
 from tui_chat.core.tokens import estimate_tokens
 from tui_chat.core.tool_calls import ToolCalls
@@ -53,6 +56,11 @@ class ReplyFold:
                 self.message.usage = event.usage
             case ToolCallDelta():
                 self._tool_calls.add(event)
+            case ModelChosen():
+                self.message.model = event.model  # the pool's choice: the one that answered
+            case SentAs():
+                if event.protection == END_TO_END:
+                    self.message.sent_as = with_end_to_end(self.message.sent_as)
             case StreamDone() | RetryScheduled():
                 pass  # the session ends the reply; a retry comes before any of it
             case _:

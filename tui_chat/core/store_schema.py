@@ -255,7 +255,28 @@ def migrate(conn: sqlite3.Connection, version: int) -> list[str]:
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+    add_sent_as_column(conn)  # E2EE's own step, not yet numbered (see there)
     return notices
+
+
+def add_sent_as_column(conn: sqlite3.Connection) -> None:
+    """E2EE (issue 27): `messages.sent_as`, how a reply was sent ("end-to-end", "TEE", both:
+    `Message.sent_as`; NULL: neither). A migration of its own, not yet numbered: it was
+    written beside schema 6, and the next version number should take this column in (then
+    this function goes). Until then it runs after `migrate`'s steps, and adds the column
+    once, whatever the version (an older tui-chat ignores it)."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(messages)")}
+    if "sent_as" in columns:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(messages)")}
+        if "sent_as" not in columns:  # another process may have added it meanwhile
+            conn.execute("ALTER TABLE messages ADD COLUMN sent_as TEXT")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
 
 
 def statements(script: str) -> list[str]:
@@ -295,11 +316,12 @@ CONVERSATION_READ = f"{CONVERSATION_SELECT}, context_from, context_from_set"
 MESSAGE_WRITTEN = ("id", "conversation_id", "parent_id", "role", "content", "reasoning",
                    "provider", "model", "status", "error", "finish_reason", "usage",
                    "time_to_first_token", "tokens_per_second", "created",
-                   "partial_in_context", "tool_calls", "tool_call_id")
-"""The columns `message_row` gives, which adding and importing a message write."""
+                   "partial_in_context", "tool_calls", "tool_call_id", "sent_as")
+"""The columns `message_row` gives, which adding and importing a message write (`sent_as`:
+see `add_sent_as_column`)."""
 MESSAGE_CHANGING = ("content", "reasoning", "provider", "model", "status", "error",
                     "finish_reason", "usage", "time_to_first_token", "tokens_per_second",
-                    "partial_in_context", "tool_calls")
+                    "partial_in_context", "tool_calls", "sent_as")
 """The columns `Store.update_message` writes: a message's place, role, id and date never
 change."""
 MESSAGE_SELECT = ", ".join((*MESSAGE_WRITTEN, "attachments"))
@@ -366,7 +388,7 @@ def message_row(m: Message) -> dict[str, object]:
             "time_to_first_token": m.time_to_first_token,
             "tokens_per_second": m.tokens_per_second, "created": to_text(m.created),
             "partial_in_context": int(m.partial_in_context), "tool_calls": tool_calls,
-            "tool_call_id": m.tool_call_id}
+            "tool_call_id": m.tool_call_id, "sent_as": m.sent_as}
 
 
 _ROLES = {role.value: role for role in Role}
@@ -386,6 +408,8 @@ def message_from(row: sqlite3.Row) -> Message:
     rare = {"tool_calls": json.loads(tool_calls)} if tool_calls else {}
     if tool_call_id is not None:
         rare["tool_call_id"] = tool_call_id
+    if isinstance(sent_as := value.get("sent_as"), str):
+        rare["sent_as"] = sent_as
     return Message.model_validate(dict(
         id=value["id"], conversation_id=value["conversation_id"],
         role=_ROLES.get(role) or Role(role), content=value["content"],

@@ -152,6 +152,7 @@ class Workspace:
     @session.setter
     def session(self, session: ChatSession) -> None:
         session.cost_of = self.context.cost_of  # every reply is priced as it finishes
+        session.in_tee = lambda provider, model: self._facts(provider, model).confidential_compute
         self._session = session
 
     @property
