@@ -11,8 +11,8 @@ from textual.strip import Strip
 
 from benchmarks.textgen import markdown_chunks
 from tests.ui.test_live_text import ANSWER, draw_markdown, rows, streamed
-from tui_chat.ui.widgets.code_blocks import count_code_blocks
-from tui_chat.ui.widgets.live_text import LiveText, Numbering, block_pieces, split_markdown
+from tui_chat.ui.widgets.live_text import LiveText, block_pieces, markdown_text
+from tui_chat.ui.widgets.piece_context import PieceContext
 from tui_chat.ui.widgets.piece_rows import ChainRows, estimate_markdown_rows
 
 LONG = "".join(f"Paragraph {i} with **bold** and `code` that wraps at the width.\n\n"
@@ -25,17 +25,16 @@ class CountedDraw:
     def __init__(self) -> None:
         self.texts: list[str] = []
 
-    def __call__(self, text: str, width: int, numbering: Numbering) -> list[Strip]:
+    def __call__(self, text: str, width: int, context: PieceContext) -> list[Strip]:
         self.texts.append(text)
-        return draw_markdown(text, width, numbering)
+        return draw_markdown(text, width, context)
 
 
 def lazy_text(draw: CountedDraw | None = None, *, piece_chars: int = 60,
               eager_rows: int = 4) -> LiveText:
     """A LiveText of Markdown as the live reply's, with small pieces, few drawn early."""
-    return LiveText(draw or draw_markdown, split_markdown, gap=True,
-                    count_blocks=count_code_blocks, estimate=estimate_markdown_rows,
-                    piece_chars=piece_chars, eager_rows=eager_rows)
+    return markdown_text(draw or draw_markdown, estimate_markdown_rows,
+                         piece_chars=piece_chars, eager_rows=eager_rows)
 
 
 @settings(max_examples=40, deadline=None)
@@ -129,3 +128,4 @@ def test_chained_rows_read_through_their_parts_without_drawing_the_lazy_one() ->
     assert len(draw.texts) == drawn
     assert [row.text for row in chain] == [row.text for row in
                                            [*head, *draw_markdown(LONG, 60), *foot]]
+
