@@ -336,6 +336,21 @@ class PieceRows(_Rows):
         self._shares[index], self._heights[index] = share, len(share)
 
 
+def as_drawn_whole(rows: Sequence[Strip], whole: list[Strip]) -> Sequence[Strip]:
+    """`rows` (every one drawn) if they are the rows of `whole`, the same text drawn at
+    once; else `whole`, its rows that `rows` already held kept as those objects (a row
+    painted is not painted again)."""
+    if len(rows) == len(whole) and all(
+            list(row) == list(right) for row, right in zip(rows, whole, strict=True)):
+        return rows
+    kept = dict(zip(map(_segments, rows), rows, strict=True))
+    return [kept.get(_segments(row), row) for row in whole]
+
+
+def _segments(row: Strip) -> tuple[object, ...]:
+    return tuple(row)
+
+
 class ChainRows(_Rows):
     """Several runs of rows read as one (a message's header rows, its answer's pieces, its
     error below), without drawing the lazy ones (see PieceRows)."""
