@@ -7,7 +7,8 @@ chunks, each append prepared and taken as the reply does. Its rows, which the fi
 message keeps (ReplyView.finished_lines), must be the rows of the finished-message path
 drawing the text whole (the Markdown a reopened conversation draws, render_message's),
 segment by segment: text and style. At widths 40, 80 and 120; one character at a time, and
-in random chunkings (hypothesis shrinks a failure to the fewest cuts that show it).
+in random chunkings (hypothesis shrinks a failure to the fewest cuts that show it), there
+with prose at a reading width or not (see reading_column).
 
 A long reply reopened is drawn by pieces too (pieced_message): each example cut at every
 block must draw the whole's rows as well.
@@ -31,7 +32,7 @@ from textual.strip import Strip
 from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tests.ui.conftest import AppFactory, conversation, wait_idle
 from tui_chat.ui.widgets import live_text, reply_view
-from tui_chat.ui.widgets.live_text import LiveText, markdown_text
+from tui_chat.ui.widgets.live_text import Draw, LiveText, markdown_text
 from tui_chat.ui.widgets.markdown_render import markdown_renderable, markdown_rows
 from tui_chat.ui.widgets.message_view import PIECED_CHARS, MessageView, render_message
 from tui_chat.ui.widgets.piece_context import WHOLE, PieceContext
@@ -50,31 +51,38 @@ def example_id(example: dict[str, Any]) -> str:
     return f"{spec}{example['example']}"
 
 
-def draw(text: str, width: int, context: PieceContext) -> list[Strip]:
-    """A piece drawn as the live reply draws it (ReplyView._draw_markdown)."""
-    return markdown_rows(text, CONSOLE, CONSOLE.options.update_width(width),
-                         code_theme=THEME, context=context)
+def drawing(reading_width: int | None = None) -> Draw:
+    """Draws a piece as the live reply does (ReplyView._draw_markdown), its prose at most
+    `reading_width` cells wide."""
+    def draw(text: str, width: int, context: PieceContext) -> list[Strip]:
+        return markdown_rows(text, CONSOLE, CONSOLE.options.update_width(width),
+                             code_theme=THEME, context=context, reading_width=reading_width)
+
+    return draw
 
 
-def live_answer(**sizes: int) -> LiveText:
+def live_answer(reading_width: int | None = None, **sizes: int) -> LiveText:
     """The answer's LiveText as ReplyView makes it (a screenful drawn as it settles);
     `sizes`: its piece_chars and eager_rows, smaller (more pieces, fewer drawn early)."""
-    return markdown_text(draw, estimate_markdown_rows, **sizes)
+    return markdown_text(drawing(reading_width),
+                         lambda text, width: estimate_markdown_rows(text, width, reading_width),
+                         **sizes)
 
 
 Row = list[Segment]
 
 
-def whole(text: str, width: int) -> list[Row]:
+def whole(text: str, width: int, reading_width: int | None = None) -> list[Row]:
     """`text` drawn whole, as a finished message read from the store draws it."""
     options = CONSOLE.options.update_width(width)
-    return [list(line) for line in
-            CONSOLE.render_lines(markdown_renderable(text, THEME), options, pad=False)]
+    renderable = markdown_renderable(text, THEME, reading_width=reading_width)
+    return [list(line) for line in CONSOLE.render_lines(renderable, options, pad=False)]
 
 
-def streamed(text: str, cuts: list[int], width: int, **sizes: int) -> list[Row]:
+def streamed(text: str, cuts: list[int], width: int, reading_width: int | None = None,
+             **sizes: int) -> list[Row]:
     """`text` appended in the chunks `cuts` makes; the rows the finished message keeps."""
-    live = live_answer(**sizes)
+    live = live_answer(reading_width, **sizes)
     bounds = [0, *sorted({cut for cut in cuts if 0 < cut < len(text)}), len(text)]
     for start, end in itertools.pairwise(bounds):
         live.take(live.prepare(text[start:end], width))
@@ -126,7 +134,8 @@ def test_every_example_streamed_in_any_chunks_draws_the_whole(example: dict[str,
                      label="cuts")
     sizes = data.draw(st.sampled_from([{}, {"piece_chars": 1, "eager_rows": 0}]),
                       label="pieces")  # as a long reply: settled text cut at every block
-    got, want = streamed(text, cuts, width, **sizes), whole(text, width)
+    reading = data.draw(st.sampled_from([None, 30]), label="reading width")
+    got, want = streamed(text, cuts, width, reading, **sizes), whole(text, width, reading)
     assert got == want, first_difference(got, want)
 
 
