@@ -79,16 +79,21 @@ def merged(first: Definitions, then: Definitions) -> Definitions:
 
 
 def references_for(text: str, found: Definitions) -> References:
-    """The definitions of `found` whose label `text` holds, as its references: those its
-    links may use (a label matches as CommonMark compares them: case and runs of blanks
-    aside)."""
+    """The definitions of `found` whose label `text` holds in brackets, as its references:
+    those its links may use (`[text][label]`, `[label][]`, `[label]`; a label matches as
+    CommonMark compares them: case and runs of blanks aside)."""
     if not found or "[" not in text:
         return ()
     from markdown_it.common.utils import normalizeReference
 
     held = normalizeReference(text)
     return tuple(sorted((label, href, title) for label, (href, title) in found.items()
-                        if label in held))
+                        if label in held and _bracketed(label).search(held)))
+
+
+@functools.lru_cache(maxsize=256)
+def _bracketed(label: str) -> re.Pattern[str]:
+    return re.compile(r"\[ ?" + re.escape(label) + r" ?\]")
 
 
 def after_blocks(text: str, before: bool) -> bool:
