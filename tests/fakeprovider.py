@@ -76,6 +76,34 @@ def counted_prompt(request: dict[str, Any]) -> int:
                    if isinstance(m, dict))
 
 
+ROLES_MUST_ALTERNATE = "Conversation roles must alternate user/assistant/user/assistant/..."
+
+
+def roles_problem(request: dict[str, Any]) -> str | None:
+    """Why a strict server (vLLM with Gemma's chat template) refuses the request's messages, or
+    None: system messages first, then user and assistant turns alternating from a user turn;
+    a `tool` message only right after an assistant message with `tool_calls` (or another tool
+    message), after which either may speak."""
+    messages = request.get("messages")
+    if not isinstance(messages, list) or not messages:
+        return "messages must be a non-empty list"
+    last, called = "system", False  # the role before; whether that message called tools
+    for message in messages:
+        role = message.get("role") if isinstance(message, dict) else None
+        if role == "system" and last == "system":
+            continue
+        if role == "tool":
+            if not (last == "tool" or (last == "assistant" and called)):
+                return "A tool message must follow the assistant message that called it."
+        elif role not in ("user", "assistant"):
+            return f"Unknown role: {role!r}"
+        elif last != "tool" and role != ("user" if last in ("system", "assistant")
+                                         else "assistant"):
+            return ROLES_MUST_ALTERNATE
+        last, called = str(role), bool(message.get("tool_calls"))
+    return None
+
+
 def usage_chunk(prompt: int = 12, completion: int = 34, model: str = "m") -> dict[str, Any]:
     """Chutes ends every stream with a usage chunk whose choices is []."""
     return {
@@ -292,6 +320,9 @@ class FakeProvider:
         """Echo replies report the usage the fake counts for their request (`echo_reply`)."""
         self.reject_stream_options = False
         """A request with `stream_options` gets a 400, as from a server that does not know it."""
+        self.strict_roles = True
+        """A request whose roles do not alternate (`roles_problem`) gets vLLM's 400, as a
+        strict chat template (Gemma's) answers it."""
         self.windows: dict[str, int] = {}
         """Model -> its window: a request whose prompt (as the fake counts it) and
         `max_tokens` do not fit, or whose `max_tokens` is the window itself, gets a 400."""
@@ -334,6 +365,9 @@ class FakeProvider:
     def _refusal(self, request: dict[str, Any]) -> Reply | None:
         if self.reject_stream_options and "stream_options" in request:
             return Reply.error(400, {"detail": "Unknown parameter: stream_options"})
+        if self.strict_roles and (problem := roles_problem(request)) is not None:
+            return Reply.error(400, {"object": "error", "message": problem,
+                                     "type": "BadRequestError", "param": None, "code": 400})
         window = self.windows.get(str(request.get("model", "")))
         max_tokens = request.get("max_tokens")
         if window is not None and isinstance(max_tokens, int):

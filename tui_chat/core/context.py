@@ -32,6 +32,7 @@ from tui_chat.core.calibration import MESSAGE_OVERHEAD, REQUEST_OVERHEAD, Calibr
 from tui_chat.core.errors import Hint, UsageError
 from tui_chat.core.models import Message, MessageStatus, Role
 from tui_chat.core.tokens import script_counts
+from tui_chat.core.tool_calls import tool_call_lines
 
 NEAR_FULL = 0.8
 """From this share of the window on, the status line warns."""
@@ -45,21 +46,38 @@ State = Literal["fits", "near", "over"]
 
 
 def in_context(path: Sequence[Message], context_from: str | None = None) -> list[Message]:
-    """The messages of `path` that are sent as context: from `context_from` on (when it is on
-    the path), leaving out replies still streaming, empty ones and failed ones, and a prompt
-    repeated right after itself (stores of before trees hold the retries of a failed send
-    that way)."""
+    """The messages of `path` that are sent as context, from `context_from` on (when it is on
+    the path), in turns that alternate: user, assistant, user… (strict chat templates refuse
+    anything else with a 400).
+
+    Left out: replies still streaming, empty ones and failed ones; a prompt whose reply is left
+    out, when another prompt follows it (the failed turn is left out whole: retrying it, or
+    sending it again, is how the model reads it); a reply whose prompt is left out (the first
+    message kept when `context_from` names a reply). A reply that only called tools (none is
+    run) is kept: it is sent as its note (`sent_text`). A prompt at the end is kept even
+    without a reply: it is the one being answered."""
     ids = [m.id for m in path]
     start = ids.index(context_from) if context_from in ids else 0
     sent: list[Message] = []
     for message in path[start:]:
-        if message.status == MessageStatus.STREAMING or not message.content or message.failed:
+        if message.role == Role.ASSISTANT and (
+                message.status == MessageStatus.STREAMING or message.failed
+                or not sent_text(message) or not sent or sent[-1].role != Role.USER):
             continue
-        if (message.role == Role.USER and sent and sent[-1].role == Role.USER
-                and sent[-1].content == message.content):
+        if message.role == Role.USER and not message.content:
             continue
+        if message.role == Role.USER and sent and sent[-1].role == Role.USER:
+            sent.pop()  # its reply is left out: so is the turn
         sent.append(message)
     return sent
+
+
+def sent_text(message: Message) -> str:
+    """The text a message is sent with: its content; for a reply that only called tools (none
+    was run), the note that says so, so that the turn is not empty."""
+    if message.content or message.role != Role.ASSISTANT:
+        return message.content
+    return (message.error or "") if tool_call_lines(message) is not None else ""
 
 
 class ContextUse(Struct, frozen=True):
@@ -171,6 +189,10 @@ class ContextMeter:
             if index and message.role == Role.USER and dropped * scale >= excess:
                 return message.id, index
             dropped += estimates[index]
+        if sent and sent[-1].role == Role.ASSISTANT and dropped * scale >= excess:
+            # Every earlier turn left out: the reply the path ends with is named, and it is
+            # left out too, as a reply whose prompt is (see `in_context`).
+            return sent[-1].id, len(sent)
         return None, 0
 
 

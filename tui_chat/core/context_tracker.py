@@ -35,8 +35,11 @@ class ContextTracker:
         """The messages of `path` that would be sent with `draft`, and their size."""
         sent = in_context(path, context_from)
         cut = context_from_set if any(m.id == context_from for m in path) else None
-        if draft and sent and sent[-1].role == Role.USER and sent[-1].content == draft:
-            draft = ""  # a retry: the prompt is saved already, and it is sent once
+        if draft and sent and sent[-1].role == Role.USER:
+            if sent[-1].content == draft:
+                draft = ""  # a retry: the prompt is saved already, and it is sent once
+            else:  # an unanswered prompt, left out when another follows it (`in_context`)
+                sent = sent[:-1]
         window = self.facts(provider, model).context_length if model else None
         use = self.meter.measure(sent, model=model, system_prompt=system_prompt, draft=draft,
                                  window=window, counted_since=cut, draft_extra=draft_extra)
