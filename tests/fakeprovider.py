@@ -168,6 +168,23 @@ def tool_call_stream(calls: Sequence[tuple[str, str]], *, text: str = "",
     return frames
 
 
+def whole_completion(content: str, *, reasoning: str | None = None, model: str = "m",
+                     finish_reason: str = "stop", tokens: tuple[int, int] | None = (9, 7)
+                     ) -> Reply:
+    """A whole `chat.completion` answered to a streaming request (`200 application/json`), as
+    some providers do for models they do not stream."""
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if reasoning is not None:
+        message["reasoning_content"] = reasoning
+    body: dict[str, Any] = {
+        "id": "chatcmpl-whole", "object": "chat.completion", "created": CREATED, "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}]}
+    if tokens is not None:
+        body["usage"] = {"prompt_tokens": tokens[0], "completion_tokens": tokens[1],
+                         "total_tokens": sum(tokens)}
+    return Reply(status=200, content_type="application/json", body=json.dumps(body).encode())
+
+
 @dataclass
 class Reply:
     """What the server does with one POST /chat/completions."""

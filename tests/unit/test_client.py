@@ -17,6 +17,7 @@ from tests.fakeprovider import (
     sse,
     stream_of,
     usage_chunk,
+    whole_completion,
 )
 from tui_chat.core import errors
 from tui_chat.core.client import ProviderClient
@@ -31,7 +32,7 @@ from tui_chat.core.events import (
     ToolCallDelta,
     UsageReported,
 )
-from tui_chat.core.models import ChatMessage, Parameters, Role
+from tui_chat.core.models import ChatMessage, Parameters, Role, Usage
 
 KEY = "cpk_test_key_0123456789abcdef"
 HELLO = [ChatMessage(role=Role.USER, content="hello")]
@@ -307,7 +308,19 @@ async def test_json_body_instead_of_stream(chutes_server: FakeProvider) -> None:
     async with make_client(chutes_server) as client:
         with pytest.raises(errors.ProtocolError) as caught:
             await collect(client)
-    assert "JSON body instead of an event stream" in caught.value.message
+    assert "JSON body that holds no reply" in caught.value.message
+
+
+async def test_a_whole_json_answer_to_a_streaming_request_is_the_reply(
+        chutes_server: FakeProvider) -> None:
+    chutes_server.script(whole_completion("The answer.", reasoning="pondered",
+                                          finish_reason="stop", tokens=(9, 7)))
+    async with make_client(chutes_server) as client:
+        events = await collect(client)
+    assert events == [ReasoningDelta("pondered"), ContentDelta("The answer."),
+                      FinishReason("stop"),
+                      UsageReported(Usage(prompt_tokens=9, completion_tokens=7, total_tokens=16)),
+                      StreamDone(whole=True)]
 
 
 @pytest.mark.parametrize("error_event", [

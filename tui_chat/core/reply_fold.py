@@ -8,6 +8,7 @@ from tui_chat.core.events import (
     ContentDelta,
     FinishReason,
     ReasoningDelta,
+    StreamDone,
     StreamEvent,
     ToolCallDelta,
     UsageReported,
@@ -48,6 +49,8 @@ class ReplyFold:
             self.message.usage = event.usage
         elif isinstance(event, ToolCallDelta):
             self._tool_calls.add(event)
+        elif isinstance(event, StreamDone) and event.whole:
+            self.message.streamed = False
 
     @property
     def received(self) -> bool:
@@ -83,8 +86,8 @@ class ReplyFold:
         return self
 
     def _measure(self) -> None:
-        if self._first_token is None:
-            return
+        if self._first_token is None or not self.message.streamed:
+            return  # a reply that came whole has no speed to measure
         usage = self.message.usage
         # The provider's count when it gave one; else an estimate from the text (chunks are
         # no measure: one may hold a word or a paragraph).
