@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import collections
 import contextlib
+import dataclasses
 import json
 import math
 import select
@@ -132,8 +133,9 @@ def stream_of(
     done: bool = True,
     tokens: tuple[int, int] = (12, 34),
 ) -> list[bytes]:
-    """The SSE frames of a complete reply made of `pieces`; `usage` (Chutes only, as Chutes
-    always sends it) reports `tokens`: (prompt, completion)."""
+    """The SSE frames of a complete reply made of `pieces`; `usage` (Chutes only; sent to a
+    request that did not ask for it unless `usage_when_asked`) reports `tokens`: (prompt,
+    completion)."""
     frames = [sse(chunk("", role="assistant", model=model, flavour=flavour))]
     frames += [sse(chunk(piece, model=model, flavour=flavour)) for piece in pieces]
     if finish_reason is not None:
@@ -335,6 +337,9 @@ class FakeProvider:
         """Another status makes GET /models answer it with an error body (any flavour)."""
         self.count_usage = False
         """Echo replies report the usage the fake counts for their request (`echo_reply`)."""
+        self.usage_when_asked = False
+        """Usage chunks are sent only to a request that asked for them
+        (`stream_options.include_usage`), as Chutes' API description says."""
         self.reject_stream_options = False
         """A request with `stream_options` gets a 400, as from a server that does not know it."""
         self.strict_roles = True
@@ -371,6 +376,14 @@ class FakeProvider:
         refused = self._refusal(request)
         if refused is not None:
             return refused
+        reply = self._scripted_or_scenario(request)
+        asked = bool((request.get("stream_options") or {}).get("include_usage"))
+        if self.usage_when_asked and not asked:
+            reply = dataclasses.replace(reply, frames=[
+                frame for frame in reply.frames if b'"choices": [], "usage"' not in frame])
+        return reply
+
+    def _scripted_or_scenario(self, request: dict[str, Any]) -> Reply:
         with self._lock:
             if self._queue:
                 return self._queue.popleft()
