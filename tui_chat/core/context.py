@@ -12,8 +12,9 @@ provider's counts (`calibration`).
 Before a request (`plan`):
 - the window unknown: nothing is decided, `max_tokens` goes as set;
 - from 80 % of the window on, the request goes, with a warning;
-- a request that leaves less than MIN_REPLY tokens for the reply (after a safety margin for
-  what is estimated) does not go as it is: `keep_from` names the first message to keep so that
+- a request that leaves less than MIN_REPLY tokens for the reply (a fifth of the window, for
+  a window under five times that, so that a small window warns from 80 % full as any other
+  does; after a safety margin for what is estimated) does not go as it is: `keep_from` names the first message to keep so that
   it would fit, leaving the oldest turns out (None when even the prompt alone would not);
 - `max_tokens`, when set, is lowered so that prompt and reply fit (providers refuse a request
   whose `max_tokens` does not fit beside the prompt: Chutes even one equal to the window).
@@ -165,7 +166,7 @@ class ContextMeter:
         window = use.window
         if not window:
             return ContextPlan(use, "fits", max_tokens)
-        need = min(MIN_REPLY, max_tokens) if max_tokens else MIN_REPLY
+        need = min(MIN_REPLY, window // 5, max_tokens or MIN_REPLY)
         room = window - use.tokens - margin(use)
         if room < need:
             keep_from, left_out = self._keep_from(sent, use, window, need, model)
