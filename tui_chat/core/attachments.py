@@ -13,7 +13,8 @@ MAX_IMAGE_BYTES an image, MAX_MESSAGE_BYTES all of one message's attachments.
 
 `@path` in a prompt (`mentioned_paths`) attaches the file at `path` (relative to the current
 folder; `~` is the home folder): an `@` at the start or after a space, and a path naming a file
-that exists. The prompt keeps its text as written.
+that exists. A path naming a folder is named too, so that it is refused with a sentence rather
+than sent as plain text. The prompt keeps its text as written.
 """
 
 from __future__ import annotations
@@ -70,6 +71,14 @@ def size_text(size: int) -> str:
     return f"{size / (1024 * 1024):.1f} MB"
 
 
+def sizes_apart(size: int, limit: int) -> tuple[str, str]:
+    """`size` and `limit` as text that tells them apart: "1.3 MB" and "1.0 MB"; in bytes when
+    rounding would show the same figure ("1,048,577 bytes" and "1,048,576 bytes")."""
+    if size_text(size) != size_text(limit):
+        return size_text(size), size_text(limit)
+    return f"{size:,} bytes", f"{limit:,} bytes"
+
+
 def image_mime(data: bytes) -> str | None:
     """The image type of `data` from its first bytes (PNG, JPEG, GIF, WebP), else None."""
     for magic, mime in _IMAGE_MAGIC:
@@ -114,13 +123,15 @@ def attachment_from(data: bytes, name: str) -> Attachment:
     mime = image_mime(data)
     if mime is not None:
         if len(data) > MAX_IMAGE_BYTES:
-            raise AttachmentError(f"The image {name} is {size_text(len(data))}, larger than "
-                                  f"the {size_text(MAX_IMAGE_BYTES)} an image may be.")
+            size, limit = sizes_apart(len(data), MAX_IMAGE_BYTES)
+            raise AttachmentError(f"The image {name} is {size}, larger than the {limit} an "
+                                  "image may be.")
         return Attachment(name=name, kind="image", mime=mime, size=len(data),
                           tokens=IMAGE_TOKENS, data=data)
     if len(data) > MAX_TEXT_BYTES:
-        raise AttachmentError(f"{name} is {size_text(len(data))}, larger than the "
-                              f"{size_text(MAX_TEXT_BYTES)} a text attachment may be.")
+        size, limit = sizes_apart(len(data), MAX_TEXT_BYTES)
+        raise AttachmentError(f"{name} is {size}, larger than the {limit} a text attachment "
+                              "may be.")
     text = _text_of(data)
     if text is None:
         raise AttachmentError(f"{name} is neither text nor an image (PNG, JPEG, WebP, GIF), "
@@ -195,8 +206,8 @@ def wire_content(text: str, attachments: Sequence[Attachment], *,
 
 
 def mentioned_paths(prompt: str, cwd: Path) -> list[tuple[str, Path]]:
-    """(as written, the file) for each `@path` of `prompt` that names a file, in order, once
-    each."""
+    """(as written, the path) for each `@path` of `prompt` that names a file or a folder (which
+    `read_attachment` refuses, with a sentence), in order, once each."""
     found: list[tuple[str, Path]] = []
     for match in _MENTION.finditer(prompt):
         written = match.group(1).rstrip(".,;:!?)")
@@ -204,10 +215,10 @@ def mentioned_paths(prompt: str, cwd: Path) -> list[tuple[str, Path]]:
         if not path.is_absolute():
             path = cwd / path
         try:
-            is_file = path.is_file()
+            exists = path.is_file() or path.is_dir()
         except OSError:
             continue
-        if is_file and written not in [w for w, _ in found]:
+        if exists and written not in [w for w, _ in found]:
             found.append((written, path))
     return found
 
