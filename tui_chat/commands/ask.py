@@ -253,10 +253,41 @@ def end_line_on_terminal(out: TextIO, mid_line: bool) -> None:
         out.flush()
 
 
+class ReasoningOut:
+    """The reasoning, written to stderr as it arrives (`--show-reasoning`). On a terminal it
+    is dim, and ends with its own line break before the answer starts (stdout and stderr
+    share the screen there: "plan it" then "Answer" must not read "plan itAnswer"); into a
+    pipe or a file it is the text as received."""
+
+    DIM, PLAIN = "\x1b[2m", "\x1b[0m"
+
+    def __init__(self, err: TextIO) -> None:
+        self.err = err
+        self.terminal = err.isatty()
+        self.open = False
+        self.ends_with_newline = True
+
+    def write(self, text: str) -> None:
+        if self.terminal and not self.open:
+            self.err.write(self.DIM)
+        self.open = True
+        self.err.write(sanitize(text))
+        self.ends_with_newline = text.endswith("\n")
+        self.err.flush()
+
+    def close(self) -> None:
+        """The reasoning is over (the answer starts, or the reply ends)."""
+        if self.open and self.terminal:
+            self.err.write(self.PLAIN + ("" if self.ends_with_newline else "\n"))
+            self.err.flush()
+        self.open = False
+
+
 async def print_stream(events: AsyncIterator[SessionEvent], show_reasoning: bool) -> int:
-    """Write a reply's text to stdout as it arrives; reasoning to stderr if asked; one
-    sentence on stderr on failure."""
+    """Write a reply's text to stdout as it arrives; reasoning to stderr if asked
+    (`ReasoningOut`); one sentence on stderr on failure."""
     out, err = sys.stdout, sys.stderr
+    reasoning = ReasoningOut(err)
     clean = cleaner_for(out)
     wrote_any = False
     ends_with_newline = True
@@ -264,13 +295,13 @@ async def print_stream(events: AsyncIterator[SessionEvent], show_reasoning: bool
     try:
         async for event in events:
             if isinstance(event, ContentDelta):
+                reasoning.close()
                 out.write(clean(event.text))
                 out.flush()
                 wrote_any = True
                 ends_with_newline = event.text.endswith("\n")
             elif isinstance(event, ReasoningDelta) and show_reasoning:
-                err.write(sanitize(event.text))
-                err.flush()
+                reasoning.write(event.text)
             elif isinstance(event, RetryScheduled):
                 print(f"{PROG}: {sanitize(event.reason)}; retrying in {event.delay:.0f} s.",
                       file=err)
@@ -293,6 +324,8 @@ async def print_stream(events: AsyncIterator[SessionEvent], show_reasoning: bool
             end_line_on_terminal(out, wrote_any and not ends_with_newline)
         raise
     finally:
+        with contextlib.suppress(OSError):  # SIGHUP: the terminal may be gone
+            reasoning.close()
         # Close the events as soon as we stop (a failed write to stdout, say), so the session
         # saves its reply as interrupted now rather than when the loop shuts down.
         aclose = getattr(events, "aclose", None)
