@@ -14,8 +14,9 @@ Before a request (`plan`):
 - from 80 % of the window on, the request goes, with a warning;
 - a request that leaves less than MIN_REPLY tokens for the reply (a fifth of the window, for
   a window under five times that, so that a small window warns from 80 % full as any other
-  does; after a safety margin for what is estimated) does not go as it is: `keep_from` names the first message to keep so that
-  it would fit, leaving the oldest turns out (None when even the prompt alone would not);
+  does; after a safety margin for what is estimated) does not go as it is: `keep_from` names
+  the first message to keep so that it would fit, leaving the oldest turns out (None when
+  even the prompt alone would not);
 - `max_tokens`, when set, is lowered so that prompt and reply fit (providers refuse a request
   whose `max_tokens` does not fit beside the prompt: Chutes even one equal to the window).
 """
