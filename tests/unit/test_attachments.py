@@ -71,8 +71,9 @@ def test_images_are_known_by_their_bytes(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("make", "said"), [
-    (lambda p: write(p / "a.bin", b"\x7fELF\0\0\1"), "neither text nor an image"),
-    (lambda p: write(p / "latin1.txt", "café".encode("latin-1")), "neither text nor an image"),
+    (lambda p: write(p / "a.bin", b"\x7fELF\0\0\1"), "neither text, a PDF nor an image"),
+    (lambda p: write(p / "latin1.txt", "café".encode("latin-1")),
+     "neither text, a PDF nor an image"),
     (lambda p: write(p / "big.txt", "x" * (MAX_TEXT_BYTES + 1)),
      "is 1,048,577 bytes, larger than the 1,048,576 bytes"),
     (lambda p: write(p / "bigger.txt", "x" * (MAX_TEXT_BYTES * 3 // 2)),
