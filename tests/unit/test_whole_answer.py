@@ -46,3 +46,4 @@ def test_ask_prints_a_whole_answer(chutes_server: FakeProvider) -> None:
     chutes_server.script(whole_completion("Paris."))
     result = run("ask", "--no-save", "Capital of France?", env=chutes_env(chutes_server))
     assert (result.returncode, result.stdout) == (0, "Paris.")
+

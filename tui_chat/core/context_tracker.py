@@ -12,7 +12,13 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from tui_chat.core.calibration import Calibration
-from tui_chat.core.context import ContextMeter, ContextPlan, ContextUse, in_context
+from tui_chat.core.context import (
+    ContextMeter,
+    ContextPlan,
+    ContextUse,
+    in_context,
+    sent_text,
+)
 from tui_chat.core.costs import reply_cost
 from tui_chat.core.models import Message, ModelInfo, Role
 
@@ -81,4 +87,4 @@ class ContextTracker:
         head = [system_prompt] if system_prompt else []
         replies = [i for i, m in enumerate(sent) if m.role == Role.ASSISTANT and m.usage]
         for index in replies[-LEARN_ON_OPEN:]:
-            self.learn(sent[index], [*head, *(m.content for m in sent[:index])])
+            self.learn(sent[index], [*head, *(sent_text(m) for m in sent[:index])])
