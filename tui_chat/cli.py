@@ -53,12 +53,19 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("-s", "--system", help="system prompt")
     ask.add_argument("--temperature", type=float, help="sampling temperature, 0 to 2")
     ask.add_argument("--max-tokens", type=int, help="largest number of tokens in the reply")
+    ask.add_argument("--e2ee", choices=("required", "auto", "off"),
+                     help="end-to-end encryption to the model's instance (Chutes): required "
+                     "sends nothing a model cannot take encrypted; auto where it can; kept "
+                     "with the conversation")
     ask.add_argument("--timeout", type=float,
                      help="seconds without a complete event before a stalled stream is "
                      "abandoned")
     ask.add_argument("--show-reasoning", action="store_true",
                      help="write the model's reasoning to stderr")
     ask.add_argument("--no-save", action="store_true", help="do not save the exchange")
+    ask.add_argument("-y", "--yes", action="store_true",
+                     help="answer yes to every confirmation the exchange asks for (without "
+                          "it, one is asked on the terminal, and refused when there is none)")
     ask.add_argument("-e", "--editor", action="store_true",
                      help="write the prompt in $VISUAL or $EDITOR first (PROMPT, if given, is "
                      "the text it starts with); what is saved there is sent")
@@ -145,8 +152,8 @@ def _run_command(args: argparse.Namespace, context: Context) -> int:
 
         return run_serve(args.host, args.port)
     if args.command in STORE_COMMANDS:
-        context.settings()  # a broken config file stops every command, as it always has
-        with context.open_store() as store:
+        settings = context.settings()  # a broken config file stops every command
+        with context.open_store(settings) as store:
             return run_store_command(args, store)
     raise UsageError(f"Unknown command '{args.command}'; see tui-chat --help.")
 

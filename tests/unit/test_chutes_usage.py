@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
-from tui_chat.core import client as client_module
 from tui_chat.core.config import Settings
 from tui_chat.core.session import ReplyFinished
 from tui_chat.core.store import Store
@@ -22,11 +21,6 @@ def store(tmp_path: Path) -> Store:
     opened = Store.open(tmp_path / "store.sqlite3")
     yield opened  # type: ignore[misc]
     opened.close()
-
-
-@pytest.fixture(autouse=True)
-def forget_refusals() -> None:
-    client_module._NO_STREAM_OPTIONS.clear()
 
 
 async def reply_of(server: FakeProvider, store: Store) -> ReplyFinished:

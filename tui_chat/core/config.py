@@ -40,6 +40,7 @@ from tui_chat.core.errors import (
     InvalidKeyError,
     InvalidURLError,
     MissingKeyError,
+    TuiChatError,
     UnknownProviderError,
 )
 
@@ -94,6 +95,9 @@ class ProviderConfig(Record):
     it replaces the default set, as SSL_CERT_FILE does."""
     verify: bool | None = None
     """`false` turns certificate checks off for this provider; tui-chat warns every time."""
+    e2ee: Literal["off", "auto", "required"] | None = None
+    """End-to-end encryption to the model's instance (Chutes, tui_chat.core.e2ee): "auto"
+    where the model's chute supports it, "required": never a prompt in plain text."""
 
     def problem(self) -> str | None:
         return needs_key_problem(self.needs_key, self.api_key, self.api_key_env)
@@ -187,6 +191,19 @@ class Settings(Record):
         key, source, key_error = _find_key(spec, self.providers.get(name), env)
         return Provider(spec=spec, base_url=base_url, api_key=key, key_source=source,
                         key_error=key_error, url_error=url_error)
+
+    def configured_keys(self, env: Mapping[str, str] | None = None) -> list[str]:
+        """The key of each provider that can be used, as config.toml and `env` give them
+        (the store scrubs them from an old store's texts when it migrates)."""
+        keys: list[str] = []
+        for name in self.declared_providers():
+            try:
+                key = self.resolve_provider(name, env).api_key
+            except TuiChatError:  # a section that cannot be used has no key to give
+                continue
+            if key is not None:
+                keys.append(key.get_secret_value())
+        return keys
 
     def require_key(self, provider: Provider) -> str | None:
         """The provider's key, ready to send; None for one that needs no key (MissingKeyError

@@ -79,7 +79,8 @@ def sent_text(message: Message) -> str:
     was run), the note that says so, so that the turn is not empty."""
     if message.content or message.role != Role.ASSISTANT:
         return message.content
-    return (message.error or "") if tool_call_lines(message) is not None else ""
+    calls = tool_call_lines(message)
+    return "\n".join([calls[0], *calls[1]]) if calls is not None else ""
 
 
 class ContextUse(Struct, frozen=True):
