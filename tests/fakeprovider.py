@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import collections
 import contextlib
+import dataclasses
 import json
 import math
 import select
@@ -76,6 +77,34 @@ def counted_prompt(request: dict[str, Any]) -> int:
                    if isinstance(m, dict))
 
 
+ROLES_MUST_ALTERNATE = "Conversation roles must alternate user/assistant/user/assistant/..."
+
+
+def roles_problem(request: dict[str, Any]) -> str | None:
+    """Why a strict server (vLLM with Gemma's chat template) refuses the request's messages, or
+    None: system messages first, then user and assistant turns alternating from a user turn;
+    a `tool` message only right after an assistant message with `tool_calls` (or another tool
+    message), after which either may speak."""
+    messages = request.get("messages")
+    if not isinstance(messages, list) or not messages:
+        return "messages must be a non-empty list"
+    last, called = "system", False  # the role before; whether that message called tools
+    for message in messages:
+        role = message.get("role") if isinstance(message, dict) else None
+        if role == "system" and last == "system":
+            continue
+        if role == "tool":
+            if not (last == "tool" or (last == "assistant" and called)):
+                return "A tool message must follow the assistant message that called it."
+        elif role not in ("user", "assistant"):
+            return f"Unknown role: {role!r}"
+        elif last != "tool" and role != ("user" if last in ("system", "assistant")
+                                         else "assistant"):
+            return ROLES_MUST_ALTERNATE
+        last, called = str(role), bool(message.get("tool_calls"))
+    return None
+
+
 def usage_chunk(prompt: int = 12, completion: int = 34, model: str = "m") -> dict[str, Any]:
     """Chutes ends every stream with a usage chunk whose choices is []."""
     return {
@@ -104,8 +133,9 @@ def stream_of(
     done: bool = True,
     tokens: tuple[int, int] = (12, 34),
 ) -> list[bytes]:
-    """The SSE frames of a complete reply made of `pieces`; `usage` (Chutes only, as Chutes
-    always sends it) reports `tokens`: (prompt, completion)."""
+    """The SSE frames of a complete reply made of `pieces`; `usage` (Chutes only; sent to a
+    request that did not ask for it unless `usage_when_asked`) reports `tokens`: (prompt,
+    completion)."""
     frames = [sse(chunk("", role="assistant", model=model, flavour=flavour))]
     frames += [sse(chunk(piece, model=model, flavour=flavour)) for piece in pieces]
     if finish_reason is not None:
@@ -180,6 +210,23 @@ def tools_scenario(model: str, request: dict[str, Any]) -> Reply | None:
         arguments = "{}"
     return Reply(tool_call_stream([(model.split("/", 1)[1], arguments)], model=model,
                                   pieces=3))
+
+
+def whole_completion(content: str, *, reasoning: str | None = None, model: str = "m",
+                     finish_reason: str = "stop", tokens: tuple[int, int] | None = (9, 7)
+                     ) -> Reply:
+    """A whole `chat.completion` answered to a streaming request (`200 application/json`), as
+    some providers do for models they do not stream."""
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if reasoning is not None:
+        message["reasoning_content"] = reasoning
+    body: dict[str, Any] = {
+        "id": "chatcmpl-whole", "object": "chat.completion", "created": CREATED, "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}]}
+    if tokens is not None:
+        body["usage"] = {"prompt_tokens": tokens[0], "completion_tokens": tokens[1],
+                         "total_tokens": sum(tokens)}
+    return Reply(status=200, content_type="application/json", body=json.dumps(body).encode())
 
 
 @dataclass
@@ -335,8 +382,14 @@ class FakeProvider:
         """Another status makes GET /models answer it with an error body (any flavour)."""
         self.count_usage = False
         """Echo replies report the usage the fake counts for their request (`echo_reply`)."""
+        self.usage_when_asked = False
+        """Usage chunks are sent only to a request that asked for them
+        (`stream_options.include_usage`), as Chutes' API description says."""
         self.reject_stream_options = False
         """A request with `stream_options` gets a 400, as from a server that does not know it."""
+        self.strict_roles = True
+        """A request whose roles do not alternate (`roles_problem`) gets vLLM's 400, as a
+        strict chat template (Gemma's) answers it."""
         self.windows: dict[str, int] = {}
         """Model -> its window: a request whose prompt (as the fake counts it) and
         `max_tokens` do not fit, or whose `max_tokens` is the window itself, gets a 400."""
@@ -368,6 +421,14 @@ class FakeProvider:
         refused = self._refusal(request)
         if refused is not None:
             return refused
+        reply = self._scripted_or_scenario(request)
+        asked = bool((request.get("stream_options") or {}).get("include_usage"))
+        if self.usage_when_asked and not asked:
+            reply = dataclasses.replace(reply, frames=[
+                frame for frame in reply.frames if b'"choices": [], "usage"' not in frame])
+        return reply
+
+    def _scripted_or_scenario(self, request: dict[str, Any]) -> Reply:
         with self._lock:
             if self._queue:
                 return self._queue.popleft()
@@ -379,6 +440,9 @@ class FakeProvider:
     def _refusal(self, request: dict[str, Any]) -> Reply | None:
         if self.reject_stream_options and "stream_options" in request:
             return Reply.error(400, {"detail": "Unknown parameter: stream_options"})
+        if self.strict_roles and (problem := roles_problem(request)) is not None:
+            return Reply.error(400, {"object": "error", "message": problem,
+                                     "type": "BadRequestError", "param": None, "code": 400})
         window = self.windows.get(str(request.get("model", "")))
         max_tokens = request.get("max_tokens")
         if window is not None and isinstance(max_tokens, int):

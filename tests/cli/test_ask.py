@@ -81,6 +81,18 @@ def test_reasoning_goes_to_stderr_only_when_asked(chutes_server: FakeProvider) -
     assert "pondering" not in quiet.stderr and "pondering" in loud.stderr
 
 
+def test_reasoning_on_a_terminal_is_dim_and_ends_its_line_before_the_answer(
+        chutes_server: FakeProvider) -> None:
+    frames = stream_of(["<think>plan it</think>", "Answer T."])
+    chutes_server.script(Reply(frames), Reply(frames))
+    code, text, _ = run_on_terminal("ask", "--no-save", "--show-reasoning", "q",
+                                    env=chutes_env(chutes_server), stderr_too=True)
+    assert code == 0 and "plan itAnswer" not in text
+    assert "\x1b[2mplan it\x1b[0m\r\nAnswer T." in text  # dim, then a line of its own
+    piped = run("ask", "--no-save", "--show-reasoning", "q", env=chutes_env(chutes_server))
+    assert (piped.stdout, piped.stderr) == ("Answer T.", "plan it")  # piped: as received
+
+
 def test_length_finish_warns(chutes_server: FakeProvider) -> None:
     chutes_server.script(Reply(stream_of(["cut"], finish_reason="length")))
     result = run("ask", "--no-save", "q", env=chutes_env(chutes_server))

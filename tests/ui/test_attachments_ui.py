@@ -201,7 +201,8 @@ async def test_attachments_come_back_when_nothing_arrives_and_only_with_their_ow
         screen = conversation(app)
         await pick(pilot, "notes.txt")
         listed = attachments(app)
-        chutes_server.script(Reply.error(400, {"detail": "Bad request."}))
+        # Twice: a 400 is asked once more without stream_options (it may be what was refused).
+        chutes_server.script(*[Reply.error(400, {"detail": "Bad request."})] * 2)
         screen.prompt.load_text("first")
         await pilot.press("enter")
         await wait_idle(pilot)
@@ -215,7 +216,7 @@ async def test_attachments_come_back_when_nothing_arrives_and_only_with_their_ow
             return sum(1 for m in screen.message_list.messages if m.status is MessageStatus.ERROR)
 
         errors = failed()
-        chutes_server.script(Reply.error(400, {"detail": "Bad request."}))
+        chutes_server.script(*[Reply.error(400, {"detail": "Bad request."})] * 2)
         await pilot.press("ctrl+r")  # a regenerate that fails: no attachment of its own
         await wait_until(pilot, lambda: failed() > errors)
         await wait_idle(pilot)
@@ -289,3 +290,35 @@ async def test_a_file_chosen_in_the_picker_tree_is_listed(
         await pilot.press("enter")
         await wait_until(pilot, lambda: not isinstance(app.screen, AttachScreen))
         assert [a.name for a in attachments(app).attachments] == ["notes.txt"]
+
+
+async def test_at_folder_in_the_prompt_is_refused_not_sent_as_text(
+        make_app: AppFactory, chutes_server: FakeProvider, files: Path) -> None:
+    app = make_app()
+    notes = record_notifications(app)
+    async with app.run_test(size=(120, 30), notifications=True) as pilot:
+        before = await chat_requests(chutes_server)
+        conversation(app).prompt.load_text("Summarise @src please")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any("src is a folder" in m for _, m in notes))
+        await pilot.pause()
+        assert await chat_requests(chutes_server) == before
+        assert conversation(app).prompt.text == "Summarise @src please"
+
+
+async def test_a_pdf_is_listed_with_its_pages_and_tokens(
+        make_app: AppFactory, chutes_server: FakeProvider, files: Path) -> None:
+    from tests.unit.test_pdf_attachments import make_pdf
+
+    (files / "report.pdf").write_bytes(make_pdf(["Page one", "Page two"]))
+    app = make_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pick(pilot, "report.pdf")
+        listed = attachments(app)
+        await wait_until(pilot, lambda: "report.pdf" in rendered_text(listed))
+        shown = rendered_text(listed)
+        assert "PDF, 2 pages" in shown and f"~{listed.attachments[0].tokens:,} tokens" in shown
+        conversation(app).prompt.load_text("Summarise")
+        await pilot.press("enter")
+        await wait_idle(pilot)
+        assert "[page 2]\nPage two" in user_content(chutes_server)

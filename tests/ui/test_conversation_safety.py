@@ -169,3 +169,25 @@ async def test_o_offers_the_links_of_a_finished_message_one_by_one(
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
     assert opened == ["https://b.example/x", "https://b.example/x"]
+
+
+@pytest.mark.parametrize("opens", [False, True])
+async def test_opening_a_link_says_what_happened(
+        make_app: AppFactory, monkeypatch: pytest.MonkeyPatch, opens: bool) -> None:
+    import webbrowser
+
+    tried: list[str] = []
+    monkeypatch.setattr(webbrowser, "open", lambda url, new=0: tried.append(url) or opens)
+    app = make_app()
+    copied: list[str] = []
+    monkeypatch.setattr(app, "copy_to_clipboard", copied.append)
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        app.open_url("https://a.example/x")
+        await pilot.pause()
+        said = [n.message for n in app._notifications]
+    assert tried == ["https://a.example/x"]
+    if opens:
+        assert said == ["Opened in your browser."] and copied == []
+    else:
+        assert len(said) == 1 and said[0].startswith("No browser could be opened here")
+        assert "https://a.example/x" in said[0] and copied == ["https://a.example/x"]

@@ -50,3 +50,19 @@ async def test_a_theme_not_saved_for_a_broken_config_says_so(
         await wait_until(pilot, lambda: any("this session only" in text for _, text in notes))
         assert app.theme == "nord"
     assert saved_text(path) == "this is not toml = = =\n"
+
+
+async def test_a_theme_command_of_the_main_palette_is_saved_too(
+        make_app: AppFactory, tmp_path: Path) -> None:
+    """"Theme: NAME" in Ctrl+P does what the "Theme" list does (the README: either way it is
+    saved), not only use it for the session."""
+    from tui_chat.ui.commands import all_commands
+
+    path = tmp_path / "config.toml"
+    path.write_text(CONFIG, encoding="utf-8")
+    app = make_app(settings=load_settings(path))
+    async with app.run_test(size=(100, 30)) as pilot:
+        commands = {c.title: c for c in all_commands(app, app.screen)}
+        commands["Theme: nord"].run()
+        await wait_until(pilot, lambda: app.workspace.settings.theme == "nord")
+        assert app.theme == "nord" and 'theme = "nord"' in saved_text(path)

@@ -71,9 +71,13 @@ def test_images_are_known_by_their_bytes(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("make", "said"), [
-    (lambda p: write(p / "a.bin", b"\x7fELF\0\0\1"), "neither text nor an image"),
-    (lambda p: write(p / "latin1.txt", "café".encode("latin-1")), "neither text nor an image"),
-    (lambda p: write(p / "big.txt", "x" * (MAX_TEXT_BYTES + 1)), "larger than the 1.0 MB"),
+    (lambda p: write(p / "a.bin", b"\x7fELF\0\0\1"), "neither text, a PDF nor an image"),
+    (lambda p: write(p / "latin1.txt", "café".encode("latin-1")),
+     "neither text, a PDF nor an image"),
+    (lambda p: write(p / "big.txt", "x" * (MAX_TEXT_BYTES + 1)),
+     "is 1,048,577 bytes, larger than the 1,048,576 bytes"),
+    (lambda p: write(p / "bigger.txt", "x" * (MAX_TEXT_BYTES * 3 // 2)),
+     "is 1.5 MB, larger than the 1.0 MB"),
     (lambda p: write(p / "big.png", PNG + bytes(MAX_IMAGE_BYTES)), "larger than"),
     (lambda p: p, "is a folder"),
     (lambda p: p / "missing.txt", "There is no file"),
@@ -222,3 +226,12 @@ async def test_attachments_count_in_the_context(store: Store,
     assert plan.state == "over"  # 2,000 words do not fit a 2,048-token window
     assert workspace.context_plan("short").state == "fits"
     await workspace.aclose()
+
+
+def test_an_at_folder_is_named_so_that_it_is_refused_not_sent_as_text(tmp_path: Path) -> None:
+    write(tmp_path / "docs" / "b.md", "y")
+    found = mentioned_paths("summarise @docs please", tmp_path)
+    assert found == [("docs", tmp_path / "docs")]
+    with pytest.raises(AttachmentError) as caught:
+        read_attachment(found[0][1], found[0][0])
+    assert caught.value.message == "docs is a folder; attach the files in it one by one."

@@ -154,3 +154,16 @@ def test_costs_read_with_their_unit_and_two_significant_digits() -> None:
 
     assert [cost_text(v) for v in (0, 0.000024, 0.0012, 0.042, 1.349, 1e-9)] == [
         "0 USD", "0.000024 USD", "0.0012 USD", "0.0420 USD", "1.35 USD", "<0.00000001 USD"]
+
+
+def test_a_small_window_warns_from_80_percent_as_any_other() -> None:
+    """A 600-token window at 48 % and 66 % is not near full (the reply's minimum is a fifth of
+    a small window, not 256 tokens: that made the warning show at 48 %); from 80 % it is."""
+    meter = ContextMeter()
+    path = [message(Role.USER, "q"), message(Role.ASSISTANT, "a")]
+    states = {share: meter.plan(path, ContextUse(0, 600 * share, 600), None, model="m").state
+              for share in (0.48, 0.66, 0.8, 0.9)}
+    assert states[0.48] == states[0.66] == "fits"
+    assert states[0.8] != "fits" and states[0.9] != "fits"
+    large = meter.plan(path, ContextUse(8192 - MIN_REPLY, 0, 8192), None, model="m")
+    assert large.state == "over"  # a large window still keeps MIN_REPLY for the reply

@@ -88,13 +88,14 @@ async def test_regenerate_after_a_failure_before_any_token_replaces_it(
     assert store.count_messages(session.conversation.id) == 2
 
 
-async def test_a_new_prompt_after_a_failure_follows_it_and_the_failure_is_not_sent(
+async def test_a_new_prompt_after_a_failure_follows_it_and_the_failed_turn_is_not_sent(
         store: Store, client: ProviderClient, chutes_server: FakeProvider) -> None:
     chutes_server.script(QUOTA, Reply(stream_of(["answer"])))
     session = ChatSession.start(store)
     await drain(session.send("q", client=client, model="m"))
     await drain(session.send("another question", client=client, model="m"))
-    assert sent(chutes_server) == [("user", "q"), ("user", "another question")]
+    # The failed turn is left out whole: two user turns in a row are refused by strict models.
+    assert sent(chutes_server) == [("user", "another question")]
     assert shown(session) == ["q", "<error>", "another question", "answer"]
 
 
@@ -105,7 +106,7 @@ async def test_a_reply_cut_off_mid_way_is_kept_but_not_context(
     session = ChatSession.start(store)
     await drain(session.send("q", client=client, model="m"))
     await drain(session.send("q2", client=client, model="m"))
-    assert sent(chutes_server) == [("user", "q"), ("user", "q2")]
+    assert sent(chutes_server) == [("user", "q2")]  # q's turn is left out whole
     partial = session.messages()[1]
     assert (partial.content, partial.status) == ("half of it", MessageStatus.INTERRUPTED)
     assert not partial.partial_in_context
@@ -181,7 +182,7 @@ async def test_a_store_from_before_trees_sends_no_duplicate_or_failed_context(
     with Store.open(path) as old:
         session = ChatSession.resume(old, "c2" + "0" * 30)
         assert [(m.role.value, m.content) for m in session.history()] == [
-            ("user", "q"), ("assistant", "answer"), ("user", "go on"), ("user", "longer"),
+            ("user", "q"), ("assistant", "answer"), ("user", "longer"),
             ("assistant", "stopped text"), ("user", "last")]
 
 

@@ -217,3 +217,24 @@ def test_a_store_of_schema_4_migrates_and_keeps_everything(tmp_path: Path) -> No
         assert store.conversation_cost(conversation.id) == (None, 2)  # usage, no price then
         store.set_context_from(conversation.id, "n104")
         assert store.get_conversation(conversation.id).context_from == "n104"
+
+
+async def test_the_only_earlier_turn_can_be_left_out_when_the_message_alone_fits(
+        store: Store, chutes_server: FakeProvider) -> None:
+    workspace = await priced_workspace(store, chutes_server, "fake/small")
+    await drain(workspace.send("turn one " + "many words here " * 120))
+    draft = "one more " * 600
+    plan = workspace.context_plan(draft)
+    assert plan.state == "over"
+    workspace.new_conversation()
+    assert workspace.context_plan(draft).state != "over"  # alone, it fits
+    # Back in the conversation: leaving out its only turn is offered, and then it goes.
+    workspace.open_conversation(store.latest_conversation().id)  # type: ignore[union-attr]
+    plan = workspace.context_plan(draft)
+    assert plan.state == "over" and plan.keep_from is not None and plan.left_out == 2
+    workspace.leave_out_before(plan.keep_from)
+    assert workspace.context_plan(draft).state != "over"
+    reply = finished(await drain(workspace.send(draft)))
+    assert chutes_server.requests[-1].body["messages"] == [{"role": "user", "content": draft}]
+    assert reply.content.startswith("Hello!")
+    await workspace.aclose()

@@ -295,14 +295,45 @@ def end_line_on_terminal(out: TextIO, mid_line: bool) -> None:
         out.flush()
 
 
+class ReasoningOut:
+    """The reasoning, written to stderr as it arrives (`--show-reasoning`). On a terminal it
+    is dim, and ends with its own line break before the answer starts (stdout and stderr
+    share the screen there: "plan it" then "Answer" must not read "plan itAnswer"); into a
+    pipe or a file it is the text as received."""
+
+    DIM, PLAIN = "\x1b[2m", "\x1b[0m"
+
+    def __init__(self, err: TextIO) -> None:
+        self.err = err
+        self.terminal = err.isatty()
+        self.open = False
+        self.ends_with_newline = True
+
+    def write(self, text: str) -> None:
+        if self.terminal and not self.open:
+            self.err.write(self.DIM)
+        self.open = True
+        self.err.write(sanitize(text))
+        self.ends_with_newline = text.endswith("\n")
+        self.err.flush()
+
+    def close(self) -> None:
+        """The reasoning is over (the answer starts, or the reply ends)."""
+        if self.open and self.terminal:
+            self.err.write(self.PLAIN + ("" if self.ends_with_newline else "\n"))
+            self.err.flush()
+        self.open = False
+
+
 class StreamPrinter:
     """Writes one reply's events: its text to stdout as it arrives, its reasoning to stderr
-    if asked, notes (a retry, the max-tokens limit, tool calls) on stderr; remembers how it
-    failed."""
+    if asked (`ReasoningOut`), notes (a retry, the max-tokens limit, tool calls) on stderr;
+    remembers how it failed."""
 
     def __init__(self, out: TextIO, err: TextIO, show_reasoning: bool) -> None:
         self.out, self.err, self.show_reasoning = out, err, show_reasoning
         self.clean = cleaner_for(out)
+        self.reasoning = ReasoningOut(err)
         self.wrote_any = False
         self.ends_with_newline = True
         self.failure: TuiChatError | None = None
@@ -316,14 +347,14 @@ class StreamPrinter:
         out, err = self.out, self.err
         match event:
             case ContentDelta():
+                self.reasoning.close()
                 out.write(self.clean(event.text))
                 out.flush()
                 self.wrote_any = True
                 self.ends_with_newline = event.text.endswith("\n")
             case ReasoningDelta():
                 if self.show_reasoning:
-                    err.write(sanitize(event.text))
-                    err.flush()
+                    self.reasoning.write(event.text)
             case RetryScheduled():
                 print(f"{PROG}: {sanitize(event.reason)}; retrying in {event.delay:.0f} s.",
                       file=err)
@@ -367,6 +398,8 @@ async def print_stream(events: AsyncIterator[SessionEvent], show_reasoning: bool
             end_line_on_terminal(out, printer.mid_line)
         raise
     finally:
+        with contextlib.suppress(OSError):  # SIGHUP: the terminal may be gone
+            printer.reasoning.close()
         # Close the events as soon as we stop (a failed write to stdout, say), so the session
         # saves its reply as interrupted now rather than when the loop shuts down.
         aclose = getattr(events, "aclose", None)

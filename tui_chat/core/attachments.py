@@ -6,14 +6,18 @@ known by its first bytes, not its name) goes as an OpenAI content part, `image_u
 `data:` URL, and only to a model that reads images (its provider's `input_modalities`, or
 `images = true` under `[models."provider:model"]`): for any other model a new image is refused
 before the request with a sentence naming the model, and an image of an earlier message is
-replaced by a line saying it was not sent. Any other file is refused with a sentence.
+replaced by a line saying it was not sent. A PDF (known by its first bytes) goes as a text
+file does, its pages' text read with pypdf (`pdf_text`: one without text, or protected by a
+password, is refused with a sentence). Any other file is refused with a sentence.
 
-Limits, checked when a file is attached and again before sending: MAX_TEXT_BYTES a text file,
-MAX_IMAGE_BYTES an image, MAX_MESSAGE_BYTES all of one message's attachments.
+Limits, checked when a file is attached and again before sending: MAX_TEXT_BYTES a text file
+(and a PDF's text), MAX_IMAGE_BYTES an image, MAX_PDF_BYTES a PDF, MAX_MESSAGE_BYTES all of
+one message's attachments.
 
 `@path` in a prompt (`mentioned_paths`) attaches the file at `path` (relative to the current
 folder; `~` is the home folder): an `@` at the start or after a space, and a path naming a file
-that exists. The prompt keeps its text as written.
+that exists. A path naming a folder is named too, so that it is refused with a sentence rather
+than sent as plain text. The prompt keeps its text as written.
 """
 
 from __future__ import annotations
@@ -26,12 +30,16 @@ from typing import Any
 
 from tui_chat.core.errors import UsageError
 from tui_chat.core.models import Attachment, AttachmentInfo
+from tui_chat.core.pdf_text import PdfRefused, is_pdf, pdf_text
 from tui_chat.core.text import one_line
 from tui_chat.core.tokens import estimate_tokens
 
 MAX_TEXT_BYTES = 1024 * 1024
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
 MAX_MESSAGE_BYTES = 10 * 1024 * 1024
+MAX_PDF_BYTES = MAX_MESSAGE_BYTES
+"""A PDF file; its text (`pdf_text`) may be at most MAX_TEXT_BYTES, as a text file."""
+PDF_MIME = "application/pdf"
 IMAGE_TOKENS = 1024
 """What an image is estimated at in the context (providers count a few hundred to a couple of
 thousand tokens, by its size)."""
@@ -70,6 +78,14 @@ def size_text(size: int) -> str:
     return f"{size / (1024 * 1024):.1f} MB"
 
 
+def sizes_apart(size: int, limit: int) -> tuple[str, str]:
+    """`size` and `limit` as text that tells them apart: "1.3 MB" and "1.0 MB"; in bytes when
+    rounding would show the same figure ("1,048,577 bytes" and "1,048,576 bytes")."""
+    if size_text(size) != size_text(limit):
+        return size_text(size), size_text(limit)
+    return f"{size:,} bytes", f"{limit:,} bytes"
+
+
 def image_mime(data: bytes) -> str | None:
     """The image type of `data` from its first bytes (PNG, JPEG, GIF, WebP), else None."""
     for magic, mime in _IMAGE_MAGIC:
@@ -97,9 +113,10 @@ def read_attachment(path: Path, name: str | None = None) -> Attachment:
         if target.is_dir():
             raise AttachmentError(f"{shown} is a folder; attach the files in it one by one.")
         size = target.stat().st_size
-        if size > MAX_IMAGE_BYTES and size > MAX_TEXT_BYTES:
+        if size > max(MAX_IMAGE_BYTES, MAX_TEXT_BYTES, MAX_PDF_BYTES):
             raise AttachmentError(f"{shown} is {size_text(size)}, larger than an attachment "
-                                  f"may be ({size_text(MAX_IMAGE_BYTES)} for an image, "
+                                  f"may be ({size_text(MAX_PDF_BYTES)} for a PDF, "
+                                  f"{size_text(MAX_IMAGE_BYTES)} for an image, "
                                   f"{size_text(MAX_TEXT_BYTES)} for text).")
         data = target.read_bytes()
     except FileNotFoundError:
@@ -114,20 +131,43 @@ def attachment_from(data: bytes, name: str) -> Attachment:
     mime = image_mime(data)
     if mime is not None:
         if len(data) > MAX_IMAGE_BYTES:
-            raise AttachmentError(f"The image {name} is {size_text(len(data))}, larger than "
-                                  f"the {size_text(MAX_IMAGE_BYTES)} an image may be.")
+            size, limit = sizes_apart(len(data), MAX_IMAGE_BYTES)
+            raise AttachmentError(f"The image {name} is {size}, larger than the {limit} an "
+                                  "image may be.")
         return Attachment(name=name, kind="image", mime=mime, size=len(data),
                           tokens=IMAGE_TOKENS, data=data)
+    if is_pdf(data):
+        return pdf_attachment(data, name)
     if len(data) > MAX_TEXT_BYTES:
-        raise AttachmentError(f"{name} is {size_text(len(data))}, larger than the "
-                              f"{size_text(MAX_TEXT_BYTES)} a text attachment may be.")
+        size, limit = sizes_apart(len(data), MAX_TEXT_BYTES)
+        raise AttachmentError(f"{name} is {size}, larger than the {limit} a text attachment "
+                              "may be.")
     text = _text_of(data)
     if text is None:
-        raise AttachmentError(f"{name} is neither text nor an image (PNG, JPEG, WebP, GIF), "
-                              "so it cannot be attached.")
+        raise AttachmentError(f"{name} is neither text, a PDF nor an image (PNG, JPEG, WebP, "
+                              "GIF), so it cannot be attached.")
     language = language_for(name)
     attachment = Attachment(name=name, kind="text", mime="text/plain", size=len(data),
                             language=language, text=text)
+    attachment.tokens = estimate_tokens(fenced(attachment))
+    return attachment
+
+
+def pdf_attachment(data: bytes, name: str) -> Attachment:
+    """A PDF as a text attachment: its pages' text (`pdf_text`), or one sentence saying why
+    it has none."""
+    if len(data) > MAX_PDF_BYTES:
+        size, limit = sizes_apart(len(data), MAX_PDF_BYTES)
+        raise AttachmentError(f"{name} is {size}, larger than the {limit} a PDF may be.")
+    try:
+        text, _ = pdf_text(data, name)
+    except PdfRefused as refused:
+        raise AttachmentError(str(refused)) from None
+    if len(text.encode()) > MAX_TEXT_BYTES:
+        size, limit = sizes_apart(len(text.encode()), MAX_TEXT_BYTES)
+        raise AttachmentError(f"The text of {name} is {size}, larger than the {limit} a text "
+                              "attachment may be.")
+    attachment = Attachment(name=name, kind="text", mime=PDF_MIME, size=len(data), text=text)
     attachment.tokens = estimate_tokens(fenced(attachment))
     return attachment
 
@@ -195,8 +235,8 @@ def wire_content(text: str, attachments: Sequence[Attachment], *,
 
 
 def mentioned_paths(prompt: str, cwd: Path) -> list[tuple[str, Path]]:
-    """(as written, the file) for each `@path` of `prompt` that names a file, in order, once
-    each."""
+    """(as written, the path) for each `@path` of `prompt` that names a file or a folder (which
+    `read_attachment` refuses, with a sentence), in order, once each."""
     found: list[tuple[str, Path]] = []
     for match in _MENTION.finditer(prompt):
         written = match.group(1).rstrip(".,;:!?)")
@@ -204,10 +244,10 @@ def mentioned_paths(prompt: str, cwd: Path) -> list[tuple[str, Path]]:
         if not path.is_absolute():
             path = cwd / path
         try:
-            is_file = path.is_file()
+            exists = path.is_file() or path.is_dir()
         except OSError:
             continue
-        if is_file and written not in [w for w, _ in found]:
+        if exists and written not in [w for w, _ in found]:
             found.append((written, path))
     return found
 

@@ -82,6 +82,31 @@ class ChatCompletionChunk(TypedDict, total=False):
 CHUNK_DECODER = msgspec.json.Decoder(ChatCompletionChunk, strict=False)
 
 
+class CompletionChoice(TypedDict, total=False):
+    index: int
+    message: ChunkDelta | None
+    finish_reason: str | None
+
+
+class ChatCompletion(TypedDict, total=False):
+    """A whole `chat.completion`: what a provider sends when it does not stream."""
+
+    choices: list[CompletionChoice] | None
+    usage: UsageCounts | None
+
+
+def parse_completion(body: str) -> ChatCompletion | None:
+    """The whole completion in a JSON body, when its first choice holds a message; else
+    None (an error body, or something else)."""
+    try:
+        lenient = _replace_lone_surrogates(json.loads(body, strict=False))
+        completion: ChatCompletion = msgspec.convert(lenient, ChatCompletion, strict=False)
+    except (ValueError, RecursionError, msgspec.ValidationError):
+        return None
+    choices = completion.get("choices")
+    return completion if choices and choices[0].get("message") is not None else None
+
+
 def parse_chunk(data: str) -> ChatCompletionChunk:
     """The chunk in an event's data; raises NotAChunk if it is not one."""
     try:

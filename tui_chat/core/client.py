@@ -24,12 +24,14 @@ from tui_chat import __version__
 from tui_chat.core import dialect, network_errors, secrets
 from tui_chat.core.attachments import wire_content
 from tui_chat.core.chunks import (
+    ChatCompletion,
     ChatCompletionChunk,
     ChunkDelta,
     NotAChunk,
     message_from_json,
     model_info_from,
     parse_chunk,
+    parse_completion,
     provider_message,
 )
 from tui_chat.core.config import Timeouts
@@ -79,6 +81,8 @@ from tui_chat.core.watchdog import IdleWatchdog
 
 Sleep = Callable[[float], Awaitable[None]]
 _MAX_ERROR_BODY = 64 * 1024
+_MAX_WHOLE_BODY = 16 * 2**20
+"""A 200 JSON body (a whole reply, from a provider that does not stream) is read up to this."""
 _MAX_RETRY_AFTER = 120.0
 _DRAIN_SECONDS = 0.25
 _REJECTED_PARAMETERS = (400, 422)
@@ -228,6 +232,11 @@ class ProviderClient:
             yield SentAs(outcome.extensions[SENT_AS])
         if CHOSEN_MODEL in outcome.extensions:
             yield ModelChosen(outcome.extensions[CHOSEN_MODEL])
+        whole = await self._whole_answer(outcome)
+        if whole is not None:  # the whole reply at once, not a stream
+            for event in self._whole_events(whole):
+                yield event
+            return
         body = outcome.aiter_bytes()
         try:
             async for event in self.parse_stream(body):
@@ -239,7 +248,8 @@ class ProviderClient:
     async def _try_open(
         self, payload: dict[str, Any], model: str, extensions: dict[str, Any] | None = None
     ) -> httpx.Response | ProviderError:
-        """Send the request once: a 200 event stream, or the error it failed with."""
+        """Send the request once: a 200 answer (an event stream, or a whole reply: see
+        `_whole_answer`), or the error it failed with."""
         headers = {**self._auth_headers(), "Accept": "text/event-stream"}
         try:
             request = self._http.build_request(
@@ -252,7 +262,6 @@ class ProviderClient:
         except httpx.HTTPError as error:
             return self._connect_error(error)
         if response.status_code == 200:
-            await self._reject_non_stream(response)
             return response
         return await self._status_error(response, model)
 
@@ -262,20 +271,48 @@ class ProviderClient:
         ceiling: float = min(self.backoff_base * 2.0 ** (attempt - 1), 30.0)
         return ceiling * (0.5 + random.random() / 2)  # jitter: [ceiling/2, ceiling)
 
-    async def _reject_non_stream(self, response: httpx.Response) -> None:
+    async def _whole_answer(self, response: httpx.Response) -> ChatCompletion | None:
+        """None for an event stream; the completion of a 200 JSON body that holds a whole
+        reply (the provider did not stream it); else the body's error, raised."""
         content_type = response.headers.get("content-type", "")
         if "json" not in content_type:
-            return
-        body = await _read_bounded(response)
+            return None
+        body = await _read_bounded(response, _MAX_WHOLE_BODY)
         await response.aclose()
+        completion = parse_completion(body)
+        if completion is not None:
+            return completion
         message = provider_message(body)
         if message:
             raise ServerError(with_detail(f"{self._name} returned an error", message)
                               + " Try again shortly.")
         raise ProtocolError(
-            f"{self._name} answered with a JSON body instead of an event stream; "
-            "the provider may not support streaming for this model. Try another model."
+            f"{self._name} answered with a JSON body that holds no reply instead of an event "
+            "stream; the provider may not support streaming for this model. Try another "
+            "model."
         )
+
+    def _whole_events(self, completion: ChatCompletion) -> list[StreamEvent]:
+        """The events of a reply that came whole: its reasoning and text, tool calls, finish
+        reason and usage, as a stream would have brought them, then StreamDone(whole=True)."""
+        choices = completion.get("choices") or []
+        choice = choices[0]
+        message: ChunkDelta = dict(choice.get("message") or {})  # type: ignore[assignment]
+        calls = message.get("tool_calls")
+        if calls:  # a message's calls carry no index: their order is it
+            message["tool_calls"] = [{**call, "index": call.get("index", number)}
+                                     for number, call in enumerate(calls)]
+        splitter = ReasoningSplitter()
+        events = [*self._delta_events(message, splitter), *_flush(splitter)]
+        finish = choice.get("finish_reason")
+        if finish:
+            events.append(FinishReason(finish))
+        usage = completion.get("usage")
+        if usage is not None:
+            counts = {key: value for key, value in usage.items() if value is not None}
+            events.append(UsageReported(Usage.model_validate(counts)))
+        events.append(StreamDone(whole=True))
+        return events
 
     async def parse_stream(self, body: AsyncIterator[bytes]) -> AsyncGenerator[StreamEvent, None]:
         """Turn the bytes of an event-stream body, however split, into typed events."""
@@ -510,12 +547,12 @@ def _flush(splitter: ReasoningSplitter) -> list[StreamEvent]:
     return [ReasoningDelta(t) if r else ContentDelta(t) for r, t in splitter.flush()]
 
 
-async def _read_bounded(response: httpx.Response) -> str:
+async def _read_bounded(response: httpx.Response, limit: int = _MAX_ERROR_BODY) -> str:
     chunks: list[bytes] = []
     size = 0
     async for piece in response.aiter_bytes():
         chunks.append(piece)
         size += len(piece)
-        if size >= _MAX_ERROR_BODY:
+        if size >= limit:
             break
-    return b"".join(chunks)[:_MAX_ERROR_BODY].decode("utf-8", errors="replace")
+    return b"".join(chunks)[:limit].decode("utf-8", errors="replace")

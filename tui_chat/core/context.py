@@ -12,9 +12,11 @@ provider's counts (`calibration`).
 Before a request (`plan`):
 - the window unknown: nothing is decided, `max_tokens` goes as set;
 - from 80 % of the window on, the request goes, with a warning;
-- a request that leaves less than MIN_REPLY tokens for the reply (after a safety margin for
-  what is estimated) does not go as it is: `keep_from` names the first message to keep so that
-  it would fit, leaving the oldest turns out (None when even the prompt alone would not);
+- a request that leaves less than MIN_REPLY tokens for the reply (a fifth of the window, for
+  a window under five times that, so that a small window warns from 80 % full as any other
+  does; after a safety margin for what is estimated) does not go as it is: `keep_from` names
+  the first message to keep so that it would fit, leaving the oldest turns out (None when
+  even the prompt alone would not);
 - `max_tokens`, when set, is lowered so that prompt and reply fit (providers refuse a request
   whose `max_tokens` does not fit beside the prompt: Chutes even one equal to the window).
 """
@@ -32,6 +34,7 @@ from tui_chat.core.calibration import MESSAGE_OVERHEAD, REQUEST_OVERHEAD, Calibr
 from tui_chat.core.errors import Hint, UsageError
 from tui_chat.core.models import Message, MessageStatus, Role
 from tui_chat.core.tokens import script_counts
+from tui_chat.core.tool_calls import tool_call_lines
 
 NEAR_FULL = 0.8
 """From this share of the window on, the status line warns."""
@@ -45,21 +48,39 @@ State = Literal["fits", "near", "over"]
 
 
 def in_context(path: Sequence[Message], context_from: str | None = None) -> list[Message]:
-    """The messages of `path` that are sent as context: from `context_from` on (when it is on
-    the path), leaving out replies still streaming, empty ones and failed ones, and a prompt
-    repeated right after itself (stores of before trees hold the retries of a failed send
-    that way)."""
+    """The messages of `path` that are sent as context, from `context_from` on (when it is on
+    the path), in turns that alternate: user, assistant, user… (strict chat templates refuse
+    anything else with a 400).
+
+    Left out: replies still streaming, empty ones and failed ones; a prompt whose reply is left
+    out, when another prompt follows it (the failed turn is left out whole: retrying it, or
+    sending it again, is how the model reads it); a reply whose prompt is left out (the first
+    message kept when `context_from` names a reply). A reply that only called tools (none is
+    run) is kept: it is sent as its note (`sent_text`). A prompt at the end is kept even
+    without a reply: it is the one being answered."""
     ids = [m.id for m in path]
     start = ids.index(context_from) if context_from in ids else 0
     sent: list[Message] = []
     for message in path[start:]:
-        if message.status == MessageStatus.STREAMING or not message.content or message.failed:
+        if message.role == Role.ASSISTANT and (
+                message.status == MessageStatus.STREAMING or message.failed
+                or not sent_text(message) or not sent or sent[-1].role != Role.USER):
             continue
-        if (message.role == Role.USER and sent and sent[-1].role == Role.USER
-                and sent[-1].content == message.content):
+        if message.role == Role.USER and not message.content:
             continue
+        if message.role == Role.USER and sent and sent[-1].role == Role.USER:
+            sent.pop()  # its reply is left out: so is the turn
         sent.append(message)
     return sent
+
+
+def sent_text(message: Message) -> str:
+    """The text a message is sent with: its content; for a reply that only called tools (none
+    was run), the note that says so, so that the turn is not empty."""
+    if message.content or message.role != Role.ASSISTANT:
+        return message.content
+    calls = tool_call_lines(message)
+    return "\n".join([calls[0], *calls[1]]) if calls is not None else ""
 
 
 class ContextUse(Struct, frozen=True):
@@ -147,7 +168,7 @@ class ContextMeter:
         window = use.window
         if not window:
             return ContextPlan(use, "fits", max_tokens)
-        need = min(MIN_REPLY, max_tokens) if max_tokens else MIN_REPLY
+        need = min(MIN_REPLY, window // 5, max_tokens or MIN_REPLY)
         room = window - use.tokens - margin(use)
         if room < need:
             keep_from, left_out = self._keep_from(sent, use, window, need, model)
@@ -171,6 +192,10 @@ class ContextMeter:
             if index and message.role == Role.USER and dropped * scale >= excess:
                 return message.id, index
             dropped += estimates[index]
+        if sent and sent[-1].role == Role.ASSISTANT and dropped * scale >= excess:
+            # Every earlier turn left out: the reply the path ends with is named, and it is
+            # left out too, as a reply whose prompt is (see `in_context`).
+            return sent[-1].id, len(sent)
         return None, 0
 
 

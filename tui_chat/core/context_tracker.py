@@ -12,7 +12,13 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from tui_chat.core.calibration import Calibration
-from tui_chat.core.context import ContextMeter, ContextPlan, ContextUse, in_context
+from tui_chat.core.context import (
+    ContextMeter,
+    ContextPlan,
+    ContextUse,
+    in_context,
+    sent_text,
+)
 from tui_chat.core.costs import cache_saving, reply_cost
 from tui_chat.core.models import Message, ModelInfo, Role
 
@@ -35,8 +41,11 @@ class ContextTracker:
         """The messages of `path` that would be sent with `draft`, and their size."""
         sent = in_context(path, context_from)
         cut = context_from_set if any(m.id == context_from for m in path) else None
-        if draft and sent and sent[-1].role == Role.USER and sent[-1].content == draft:
-            draft = ""  # a retry: the prompt is saved already, and it is sent once
+        if draft and sent and sent[-1].role == Role.USER:
+            if sent[-1].content == draft:
+                draft = ""  # a retry: the prompt is saved already, and it is sent once
+            else:  # an unanswered prompt, left out when another follows it (`in_context`)
+                sent = sent[:-1]
         window = self.facts(provider, model).context_length if model else None
         use = self.meter.measure(sent, model=model, system_prompt=system_prompt, draft=draft,
                                  window=window, counted_since=cut, draft_extra=draft_extra)
@@ -84,4 +93,4 @@ class ContextTracker:
         head = [system_prompt] if system_prompt else []
         replies = [i for i, m in enumerate(sent) if m.role == Role.ASSISTANT and m.usage]
         for index in replies[-LEARN_ON_OPEN:]:
-            self.learn(sent[index], [*head, *(m.content for m in sent[:index])])
+            self.learn(sent[index], [*head, *(sent_text(m) for m in sent[:index])])

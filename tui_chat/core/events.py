@@ -31,7 +31,10 @@ class UsageReported(Struct):
 
 
 class StreamDone(Struct):
-    """The stream completed: `[DONE]` arrived, or the body ended after a finish_reason."""
+    """The stream completed: `[DONE]` arrived, or the body ended after a finish_reason.
+    `whole`: the provider answered with the whole reply at once (a JSON body), not a stream."""
+
+    whole: bool = False
 
 
 class RetryScheduled(Struct):

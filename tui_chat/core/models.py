@@ -179,6 +179,9 @@ class Message(Record):
     time_to_first_token: float | None = None
     tokens_per_second: float | None = None
     created: datetime = field(default_factory=utc_now)
+    streamed: bool = True
+    """False: the provider sent the reply whole (a JSON body), not as a stream (no speed is
+    measured). Not stored: a reply read back from the store says nothing of it."""
     partial_in_context: bool = False
     """An interrupted reply that is sent as context all the same: the user stopped it on
     purpose, or chose to continue from it. A reply cut off by a failure is not."""

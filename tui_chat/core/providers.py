@@ -61,8 +61,9 @@ CHUTES = ProviderSpec(
         "chutesai/Mistral-Small-3.1-24B-Instruct-2503",
     ),
     default_model="deepseek-ai/DeepSeek-V3-0324",
-    # Chutes always ends a stream with a usage chunk; asking again is harmless but unnecessary.
-    supports_stream_options=False,
+    # Its API description sends usage on the final chunk "when usage reporting is enabled":
+    # asked for; a refusal (400 or 422) is retried at once without it and remembered.
+    supports_stream_options=True,
     dialect=dialects.CHUTES,
 )
 

@@ -61,8 +61,11 @@ class ReplyFold:
             case SentAs():
                 if event.protection == END_TO_END:
                     self.message.sent_as = with_end_to_end(self.message.sent_as)
-            case StreamDone() | RetryScheduled():
-                pass  # the session ends the reply; a retry comes before any of it
+            case StreamDone():
+                if event.whole:  # sent at once (a JSON body), not streamed
+                    self.message.streamed = False
+            case RetryScheduled():
+                pass  # a retry comes before any of the reply
             case _:
                 assert_never(event)
 
@@ -100,8 +103,8 @@ class ReplyFold:
         return self
 
     def _measure(self) -> None:
-        if self._first_token is None:
-            return
+        if self._first_token is None or not self.message.streamed:
+            return  # a reply that came whole has no speed to measure
         usage = self.message.usage
         # The provider's count when it gave one; else an estimate from the text (chunks are
         # no measure: one may hold a word or a paragraph).

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING
 from msgspec import Struct
 
 from tui_chat.core.attachments import wire_content
-from tui_chat.core.context import in_context
+from tui_chat.core.context import in_context, sent_text
 from tui_chat.core.errors import StoreError, TuiChatError, UsageError, unexpected_error_sentence
 from tui_chat.core.events import StreamEvent
 from tui_chat.core.models import (  # ActivePathChanged: a session event, kept beside the records
@@ -193,15 +193,16 @@ class ChatSession:
     def history(self, until: str | None = None) -> list[ChatMessage]:
         """What is sent to the model: the system prompt, then the active path (with `until`:
         the path from the root to that message, the prompt being answered) from the
-        conversation's `context_from` on, leaving out replies still streaming, empty ones and
-        failed ones, and a prompt repeated right after itself (see `context.in_context`)."""
+        conversation's `context_from` on, in turns that alternate: replies still streaming,
+        empty and failed ones left out, and with a failed reply its prompt, when another
+        prompt follows it (see `context.in_context`)."""
         sent: list[ChatMessage] = []
         if self.conversation.system_prompt:
             sent.append(ChatMessage(role=Role.SYSTEM, content=self.conversation.system_prompt))
         path = self.store.path_to(until) if until is not None else self.messages()
         kept = in_context(path, self.conversation.context_from)
         files = self.store.attachments_of(m.id for m in kept if m.attachments)
-        sent.extend(ChatMessage(role=message.role, content=message.content,
+        sent.extend(ChatMessage(role=message.role, content=sent_text(message),
                                 attachments=files.get(message.id, []))
                     for message in kept)
         return sent

@@ -106,6 +106,26 @@ class TuiChatApp(App[int]):
         super().notify(scrub(message), title=scrub(title), severity=severity, timeout=timeout,
                        markup=markup)
 
+    def open_url(self, url: str, *, new_tab: bool = True) -> None:
+        """Open `url` in the user's browser, and say so; where no browser can be opened (a
+        machine without one, over ssh), say that instead and copy the link (OSC 52) so that
+        it can be pasted. In a browser tab (textual-serve), the page opens it."""
+        if self.is_web:
+            super().open_url(url, new_tab=new_tab)
+            return
+        import webbrowser
+
+        try:
+            opened = webbrowser.open(url, new=2 if new_tab else 0)
+        except webbrowser.Error:
+            opened = False
+        if opened:
+            self.notify("Opened in your browser.", timeout=3, markup=False)
+            return
+        self.copy_to_clipboard(url)
+        self.notify(f"No browser could be opened here, so the link was copied to the clipboard "
+                    f"instead: {url}", severity="warning", markup=False)
+
     def _handle_exception(self, error: Exception) -> None:
         self._crash = error
         super()._handle_exception(error)

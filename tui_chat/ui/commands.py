@@ -53,13 +53,16 @@ def binding_commands(app: App[Any], screen: Screen[Any] | None) -> list[PaletteC
 
 
 def theme_commands(app: App[Any]) -> list[PaletteCommand]:
+    """A "Theme: NAME" command for each theme: used and saved, as the palette's "Theme" list
+    and Settings do (`TuiChatApp.choose_theme`; an app without it only uses it)."""
+    choose: Callable[[str], None] | None = getattr(app, "choose_theme", None)
     commands = []
     for name in sorted(app.available_themes):
         if name == "textual-ansi":
             continue
-        commands.append(PaletteCommand(
-            f"Theme: {name}", "Use this theme now; choose it in Settings to keep it",
-            partial(setattr, app, "theme", name)))
+        run = partial(choose, name) if choose is not None else partial(setattr, app, "theme",
+                                                                       name)
+        commands.append(PaletteCommand(f"Theme: {name}", "Use this theme and keep it", run))
     return commands
 
 

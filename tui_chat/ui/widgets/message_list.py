@@ -333,9 +333,13 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         return views
 
     def set_context_from(self, message_id: str | None) -> None:
-        """Mark the messages before `message_id` (when it is shown) as out of the context."""
+        """Mark the messages before `message_id` (when it is shown) as out of the context, and
+        `message_id` itself when it is a reply (a reply is sent only after its prompt)."""
         ids = [m.id for m in self.messages]
-        out = set(ids[:ids.index(message_id)]) if message_id in ids else set()
+        out: set[str] = set()
+        if message_id in ids:
+            at = ids.index(message_id)
+            out = set(ids[:at + (self.messages[at].role is Role.ASSISTANT)])
         if out == self._out_of_context:
             return
         self._out_of_context = out

@@ -118,6 +118,8 @@ def author_line(message: Message, *, live: bool = False, position: Position | No
         line.append("  · writing…", style="italic")
     elif message.status is MessageStatus.STREAMING:
         line.append("  ").append("· incomplete", style="tc.warning")
+    if message.role is Role.ASSISTANT and not message.streamed:
+        line.append("  · sent whole, not streamed", style="dim")
     if message.role is Role.ASSISTANT and message.finish_reason == "length" and not live:
         line.append("  ").append("· cut at the max-tokens limit", style="tc.warning")
     return line
