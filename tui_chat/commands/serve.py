@@ -23,12 +23,14 @@ Hence who may open a page:
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import ipaddress
+import os
 import secrets
 import shlex
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from tui_chat.core.errors import UsageError
@@ -117,9 +119,38 @@ def page_template() -> str:
     return page.replace("</head>", f"{font}\n  </head>", 1)
 
 
+SERVED_BY = "TUI_CHAT_SERVED_BY"
+"""Set for the apps `serve` starts: the server's process id (see `follow_the_server`)."""
+GRACE = 5.0
+"""Seconds the apps are given to quit when the server stops (each saves its reply in
+progress); any still running then ends on the SIGTERM the server's exit sends it."""
+
+
 def app_command() -> str:
-    """The command textual-serve runs for each connection: this tui-chat, the plain app."""
-    return shlex.join([sys.executable, "-m", "tui_chat"])
+    """The command textual-serve runs (through a shell) for each connection: this tui-chat,
+    the plain app. `exec`, so that the app is the server's own child: its parent's death is
+    the server's (`follow_the_server`)."""
+    return "exec " + shlex.join([sys.executable, "-m", "tui_chat"])
+
+
+def follow_the_server(env: Mapping[str, str]) -> None:
+    """In an app that `serve` started: end with the server, however the server ends
+    (SIGKILL too), rather than run on with the user's keys and nobody to talk to. Linux sends
+    the app SIGTERM when its parent dies (PR_SET_PDEATHSIG), which the app handles as any
+    SIGTERM (the reply in progress is saved); a server gone already is SIGTERM now."""
+    served_by = env.get(SERVED_BY, "")
+    if not served_by.isdigit():
+        return
+    import signal
+
+    if sys.platform == "linux":
+        import ctypes
+
+        pr_set_pdeathsig = 1
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(pr_set_pdeathsig, signal.SIGTERM, 0, 0, 0)
+    if os.getppid() != int(served_by):
+        raise SystemExit(128 + signal.SIGTERM)
 
 
 def make_server(host: str, port: int, token: str) -> Any:
@@ -147,6 +178,26 @@ def make_server(host: str, port: int, token: str) -> Any:
         async def on_startup(self, app: web.Application) -> None:
             """Quiet: `serve` says where to go once it listens."""
 
+        async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+            task = asyncio.current_task()
+            assert task is not None
+            sessions.add(task)
+            try:
+                return await super().handle_websocket(request)
+            finally:
+                sessions.discard(task)
+
+        async def close_sessions(self) -> None:
+            """Tell every app to quit (textual-serve's own way, when its websocket's handler
+            is cancelled: a "quit" message, then the app's end awaited, then the websocket
+            closed), for up to GRACE seconds."""
+            if sessions:
+                for task in sessions:
+                    task.cancel()
+                await asyncio.wait(set(sessions), timeout=GRACE)
+
+    sessions: set[asyncio.Task[Any]] = set()
+
     return GuardedServer(app_command(), host=host, port=port, title="tui-chat")
 
 
@@ -168,12 +219,13 @@ async def _serve(server: Any, host: str, port: int, token: str, *, bind: str | N
                  ) -> None:
     """Listen on `bind` (`host` unless given; an address in use fails here, before anything
     is printed), say where to go, and serve until SIGINT or SIGTERM."""
-    import asyncio
     import signal
 
     from aiohttp import web
 
-    runner = web.AppRunner(await server._make_app(), handle_signals=False)
+    os.environ[SERVED_BY] = str(os.getpid())  # the apps' environment is this one's
+    runner = web.AppRunner(await server._make_app(), handle_signals=False,
+                           shutdown_timeout=1.0)
     await runner.setup()
     try:
         await web.TCPSite(runner, bind or host, port).start()
@@ -184,13 +236,14 @@ async def _serve(server: Any, host: str, port: int, token: str, *, bind: str | N
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(signum, stop.set)
         await stop.wait()
+        for site in list(runner.sites):
+            await site.stop()  # no new pages while the apps quit
+        await server.close_sessions()
     finally:
         await runner.cleanup()
 
 
 def run_serve(host: str, port: int) -> int:
-    import asyncio
-
     if not 0 < port < 65536:
         raise UsageError(f"Port {port} is not a port number; give --port 1 to 65535.")
     token = secrets.token_urlsafe(24)
