@@ -72,6 +72,7 @@ class TuiChatApp(App[int]):
         self.services = services
         self._crash: BaseException | None = None
         self._stopping = False
+        self._signals_before: dict[int, signal._HANDLER] = {}
         self.user_keymap: dict[str, str] = {}
         """The keys of `[keys]` in config.toml in force (help and palette show them)."""
         self.workspace = services.workspace
@@ -272,9 +273,17 @@ class TuiChatApp(App[int]):
         loop = asyncio.get_running_loop()
         for signum in STOP_SIGNALS:
             try:
-                signal.signal(signum, functools.partial(self._on_stop_signal, loop))
+                self._signals_before[signum] = signal.signal(
+                    signum, functools.partial(self._on_stop_signal, loop))
             except ValueError:  # not the main thread: nothing to catch
                 return
+
+    def on_unmount(self) -> None:
+        """The handlers before the app's, once the app has closed everything (a process
+        that runs the app more than once, as tests do, keeps none of them)."""
+        for signum, handler in self._signals_before.items():
+            signal.signal(signum, handler)
+        self._signals_before.clear()
 
     def _on_stop_signal(self, loop: asyncio.AbstractEventLoop, signum: int, _frame: object
                         ) -> None:
