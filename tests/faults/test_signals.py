@@ -145,7 +145,7 @@ def test_the_app_saves_the_reply_on_screen_and_gives_the_terminal_back(
         assert b"\x1b[?1049l" in after and b"\x1b[?1000l" in after
 
 
-GONE_BOUND = 10.0  # seconds: the app's stop signal arms a 3 s backstop (ui.app.STOP_BOUND)
+GONE_BOUND = 15.0  # seconds: the app's stop signal arms a 5 s backstop (ui.app.STOP_BOUND)
 LONG_REPLY = [f"word{i:04d} " for i in range(2500)] + ["THEEND"]
 
 

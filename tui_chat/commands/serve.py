@@ -139,6 +139,7 @@ def follow_the_server(env: Mapping[str, str]) -> None:
     the app SIGTERM when its parent dies (PR_SET_PDEATHSIG), which the app handles as any
     SIGTERM (the reply in progress is saved); a server gone already is SIGTERM now."""
     served_by = env.get(SERVED_BY, "")
+    os.environ.pop(SERVED_BY, None)  # not for what the app starts (an editor, a tool server)
     if not served_by.isdigit():
         return
     import signal

@@ -35,9 +35,10 @@ from tui_chat.ui.warmup import warm_up
 from tui_chat.ui.widgets.message_list import NEWEST
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-STOP_BOUND = 3.0
+STOP_BOUND = 5.0
 """Seconds after a stop signal by which the process is gone, whatever holds it (it usually
-takes a fraction of one)."""
+takes a fraction of one: this is a backstop, wide enough never to cut a loaded machine's
+orderly quit short)."""
 
 
 def action_commands() -> type[Provider]:
