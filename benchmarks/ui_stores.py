@@ -17,10 +17,11 @@ from benchmarks.textgen import history_text
 from tui_chat.core.models import Conversation, Message, Role
 from tui_chat.core.store import Store
 from tui_chat.core.store_schema import (
-    CONVERSATION_COLUMNS,
-    MESSAGE_COLUMNS,
+    CONVERSATION_WRITTEN,
+    MESSAGE_WRITTEN,
     SEARCH_TEXT_FUNCTION,
     conversation_row,
+    insert_sql,
     message_row,
 )
 
@@ -68,19 +69,19 @@ def _fill(store: Store, shapes: list[tuple[int, str]]) -> list[str]:
             for index in range(start, min(len(shapes), start + 2000)):
                 count, title = shapes[index]
                 conversation, chain = _conversation(rng, index, count, title)
-                conversations.append((*conversation_row(conversation),
-                                      chain[0].id if chain else None,
-                                      chain[-1].id if chain else None))
+                conversations.append({**conversation_row(conversation),
+                                      "active_root_id": chain[0].id if chain else None,
+                                      "active_leaf_id": chain[-1].id if chain else None})
                 messages.extend(
-                    (*message_row(m), chain[k - 1].id if k else None,
-                     chain[k + 1].id if k + 1 < len(chain) else None)
+                    {**message_row(m), "parent_id": chain[k - 1].id if k else None,
+                     "active_child_id": chain[k + 1].id if k + 1 < len(chain) else None}
                     for k, m in enumerate(chain))
                 ids.append(conversation.id)
-            conn.executemany(f"INSERT INTO conversations ({CONVERSATION_COLUMNS}, "
-                             "active_root_id, active_leaf_id) VALUES "
-                             f"({','.join('?' * 12)})", conversations)
-            conn.executemany(f"INSERT INTO messages ({MESSAGE_COLUMNS}, parent_id, "
-                             f"active_child_id) VALUES ({','.join('?' * 16)})", messages)
+            conn.executemany(insert_sql("conversations", (*CONVERSATION_WRITTEN,
+                                                          "active_root_id", "active_leaf_id")),
+                             conversations)
+            conn.executemany(insert_sql("messages", (*MESSAGE_WRITTEN, "active_child_id")),
+                             messages)
         conn.execute(f"INSERT INTO messages_fts(rowid, content) SELECT seq, "
                      f"{SEARCH_TEXT_FUNCTION}(content) FROM messages WHERE seq >= ? AND "
                      "status != 'streaming'", (first_seq,))

@@ -8,8 +8,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.fakeprovider import FakeProvider
+
+# Hypothesis times each example (a 200 ms deadline) and the generation of its data (the
+# too_slow health check): on a loaded machine both fail a correct test. What a property test
+# asserts must not depend on how fast the machine is; speed is measured in benchmarks/.
+settings.register_profile("tui-chat", deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("tui-chat")
 
 # A suite started in the background by a shell without job control (`sh -c '… &'`) inherits
 # SIGINT ignored, and so would every tui-chat it starts: a Ctrl+C test then waits for nothing.

@@ -53,12 +53,19 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("-s", "--system", help="system prompt")
     ask.add_argument("--temperature", type=float, help="sampling temperature, 0 to 2")
     ask.add_argument("--max-tokens", type=int, help="largest number of tokens in the reply")
+    ask.add_argument("--e2ee", choices=("required", "auto", "off"),
+                     help="end-to-end encryption to the model's instance (Chutes): required "
+                     "sends nothing a model cannot take encrypted; auto where it can; kept "
+                     "with the conversation")
     ask.add_argument("--timeout", type=float,
                      help="seconds without a complete event before a stalled stream is "
                      "abandoned")
     ask.add_argument("--show-reasoning", action="store_true",
                      help="write the model's reasoning to stderr")
     ask.add_argument("--no-save", action="store_true", help="do not save the exchange")
+    ask.add_argument("-y", "--yes", action="store_true",
+                     help="answer yes to every confirmation the exchange asks for (without "
+                          "it, one is asked on the terminal, and refused when there is none)")
     ask.add_argument("-e", "--editor", action="store_true",
                      help="write the prompt in $VISUAL or $EDITOR first (PROMPT, if given, is "
                      "the text it starts with); what is saved there is sent")
@@ -79,6 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to listen on (default: 127.0.0.1, this machine only)")
     serve.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    from tui_chat.commands.mcp import add_mcp_command
+
+    add_mcp_command(commands)
     add_store_commands(commands)
     return parser
 
@@ -140,13 +150,17 @@ def _run_command(args: argparse.Namespace, context: Context) -> int:
         from tui_chat.commands.models import run_models
 
         return asyncio.run(run_models(args, context))
+    if args.command == "mcp":
+        from tui_chat.commands.mcp import run_mcp
+
+        return asyncio.run(run_mcp(args, context))
     if args.command == "serve":
         from tui_chat.commands.serve import run_serve
 
         return run_serve(args.host, args.port)
     if args.command in STORE_COMMANDS:
-        context.settings()  # a broken config file stops every command, as it always has
-        with context.open_store() as store:
+        settings = context.settings()  # a broken config file stops every command
+        with context.open_store(settings) as store:
             return run_store_command(args, store)
     raise UsageError(f"Unknown command '{args.command}'; see tui-chat --help.")
 

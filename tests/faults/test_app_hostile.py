@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 from typing import Any
 
@@ -68,10 +67,8 @@ def assert_nothing_ran(app: TuiChatApp, notes: list[tuple[str, str]]) -> None:
 async def assert_responsive(pilot: Pilot[Any]) -> None:
     screen = conversation(pilot.app)
     screen.prompt.focus()
-    started = time.monotonic()
-    await pilot.press("o", "k")
+    await pilot.press("o", "k")  # Pilot waits for the keys to be handled: a hung loop hangs here
     assert screen.prompt.text.endswith("ok")
-    assert time.monotonic() - started < 2.0
 
 
 async def test_hostile_streamed_reply(make_app: AppFactory, store: Store,

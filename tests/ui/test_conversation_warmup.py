@@ -23,3 +23,16 @@ def test_warm_up_builds_the_validators_a_first_exchange_needs() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True, timeout=60)
     assert result.stdout.split() == ["False", "True", "True", "True"]
+
+
+def test_warm_up_hands_the_gil_back_quickly_and_restores_the_interval() -> None:
+    """While it runs, the event loop waits at most SWITCH_INTERVAL for the GIL (the first keys
+    a user types are echoed while it runs); afterwards Python's interval is as it was."""
+    code = ("import sys; from tui_chat.ui import warmup\n"
+            "seen = []\n"
+            "warmup._warm_up = lambda: seen.append(sys.getswitchinterval())\n"
+            "before = sys.getswitchinterval(); warmup.warm_up()\n"
+            "print(seen == [warmup.SWITCH_INTERVAL], sys.getswitchinterval() == before)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True, timeout=60)
+    assert result.stdout.split() == ["True", "True"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
 from collections.abc import AsyncIterator
 
@@ -380,7 +379,9 @@ async def test_keep_alive_reuses_one_connection(chutes_server: FakeProvider) -> 
     async with make_client(chutes_server) as client:
         assert text_of(await collect(client)) == "a"
         assert text_of(await collect(client)) == "b"
-        pool = client._http._transport._pool  # type: ignore[attr-defined]
+        transport = client._http._transport
+        transport = getattr(transport, "network", transport)  # under Chutes' E2EE wrapper
+        pool = transport._pool  # type: ignore[attr-defined]
         assert len(pool.connections) == 1
 
 
@@ -452,21 +453,40 @@ async def test_slow_consumer_is_not_a_stalled_stream(chutes_server: FakeProvider
     assert text_of(received) == "abc" and isinstance(received[-1], StreamDone)
 
 
-async def _arrival_batches(server: FakeProvider, coalesce: float) -> tuple[str, int]:
-    """(text, batches) of 40 tokens sent 10 ms apart; a batch is a run of tokens taken
-    less than 5 ms apart (read from the network together)."""
-    words = [f"w{i} " for i in range(40)]
-    server.script(Reply(stream_of(words), delay=0.01))
-    loop = asyncio.get_running_loop()
-    stamps: list[float] = []
-    text = ""
-    async with make_client(server, coalesce=coalesce) as client:
-        async for event in client.stream_chat("m", HELLO):
-            if isinstance(event, ContentDelta):
-                stamps.append(loop.time())
-                text += event.text
-    gaps = [later - earlier for earlier, later in itertools.pairwise(stamps)]
-    return text, 1 + sum(gap > 0.005 for gap in gaps)
+class TrickleOnAClock:
+    """A network that delivers one token every `gap` seconds of a clock the test owns.
+
+    A read takes whatever tokens have arrived by now, all together (as one read of the
+    socket does); with none there, time moves on to the next arrival: the read waited for
+    the network. The client's pauses move time on too. So what is read together depends on
+    the client's decisions alone, never on how fast the machine is."""
+
+    def __init__(self, frames: list[bytes], gap: float) -> None:
+        self.arrivals = [(index * gap, frame) for index, frame in enumerate(frames)]
+        self.now = 0.0
+        self.reads: list[int] = []  # how many frames each read took
+
+    def time(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+    async def body(self) -> AsyncIterator[bytes]:
+        while self.arrivals:
+            self.now = max(self.now, self.arrivals[0][0])
+            taken = [frame for at, frame in self.arrivals if at <= self.now]
+            del self.arrivals[:len(taken)]
+            self.reads.append(len(taken))
+            yield b"".join(taken)
+
+
+async def _reads_of_a_trickle(server: FakeProvider, coalesce: float) -> tuple[str, list[int]]:
+    """(text, frames per read) of 40 tokens arriving 10 ms apart, read with `coalesce`."""
+    network = TrickleOnAClock(stream_of([f"w{i} " for i in range(40)]), gap=0.01)
+    async with make_client(server, coalesce=coalesce, pacing_clock=network) as client:
+        events = [event async for event in client.parse_stream(network.body())]
+    return text_of(events), network.reads
 
 
 async def test_a_trickle_is_read_in_batches_when_coalescing(chutes_server: FakeProvider
@@ -474,12 +494,24 @@ async def test_a_trickle_is_read_in_batches_when_coalescing(chutes_server: FakeP
     """With `coalesce`, tokens that trickle in are read a batch at a time (fewer wakeups),
     all of them, in order; without it each token is taken as it comes."""
     words = "".join(f"w{i} " for i in range(40))
-    text, batches = await _arrival_batches(chutes_server, coalesce=0.1)
+    text, reads = await _reads_of_a_trickle(chutes_server, coalesce=0.1)
     assert text == words
-    assert batches <= 10  # about 0.4 s / 0.1 s
-    text, batches = await _arrival_batches(chutes_server, coalesce=0.0)
+    # The trickle is told at the second waiting read; from then on a pause of 0.1 s gathers
+    # the ten tokens that arrived meanwhile into one read.
+    assert max(reads) >= 9
+    assert len(reads) <= 12  # about 0.4 s / 0.1 s, two reads a pause
+    text, reads = await _reads_of_a_trickle(chutes_server, coalesce=0.0)
     assert text == words
-    assert batches >= 15
+    assert max(reads) == 1  # never a pause: every token read as it comes
+
+
+@pytest.mark.parametrize("coalesce", [0.0, 0.1])
+async def test_a_trickle_over_the_network_arrives_whole_and_in_order(
+        chutes_server: FakeProvider, coalesce: float) -> None:
+    words = [f"w{i} " for i in range(40)]
+    chutes_server.script(Reply(stream_of(words), delay=0.01))
+    async with make_client(chutes_server, coalesce=coalesce) as client:
+        assert text_of(await collect(client)) == "".join(words)
 
 
 async def test_coalescing_pauses_do_not_count_as_a_stalled_stream(chutes_server: FakeProvider

@@ -110,7 +110,7 @@ def test_the_stores_error_column_is_scrubbed() -> None:
     secrets.remember(SCRUB_KEY)
     message = Message(conversation_id="c", role=Role.ASSISTANT, status=MessageStatus.ERROR,
                       error=f"failed with {SCRUB_KEY}")
-    assert not any("UNITSECRET" in str(value) for value in message_row(message))
+    assert not any("UNITSECRET" in str(value) for value in message_row(message).values())
 
 
 def test_a_key_an_older_version_left_in_the_store_is_never_shown(tmp_path: Path) -> None:

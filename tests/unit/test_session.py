@@ -143,24 +143,24 @@ async def test_no_flush_before_a_second_has_passed(store: Store, client: Provide
 
 async def test_cancelling_saves_the_partial_reply_as_interrupted(
         store: Store, client: ProviderClient, chutes_server: FakeProvider) -> None:
-    chutes_server.script(Reply(stream_of([f"t{i} " for i in range(200)]), delay=0.02))
+    # Mid-reply is a state, not a time: nine tokens, then the server holds the stream open.
+    chutes_server.script(Reply(stream_of([f"t{i} " for i in range(200)]), stall_after=10))
     session = ChatSession.start(store)
-    got_text = asyncio.Event()
+    got_all_sent = asyncio.Event()
 
     async def consume() -> None:
         async for event in session.send("long one", client=client, model="m"):
-            if isinstance(event, ContentDelta) and event.text:
-                got_text.set()
+            if isinstance(event, ContentDelta) and "t8" in event.text:
+                got_all_sent.set()
 
     task = asyncio.create_task(consume())
-    await asyncio.wait_for(got_text.wait(), 5)
-    await asyncio.sleep(0.05)
+    await asyncio.wait_for(got_all_sent.wait(), 30)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
     reply = store.get_messages(session.conversation.id)[-1]
     assert reply.status == MessageStatus.INTERRUPTED
-    assert reply.content.startswith("t0 t1 ") and len(reply.content) < 200 * 4
+    assert reply.content == "".join(f"t{i} " for i in range(9))
     assert reply.error == CANCELLED_NOTE
     assert chutes_server.wait_for_idle()
 

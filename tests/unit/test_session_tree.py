@@ -139,7 +139,7 @@ async def test_retrying_after_a_cut_off_reply_keeps_it_as_a_branch(
 
 async def test_a_reply_the_user_stopped_stays_context(
         store: Store, client: ProviderClient, chutes_server: FakeProvider) -> None:
-    chutes_server.script(Reply(stream_of([f"t{i} " for i in range(200)]), delay=0.02),
+    chutes_server.script(Reply(stream_of([f"t{i} " for i in range(200)]), stall_after=10),
                          Reply(stream_of(["ok"])))
     session = ChatSession.start(store)
     events = session.send("long one", client=client, model="m")
@@ -157,7 +157,7 @@ async def test_a_reply_the_user_stopped_stays_context(
 
 async def test_cancelling_mid_reply_is_a_stop_by_the_user(
         store: Store, client: ProviderClient, chutes_server: FakeProvider) -> None:
-    chutes_server.script(Reply(stream_of([f"t{i} " for i in range(200)]), delay=0.02))
+    chutes_server.script(Reply(stream_of([f"t{i} " for i in range(200)]), stall_after=10))
     session = ChatSession.start(store)
     got_text = asyncio.Event()
 

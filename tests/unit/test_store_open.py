@@ -191,13 +191,14 @@ def test_a_store_another_process_already_replaced_is_not_moved_again(
     real_check = store_file._check_and_migrate
     calls = 0
 
-    def check_while_another_process_recovers(conn: sqlite3.Connection, where: Path) -> None:
+    def check_while_another_process_recovers(conn: sqlite3.Connection, where: Path
+                                             ) -> list[str]:
         nonlocal calls
         calls += 1
         if calls == 1:
             path.rename(tmp_path / "moved-by-the-other-process")
             Store.open(path).close()  # the other process's fresh store
-        real_check(conn, where)
+        return real_check(conn, where)
 
     monkeypatch.setattr(store_file, "_check_and_migrate", check_while_another_process_recovers)
     with Store.open(path) as store:

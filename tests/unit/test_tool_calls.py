@@ -1,5 +1,6 @@
-"""A reply that calls tools: tui-chat enables none, so the calls are kept as the reply's note
-(name and arguments) with a sentence that says tools are not enabled for this conversation."""
+"""A reply that calls tools: tui-chat enables none, so the calls are kept as data
+(`Message.tool_calls`: id, name, arguments), shown with a sentence that says tools are not
+enabled for this conversation; the reply's `error` stays empty."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 
 from tests.fakeprovider import FakeProvider, Reply, tool_call_stream
 from tui_chat.core.config import Settings
+from tui_chat.core.models import ToolCall
 from tui_chat.core.session import ReplyFinished
 from tui_chat.core.store import Store
 from tui_chat.core.tool_calls import TOOLS_NOT_ENABLED, tool_call_lines
@@ -30,7 +32,13 @@ async def test_a_reply_with_tool_calls_keeps_them_and_says_tools_are_not_enabled
         saved = store.get_messages(conversation.id)[-1]
     assert reply.finish_reason == "tool_calls" and reply.content == ""
     for message in (reply, saved):
-        head, calls = tool_call_lines(message)
+        assert message.tool_calls == [
+            ToolCall(id="call_0", name="get_weather", arguments='{"city": "Paris"}'),
+            ToolCall(id="call_1", name="search", arguments='{"q": "नमस्ते"}')]
+        assert message.error is None
+        shown = tool_call_lines(message)
+        assert shown is not None
+        head, calls = shown
         assert TOOLS_NOT_ENABLED in head and "2 tools" in head
         assert calls == ['get_weather({"city": "Paris"})', 'search({"q": "नमस्ते"})']
 

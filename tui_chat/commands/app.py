@@ -49,7 +49,7 @@ def build_services(context: Context | None = None, *, provider: str | None = Non
 
     context = context or Context()
     settings, notice = context.settings_or_defaults()
-    store = context.open_store_or_temporary()
+    store = context.open_store_or_temporary(settings)
     try:
         return AppServices.create(settings, store, config_path=context.config_path,
                                   env=context.env, config_notice=notice, provider=provider,

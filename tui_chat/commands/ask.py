@@ -15,16 +15,33 @@ import signal
 import sys
 from collections.abc import AsyncIterator, Iterator, Mapping
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, assert_never
 
 from tui_chat.commands.advice import sentence
+from tui_chat.commands.ask_terminal import TerminalAsker
 from tui_chat.commands.context import Context
 from tui_chat.core.attachments import read_attachment
 from tui_chat.core.config import Settings
 from tui_chat.core.errors import ExitCode, TuiChatError, UsageError
-from tui_chat.core.events import ContentDelta, FinishReason, ReasoningDelta, RetryScheduled
-from tui_chat.core.models import Parameters
-from tui_chat.core.session import ReplyFailed, ReplyFinished, SessionEvent
+from tui_chat.core.events import (
+    ContentDelta,
+    FinishReason,
+    ModelChosen,
+    ReasoningDelta,
+    RetryScheduled,
+    SentAs,
+    StreamDone,
+    ToolCallDelta,
+    UsageReported,
+)
+from tui_chat.core.models import ActivePathChanged, Parameters
+from tui_chat.core.session import (
+    ReplyFailed,
+    ReplyFinished,
+    ReplyStarted,
+    SessionEvent,
+    UserMessageSaved,
+)
 from tui_chat.core.store import Store
 from tui_chat.core.text import cleaner_for, sanitize, without_lone_surrogates
 from tui_chat.core.tool_calls import tool_call_lines
@@ -118,7 +135,7 @@ async def _ask(args: argparse.Namespace, context: Context) -> int:
     if single is not None and single[0] != (provider or settings.default_provider):
         provider = single[0]  # -m PROVIDER:MODEL
     model = single[1] if single is not None else (None if models else args.model)
-    with _store_for(args, context) as store:
+    with _store_for(args, context, settings) as store:
         workspace = Workspace(settings, store, env=context.env, provider=provider, model=model)
         try:
             _open_conversation(workspace, args)
@@ -136,14 +153,17 @@ async def _ask(args: argparse.Namespace, context: Context) -> int:
             files = [read_attachment(Path(name), name) for name in args.attach]
             if prompt is None:  # -e: after the checks above, so no writing is wasted on them
                 prompt = prompt_from_editor(args.prompt, context.env)
+            asker = TerminalAsker(assume_yes=args.yes)
             if len(models) > 1:
                 from tui_chat.commands.ask_compare import print_compare
 
-                return await print_compare(workspace.compare(prompt, parameters, files),
+                return await print_compare(workspace.compare(prompt, parameters, files,
+                                                             asker=asker),
                                            models, args.show_reasoning)
             try:
-                return await print_stream(workspace.send(prompt, parameters, files),
-                                          args.show_reasoning)
+                events = workspace.send(prompt, parameters, files, asker=asker)
+                return await print_stream(_saying_how_it_was_sent(events) if args.e2ee
+                                          else events, args.show_reasoning)
             except asyncio.CancelledError:
                 stopped = workspace.session.stopped_reply
                 if stopped is None or not stopped.stopped_before_start:
@@ -151,6 +171,21 @@ async def _ask(args: argparse.Namespace, context: Context) -> int:
                 raise StoppedBeforeStart from None  # said as such, not as "interrupted"
         finally:
             await workspace.aclose()
+
+
+async def _saying_how_it_was_sent(
+        events: AsyncIterator[SessionEvent]) -> AsyncIterator[SessionEvent]:
+    """With --e2ee: once the reply is complete, one line on stderr says how it went."""
+    from tui_chat.core.protection import protection_badges
+
+    async for event in events:
+        yield event  # first: the reply's last line is written before the sentence
+        if isinstance(event, ReplyFinished):
+            badges = protection_badges(event.message.sent_as)
+            how = "end-to-end encrypted" if "end-to-end" in badges else "in plain text"
+            tee = (", from a model listed as running in a TEE (not verified)"
+                   if "TEE" in badges else "")
+            print(f"{PROG}: the prompt went and the reply came {how}{tee}.", file=sys.stderr)
 
 
 def _models(args: argparse.Namespace, settings: Settings, provider: str) -> list[ModelRef]:
@@ -176,11 +211,16 @@ def _apply_persona(workspace: Workspace, name: str, *, keep_model: bool) -> None
 
 
 def _warn_about_tls(workspace: Workspace) -> None:
+    from tui_chat.core.protection import is_research_proxy, research_warning
     from tui_chat.core.transport import tls_warning
 
     warning = tls_warning(workspace.provider)
     if warning is not None:  # every time: it is not safe
         print(f"{PROG}: warning: {warning}", file=sys.stderr)
+    provider = workspace.provider
+    if is_research_proxy(provider.base_url):
+        print(f"{PROG}: warning: {research_warning(provider.display_name, provider.base_url)}",
+              file=sys.stderr)
 
 
 def _wanted_conversation(args: argparse.Namespace) -> str | None:
@@ -193,18 +233,19 @@ def _continues(args: argparse.Namespace) -> bool:
 
 
 @contextlib.contextmanager
-def _store_for(args: argparse.Namespace, context: Context) -> Iterator[Store]:
+def _store_for(args: argparse.Namespace, context: Context, settings: Settings
+               ) -> Iterator[Store]:
     """The real store; with --no-save a temporary one (holding a copy of the conversation
     being continued), deleted when the command ends."""
     if not args.no_save:
-        with context.open_store() as store:
+        with context.open_store(settings) as store:
             if store.notice:
                 print(f"{PROG}: {store.notice}", file=sys.stderr)
             yield store
         return
     with Store.open_temporary("") as scratch:
         if _continues(args):
-            with context.open_store() as store:
+            with context.open_store(settings) as store:
                 conversation = _resolve(store, args)
                 messages = store.get_messages(conversation)
                 scratch.import_conversation(store.get_conversation(conversation), messages,
@@ -232,8 +273,9 @@ def _parameters(args: argparse.Namespace, base: Parameters) -> Parameters:
     """The conversation's parameters with --temperature / --max-tokens over them."""
     from pydantic import ValidationError
 
-    given = {"temperature": args.temperature, "max_tokens": args.max_tokens}
-    options = {"temperature": "--temperature", "max_tokens": "--max-tokens"}
+    given = {"temperature": args.temperature, "max_tokens": args.max_tokens,
+             "e2ee": getattr(args, "e2ee", None)}
+    options = {"temperature": "--temperature", "max_tokens": "--max-tokens", "e2ee": "--e2ee"}
     try:
         return Parameters.model_validate({**base.model_dump(),
                                           **{k: v for k, v in given.items() if v is not None}})
@@ -253,44 +295,76 @@ def end_line_on_terminal(out: TextIO, mid_line: bool) -> None:
         out.flush()
 
 
+class StreamPrinter:
+    """Writes one reply's events: its text to stdout as it arrives, its reasoning to stderr
+    if asked, notes (a retry, the max-tokens limit, tool calls) on stderr; remembers how it
+    failed."""
+
+    def __init__(self, out: TextIO, err: TextIO, show_reasoning: bool) -> None:
+        self.out, self.err, self.show_reasoning = out, err, show_reasoning
+        self.clean = cleaner_for(out)
+        self.wrote_any = False
+        self.ends_with_newline = True
+        self.failure: TuiChatError | None = None
+
+    @property
+    def mid_line(self) -> bool:
+        return self.wrote_any and not self.ends_with_newline
+
+    def apply(self, event: SessionEvent) -> None:
+        # Exhaustive: a new kind of session event is a type error here until it is handled.
+        out, err = self.out, self.err
+        match event:
+            case ContentDelta():
+                out.write(self.clean(event.text))
+                out.flush()
+                self.wrote_any = True
+                self.ends_with_newline = event.text.endswith("\n")
+            case ReasoningDelta():
+                if self.show_reasoning:
+                    err.write(sanitize(event.text))
+                    err.flush()
+            case RetryScheduled():
+                print(f"{PROG}: {sanitize(event.reason)}; retrying in {event.delay:.0f} s.",
+                      file=err)
+            case FinishReason():
+                if event.reason == "length":
+                    print(f"\n{PROG}: the reply stopped at the max-tokens limit; raise "
+                          "--max-tokens for more.", file=err)
+            case ReplyFailed():
+                self.failure = event.error
+            case ReplyFinished():
+                if calls := tool_call_lines(event.message):
+                    self.end_line()
+                    said = sanitize(f"{calls[0].rstrip('.')}: {'; '.join(calls[1])}.")
+                    print(f"{PROG}: {' '.join(said.split())}", file=err)
+            case (ActivePathChanged() | UserMessageSaved() | ReplyStarted() | ToolCallDelta()
+                  | UsageReported() | StreamDone() | SentAs() | ModelChosen()):
+                pass  # nothing to print: the reply's text and its end say it all
+            case _:
+                assert_never(event)
+
+    def end_line(self) -> None:
+        """End the reply's line, if it is open."""
+        if self.mid_line:
+            self.out.write("\n")
+            self.out.flush()
+            self.ends_with_newline = True
+
+
 async def print_stream(events: AsyncIterator[SessionEvent], show_reasoning: bool) -> int:
     """Write a reply's text to stdout as it arrives; reasoning to stderr if asked; one
     sentence on stderr on failure."""
     out, err = sys.stdout, sys.stderr
-    clean = cleaner_for(out)
-    wrote_any = False
-    ends_with_newline = True
-    failure: TuiChatError | None = None
+    printer = StreamPrinter(out, err, show_reasoning)
     try:
         async for event in events:
-            if isinstance(event, ContentDelta):
-                out.write(clean(event.text))
-                out.flush()
-                wrote_any = True
-                ends_with_newline = event.text.endswith("\n")
-            elif isinstance(event, ReasoningDelta) and show_reasoning:
-                err.write(sanitize(event.text))
-                err.flush()
-            elif isinstance(event, RetryScheduled):
-                print(f"{PROG}: {sanitize(event.reason)}; retrying in {event.delay:.0f} s.",
-                      file=err)
-            elif isinstance(event, FinishReason) and event.reason == "length":
-                print(f"\n{PROG}: the reply stopped at the max-tokens limit; raise "
-                      "--max-tokens for more.", file=err)
-            elif isinstance(event, ReplyFailed):
-                failure = event.error
-            elif isinstance(event, ReplyFinished) and (calls := tool_call_lines(event.message)):
-                if wrote_any and not ends_with_newline:
-                    out.write("\n")
-                    out.flush()
-                    ends_with_newline = True
-                said = sanitize(f"{calls[0].rstrip('.')}: {'; '.join(calls[1])}.")
-                print(f"{PROG}: {' '.join(said.split())}", file=err)
+            printer.apply(event)
     except TuiChatError as error:
-        failure = error
+        printer.failure = error
     except asyncio.CancelledError:  # Ctrl+C, SIGTERM, SIGHUP: a sentence follows on stderr
         with contextlib.suppress(OSError):  # SIGHUP: the terminal may be gone
-            end_line_on_terminal(out, wrote_any and not ends_with_newline)
+            end_line_on_terminal(out, printer.mid_line)
         raise
     finally:
         # Close the events as soon as we stop (a failed write to stdout, say), so the session
@@ -298,13 +372,11 @@ async def print_stream(events: AsyncIterator[SessionEvent], show_reasoning: bool
         aclose = getattr(events, "aclose", None)
         if aclose is not None:
             await aclose()
-    if failure is not None:
-        if wrote_any and not ends_with_newline:
-            out.write("\n")
-            out.flush()
-        print(f"{PROG}: {sentence(failure)}", file=err)
-        return int(failure.exit_code)
-    if wrote_any and not ends_with_newline and out.isatty():
+    if printer.failure is not None:
+        printer.end_line()
+        print(f"{PROG}: {sentence(printer.failure)}", file=err)
+        return int(printer.failure.exit_code)
+    if printer.mid_line and out.isatty():
         out.write("\n")
     out.flush()
     return int(ExitCode.OK)

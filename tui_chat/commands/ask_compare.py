@@ -16,14 +16,30 @@ import contextlib
 import sys
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import TextIO, assert_never
 
 from tui_chat.commands.advice import sentence
 from tui_chat.commands.ask import end_line_on_terminal
 from tui_chat.core.compare import CompareEvent, TargetEvent
 from tui_chat.core.errors import ExitCode, TuiChatError
-from tui_chat.core.events import ContentDelta, ReasoningDelta
-from tui_chat.core.session import ReplyFailed, ReplyFinished
+from tui_chat.core.events import (
+    ContentDelta,
+    FinishReason,
+    ModelChosen,
+    ReasoningDelta,
+    RetryScheduled,
+    SentAs,
+    StreamDone,
+    ToolCallDelta,
+    UsageReported,
+)
+from tui_chat.core.models import ActivePathChanged
+from tui_chat.core.session import (
+    ReplyFailed,
+    ReplyFinished,
+    ReplyStarted,
+    UserMessageSaved,
+)
 from tui_chat.core.text import cleaner_for, sanitize
 from tui_chat.core.workspace import ModelRef
 
@@ -92,22 +108,38 @@ class ComparePrinter:
                   file=self.err)
 
     def apply(self, event: CompareEvent) -> None:
-        if not isinstance(event, TargetEvent):
-            return
+        # Exhaustive: a new kind of compare or session event is a type error here until it
+        # is handled.
+        match event:
+            case TargetEvent():
+                self._apply_target(event)
+            case UserMessageSaved() | ActivePathChanged():
+                pass  # nothing to print
+            case _:
+                assert_never(event)
+
+    def _apply_target(self, event: TargetEvent) -> None:
         column = self.columns[event.target]
         inner = event.event
-        if isinstance(inner, ContentDelta | ReasoningDelta):
-            reasoning = isinstance(inner, ReasoningDelta)
-            if event.target == self.turn:
-                self._write(reasoning, inner.text)
-            else:
-                column.held.append((reasoning, inner.text))
-        elif isinstance(inner, ReplyFinished | ReplyFailed):
-            column.ended = True
-            if isinstance(inner, ReplyFailed):
-                column.failure = inner.error
-            if event.target == self.turn:
-                self._advance()
+        match inner:
+            case ContentDelta() | ReasoningDelta():
+                reasoning = isinstance(inner, ReasoningDelta)
+                if event.target == self.turn:
+                    self._write(reasoning, inner.text)
+                else:
+                    column.held.append((reasoning, inner.text))
+            case ReplyFinished() | ReplyFailed():
+                column.ended = True
+                if isinstance(inner, ReplyFailed):
+                    column.failure = inner.error
+                if event.target == self.turn:
+                    self._advance()
+            case (ActivePathChanged() | UserMessageSaved() | ReplyStarted() | ToolCallDelta()
+                  | FinishReason() | UsageReported() | StreamDone() | RetryScheduled()
+                  | SentAs() | ModelChosen()):
+                pass  # a column prints its text and how it ended, nothing else
+            case _:
+                assert_never(inner)
 
     def finish(self) -> None:
         """Print whatever is still held (a stream that never said it ended)."""

@@ -42,19 +42,23 @@ class Context(Struct, frozen=True):
         cannot be used."""
         return load_settings_or_defaults(self.config_path)
 
-    def open_store(self) -> Store:
-        """The conversation store (StoreError when it cannot be used)."""
+    def open_store(self, settings: Settings | None = None) -> Store:
+        """The conversation store (StoreError when it cannot be used); `settings`: those in
+        force, whose keys a migration scrubs from an old store's texts."""
         from tui_chat.core.store import Store
 
-        return Store.open(self.store_path)
+        return Store.open(self.store_path, keys=self._keys(settings))
 
-    def open_store_or_temporary(self) -> Store:
+    def open_store_or_temporary(self, settings: Settings | None = None) -> Store:
         """For the app, which starts anyway: a temporary store that says so when the real one
         cannot be used."""
         from tui_chat.core.errors import StoreError
         from tui_chat.core.store import Store
 
         try:
-            return Store.open(self.store_path)
+            return Store.open(self.store_path, keys=self._keys(settings))
         except StoreError as error:
             return Store.open_temporary(error.message)
+
+    def _keys(self, settings: Settings | None) -> list[str]:
+        return settings.configured_keys(self.env) if settings is not None else []

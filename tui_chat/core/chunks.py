@@ -29,10 +29,15 @@ class NotAChunk(ValueError):
     """An event's data that is not a chat.completion.chunk, even read leniently."""
 
 
+class PromptTokensDetails(TypedDict, total=False):
+    cached_tokens: int | None
+
+
 class UsageCounts(TypedDict, total=False):
     prompt_tokens: int | None
     completion_tokens: int | None
     total_tokens: int | None
+    prompt_tokens_details: PromptTokensDetails | None
 
 
 class ToolCallFunction(TypedDict, total=False):
@@ -143,7 +148,10 @@ def model_info_from(provider: str, entry: object) -> ModelInfo | None:
     return ModelInfo(
         id=entry["id"], provider=provider, context_length=context_length,
         price=price_text(pricing), input_price=input_price, output_price=output_price,
+        cache_read_price=(_usd(pricing.get("input_cache_read"))
+                          if isinstance(pricing, dict) else None),
         input_modalities=_modalities(entry),
+        confidential_compute=entry.get("confidential_compute") is True,
     )
 
 

@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 
 from tui_chat import __version__
-from tui_chat.core import network_errors, secrets
+from tui_chat.core import dialect, network_errors, secrets
 from tui_chat.core.attachments import wire_content
 from tui_chat.core.chunks import (
     ChatCompletionChunk,
@@ -33,6 +33,13 @@ from tui_chat.core.chunks import (
     provider_message,
 )
 from tui_chat.core.config import Timeouts
+from tui_chat.core.e2ee import (
+    CHOSEN_MODEL,
+    SENT_AS,
+    E2EEMode,
+    e2ee_extensions,
+    private_transport,
+)
 from tui_chat.core.errors import (
     Hint,
     InvalidKeyError,
@@ -46,8 +53,10 @@ from tui_chat.core.errors import (
 from tui_chat.core.events import (
     ContentDelta,
     FinishReason,
+    ModelChosen,
     ReasoningDelta,
     RetryScheduled,
+    SentAs,
     StreamDone,
     StreamEvent,
     ToolCallDelta,
@@ -62,7 +71,7 @@ from tui_chat.core.provider_errors import (
     with_detail,
 )
 from tui_chat.core.providers import Provider
-from tui_chat.core.read_pacing import ReadPacing
+from tui_chat.core.read_pacing import PacingClock, ReadPacing
 from tui_chat.core.reasoning import ReasoningSplitter
 from tui_chat.core.sse import SSEEvent, SSEParser, StrayLine
 from tui_chat.core.transport import build_http_client, proxy_for
@@ -72,17 +81,7 @@ Sleep = Callable[[float], Awaitable[None]]
 _MAX_ERROR_BODY = 64 * 1024
 _MAX_RETRY_AFTER = 120.0
 _DRAIN_SECONDS = 0.25
-_NO_STREAM_OPTIONS: set[tuple[str, str]] = set()
-"""(provider, base URL) pairs that refused `stream_options` (a 400 or 422 that a request
-without it did not get) in this process: not asked again until it restarts."""
 _REJECTED_PARAMETERS = (400, 422)
-
-
-def asks_for_usage(provider: Provider) -> bool:
-    """Whether a request to `provider` asks for usage (`stream_options.include_usage`): its
-    quirk flag says it takes it, and it has not refused it in this process."""
-    return (provider.spec.supports_stream_options
-            and (provider.name, provider.base_url) not in _NO_STREAM_OPTIONS)
 
 
 class ProviderClient:
@@ -100,6 +99,8 @@ class ProviderClient:
         transport: httpx.AsyncBaseTransport | None = None,
         coalesce: float = 0.0,
         env: Mapping[str, str] | None = None,
+        pacing_clock: PacingClock | None = None,
+        refusals: dialect.UsageRefusals | None = None,
     ) -> None:
         """`coalesce`: while tokens trickle in, wait until this many seconds have passed since
         the previous read before reading again, so the tokens that arrived meanwhile come in
@@ -110,9 +111,19 @@ class ProviderClient:
         stream is not slowed: a pause it fills with more than a trickle ends the trickle.
 
         `env`: where the proxy variables and SSL_CERT_FILE / SSL_CERT_DIR are read (default
-        os.environ; see tui_chat.core.transport)."""
+        os.environ; see tui_chat.core.transport).
+
+        `pacing_clock`: the time that `coalesce` measures reads and pauses in (default the
+        event loop's); a test gives a clock it controls, so that what is read together does
+        not depend on how fast the machine is.
+
+        `refusals`: where a refusal of `stream_options` is remembered (shared by a
+        workspace's clients; default: this client's own)."""
         self.provider = provider
+        self._dialect = provider.spec.dialect
+        self.refusals = refusals if refusals is not None else dialect.UsageRefusals()
         self.coalesce = coalesce
+        self._pacing_clock = pacing_clock
         secrets.remember(api_key)
         problem = secrets.key_problem(api_key) if api_key else None
         if problem is not None:  # config resolution refuses these first; never send one
@@ -127,6 +138,10 @@ class ProviderClient:
         # Proxy, TLS and timeouts: tui_chat.core.transport (raises ConfigError for a proxy or
         # CA file that cannot be used).
         self.proxy = None if transport is not None else proxy_for(provider, env)
+        # End-to-end encryption wraps the way there (tui_chat.core.e2ee); None: not for it.
+        self.private = private_transport(provider, api_key, self.timeouts, proxy=self.proxy,
+                                         transport=transport, env=env)
+        transport = self.private or transport
         try:
             self._http = build_http_client(provider, self.timeouts, headers=headers,
                                            proxy=self.proxy, transport=transport, env=env,
@@ -166,7 +181,7 @@ class ProviderClient:
         }
         if parameters is not None:
             payload.update(parameters.to_request())
-        if asks_for_usage(self.provider):
+        if self.refusals.asks_for_usage(self.provider):
             payload["stream_options"] = {"include_usage": True}
         return payload
 
@@ -175,19 +190,28 @@ class ProviderClient:
         model: str,
         messages: Sequence[ChatMessage],
         parameters: Parameters | None = None,
+        *,
+        e2ee: E2EEMode | None = None,
+        extra: Mapping[str, Any] | None = None,
     ) -> AsyncGenerator[StreamEvent, None]:
         """Yield typed events until the reply is complete; raise a ProviderError otherwise.
+        `e2ee`: a conversation's own choice over the provider's (tui_chat.core.e2ee).
 
         Closing the iterator (or cancelling the task consuming it) closes the response at once.
+        `extra`: keys set over the request's body (`tools`; `messages` already in the wire
+        format, for a conversation with tool calls: core.mcp.loop).
         """
         payload = self.build_payload(model, messages, parameters)
+        if extra:
+            payload.update(extra)
+        extensions = e2ee_extensions(self, model, e2ee)
         attempt = 0
         without_options = False
         while True:
-            outcome = await self._try_open(payload, model)
+            outcome = await self._try_open(payload, model, extensions)
             if isinstance(outcome, httpx.Response):
                 if without_options:  # it was stream_options that it refused: remember
-                    _NO_STREAM_OPTIONS.add((self.provider.name, self.provider.base_url))
+                    self.refusals.refused(self.provider)
                 break
             if "stream_options" in payload and outcome.status in _REJECTED_PARAMETERS:
                 # Asked for usage where it is not taken: once more at once, without it.
@@ -200,6 +224,10 @@ class ProviderClient:
             delay = self._backoff(attempt, outcome.retry_after)
             yield RetryScheduled(attempt, delay, outcome.summary)
             await self._sleep(delay)
+        if SENT_AS in outcome.extensions:
+            yield SentAs(outcome.extensions[SENT_AS])
+        if CHOSEN_MODEL in outcome.extensions:
+            yield ModelChosen(outcome.extensions[CHOSEN_MODEL])
         body = outcome.aiter_bytes()
         try:
             async for event in self.parse_stream(body):
@@ -209,13 +237,14 @@ class ProviderClient:
             await outcome.aclose()
 
     async def _try_open(
-        self, payload: dict[str, Any], model: str
+        self, payload: dict[str, Any], model: str, extensions: dict[str, Any] | None = None
     ) -> httpx.Response | ProviderError:
         """Send the request once: a 200 event stream, or the error it failed with."""
         headers = {**self._auth_headers(), "Accept": "text/event-stream"}
         try:
             request = self._http.build_request(
-                "POST", "chat/completions", json=payload, headers=headers
+                "POST", "chat/completions", json=payload, headers=headers,
+                extensions=extensions,
             )
             response = await self._http.send(request, stream=True)
         except httpx.TimeoutException as error:
@@ -258,11 +287,14 @@ class ProviderClient:
         next_chunk, feed, chunk_events = aiter(body).__anext__, parser.feed, self._chunk_events
         loop, coalesce, read_at, trickle = asyncio.get_running_loop(), self.coalesce, 0.0, False
         pause_after = ReadPacing().pause_after
+        clock = self._pacing_clock
+        now, pause = (loop.time, asyncio.sleep) if clock is None else (clock.time, clock.sleep)
         try:
             while True:
-                if trickle and (wait := read_at + coalesce - loop.time()) > 0:
-                    await asyncio.sleep(wait)  # the consumer's time: the watchdog ignores it
-                watchdog.reading_since = read_at = loop.time()
+                if trickle and (wait := read_at + coalesce - now()) > 0:
+                    await pause(wait)  # the consumer's time: the watchdog ignores it
+                watchdog.reading_since = loop.time()
+                read_at = now()
                 try:
                     data = await next_chunk()
                 except StopAsyncIteration:
@@ -276,7 +308,7 @@ class ProviderClient:
                     watchdog.read_done(loop.time(), len(data),
                                        any(type(item) is SSEEvent for item in items))
                 # Tokens trickling in: pause before the next read (see read_pacing).
-                trickle = coalesce > 0 and pause_after(len(data), loop.time() - read_at)
+                trickle = coalesce > 0 and pause_after(len(data), now() - read_at)
                 for item in items:
                     if isinstance(item, StrayLine):
                         self._raise_stray(item.text)
@@ -335,8 +367,7 @@ class ProviderClient:
             choice = choices[0]
             delta, finish = choice.get("delta"), choice.get("finish_reason")
             if (delta and splitter.passthrough and not finish and usage is None
-                    and not delta.get("reasoning_content") and not delta.get("reasoning")
-                    and not delta.get("tool_calls")):
+                    and self._dialect.plain(delta)):
                 # The common case, once per token: one piece of the answer, nothing else.
                 content = delta.get("content")
                 return [ContentDelta(content)] if content else []
@@ -351,10 +382,9 @@ class ProviderClient:
             events.append(UsageReported(Usage.model_validate(counts)))
         return events
 
-    @staticmethod
-    def _delta_events(delta: ChunkDelta, splitter: ReasoningSplitter) -> list[StreamEvent]:
+    def _delta_events(self, delta: ChunkDelta, splitter: ReasoningSplitter) -> list[StreamEvent]:
         events: list[StreamEvent] = []
-        reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+        reasoning = self._dialect.reasoning(delta)
         if reasoning:
             events.append(ReasoningDelta(reasoning))
         content = delta.get("content")
@@ -383,7 +413,7 @@ class ProviderClient:
     def _raise_stray(self, text: str) -> None:
         """A line outside the SSE fields. The spec says ignore it, and we do, unless it is the
         bare JSON error object some providers (Chutes) send before ending the body."""
-        if not text.lstrip().startswith("{"):
+        if not self._dialect.bare_json_errors or not text.lstrip().startswith("{"):
             return
         message = provider_message(text)
         if message is not None:

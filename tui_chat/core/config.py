@@ -40,6 +40,7 @@ from tui_chat.core.errors import (
     InvalidKeyError,
     InvalidURLError,
     MissingKeyError,
+    TuiChatError,
     UnknownProviderError,
 )
 
@@ -47,6 +48,7 @@ from tui_chat.core.errors import (
 from tui_chat.core.files import move_aside as move_aside
 from tui_chat.core.files import real_path
 from tui_chat.core.files import write_private_file as write_private_file
+from tui_chat.core.mcp.config import McpSettings
 from tui_chat.core.model_facts import ModelSettings
 from tui_chat.core.models import Parameters
 from tui_chat.core.providers import BUILTIN_PROVIDERS, Provider, ProviderSpec, url_problem
@@ -94,6 +96,9 @@ class ProviderConfig(Record):
     it replaces the default set, as SSL_CERT_FILE does."""
     verify: bool | None = None
     """`false` turns certificate checks off for this provider; tui-chat warns every time."""
+    e2ee: Literal["off", "auto", "required"] | None = None
+    """End-to-end encryption to the model's instance (Chutes, tui_chat.core.e2ee): "auto"
+    where the model's chute supports it, "required": never a prompt in plain text."""
 
     def problem(self) -> str | None:
         return needs_key_problem(self.needs_key, self.api_key, self.api_key_env)
@@ -152,6 +157,8 @@ class Settings(Record):
         field(default_factory=dict))
     """`[models."provider:model-id"]`: a model's window, prices and whether it reads images,
     over what its provider lists (see `tui_chat.core.model_facts`)."""
+    mcp: McpSettings = field(default_factory=McpSettings)
+    """`[mcp]`: tool servers (see `tui_chat.core.mcp.config`)."""
 
     def model_settings(self, provider: str, model: str) -> ModelSettings | None:
         """The user's own settings for `model` of `provider`, if any."""
@@ -187,6 +194,19 @@ class Settings(Record):
         key, source, key_error = _find_key(spec, self.providers.get(name), env)
         return Provider(spec=spec, base_url=base_url, api_key=key, key_source=source,
                         key_error=key_error, url_error=url_error)
+
+    def configured_keys(self, env: Mapping[str, str] | None = None) -> list[str]:
+        """The key of each provider that can be used, as config.toml and `env` give them
+        (the store scrubs them from an old store's texts when it migrates)."""
+        keys: list[str] = []
+        for name in self.declared_providers():
+            try:
+                key = self.resolve_provider(name, env).api_key
+            except TuiChatError:  # a section that cannot be used has no key to give
+                continue
+            if key is not None:
+                keys.append(key.get_secret_value())
+        return keys
 
     def require_key(self, provider: Provider) -> str | None:
         """The provider's key, ready to send; None for one that needs no key (MissingKeyError

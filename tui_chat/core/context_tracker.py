@@ -13,7 +13,7 @@ from datetime import datetime
 
 from tui_chat.core.calibration import Calibration
 from tui_chat.core.context import ContextMeter, ContextPlan, ContextUse, in_context
-from tui_chat.core.costs import reply_cost
+from tui_chat.core.costs import cache_saving, reply_cost
 from tui_chat.core.models import Message, ModelInfo, Role
 
 Facts = Callable[[str, str], ModelInfo]
@@ -57,6 +57,12 @@ class ContextTracker:
         if reply.usage is None or not reply.provider or not reply.model:
             return None
         return reply_cost(reply.usage, self.facts(reply.provider, reply.model))
+
+    def cache_saving(self, reply: Message) -> float | None:
+        """What the provider's prompt cache saved on `reply` (USD), when known."""
+        if reply.usage is None or not reply.provider or not reply.model:
+            return None
+        return cache_saving(reply.usage, self.facts(reply.provider, reply.model))
 
     def learn(self, reply: Message, history: Sequence[str]) -> None:
         """`reply` finished with the provider's counts: `history` is the text of each message

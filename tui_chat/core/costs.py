@@ -10,11 +10,22 @@ PER = 1_000_000
 
 
 def reply_cost(usage: Usage, info: ModelInfo) -> float | None:
-    """USD for a reply of `usage` at `info`'s prices; None when they are not known."""
+    """USD for a reply of `usage` at `info`'s prices; None when they are not known. Prompt
+    tokens the provider read from its cache cost its cache price, when it lists one."""
     if info.input_price is None or info.output_price is None:
         return None
-    return (usage.prompt_tokens * info.input_price
+    cached = usage.cached_tokens if info.cache_read_price is not None else 0
+    return ((usage.prompt_tokens - cached) * info.input_price
+            + cached * (info.cache_read_price or 0.0)
             + usage.completion_tokens * info.output_price) / PER
+
+
+def cache_saving(usage: Usage, info: ModelInfo) -> float | None:
+    """USD that cached prompt tokens saved against the input price; None when nothing was
+    cached or no cache price is known."""
+    if not usage.cached_tokens or info.input_price is None or info.cache_read_price is None:
+        return None
+    return usage.cached_tokens * (info.input_price - info.cache_read_price) / PER
 
 
 def cost_text(usd: float) -> str:

@@ -42,6 +42,20 @@ class RetryScheduled(Struct):
     reason: str
 
 
+class SentAs(Struct):
+    """How the request went and the reply comes, before its first token: `protection` is
+    "end-to-end" when both are encrypted to the model's instance (tui_chat.core.e2ee)."""
+
+    protection: str
+
+
+class ModelChosen(Struct):
+    """The model that answers, when the provider chose it from a routing pool (Chutes'
+    `model="a,b,c"`, `:latency`, `:throughput`; its `x-chutes-chosen-model` header)."""
+
+    model: str
+
+
 StreamEvent = (
     ContentDelta
     | ReasoningDelta
@@ -50,4 +64,6 @@ StreamEvent = (
     | UsageReported
     | StreamDone
     | RetryScheduled
+    | SentAs
+    | ModelChosen
 )

@@ -15,7 +15,8 @@ The JSON format, version 2 (conversations as trees)::
           "active_root_id": "…" | null, "context_from": "…" | null,
           "messages": [
             {
-              "id": "…", "parent_id": "…" | null, "role": "system" | "user" | "assistant",
+              "id": "…", "parent_id": "…" | null,
+              "role": "system" | "user" | "assistant" | "tool",
               "content": "…", "reasoning": "…", "provider": "…" | null, "model": "…" | null,
               "status": "complete" | "streaming" | "interrupted" | "error",
               "error": "…" | null, "finish_reason": "…" | null,
@@ -23,9 +24,12 @@ The JSON format, version 2 (conversations as trees)::
                         "cost_usd": 0.0012 | null} | null,
               "time_to_first_token": 0.5 | null, "tokens_per_second": 42.0 | null,
               "created": "…", "partial_in_context": false, "active_child_id": "…" | null,
+              "tool_calls": [{"id": "…", "name": "…", "arguments": "{…}"}],
+              "tool_call_id": "…" | null,
               "attachments": [{"name": "src/main.py", "kind": "text" | "image",
                                "mime": "text/plain", "size": 123, "language": "python",
-                               "tokens": 40, "text": "…" | null, "data": "base64…" | null}]
+                               "tokens": 40, "text": "…" | null, "data": "base64…" | null}],
+              "sent_as": "end-to-end" | "TEE" | "end-to-end TEE" | null
             }
           ]
         }
@@ -46,9 +50,15 @@ it were left out to fit the model's window; null: none was), and `usage.cost_usd
 cost in USD at its model's prices when it finished (null: no price was known); both were added
 to version 2 later, and a file without them still imports. So were `attachments`, the files
 attached to a message: a text file's `text`, or an image's bytes in base64 (`data`; PNG, JPEG,
-WebP or GIF).
+WebP or GIF). So were `tool_calls`, the tools a reply asked to call (`arguments` is the JSON
+text the model sent, as it sent it), and `tool_call_id`, the call a `tool` message answers; a
+file from before them keeps a reply's calls as a note in `error` ("The model asked to call
+…"), which an import turns into `tool_calls`. So was `sent_as`, how a reply was sent:
+"end-to-end" (encrypted to the model's instance), "TEE" (a model in a confidential-compute
+enclave, as the provider's model list said; not verified), both, or null: neither
+(`parameters.e2ee`: the conversation's own end-to-end choice).
 
-Version 1 (before trees) has none of these seven keys; its messages are one path, in order.
+Version 1 (before trees) has none of these ten keys; its messages are one path, in order.
 Both import.
 
 Timestamps are ISO 8601 with a UTC offset. Every key
@@ -76,6 +86,7 @@ from __future__ import annotations
 import base64
 import json
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
@@ -118,9 +129,11 @@ from tui_chat.core.models import (
     Role,
     utc_now,
 )
+from tui_chat.core.protection import protection_badges
 from tui_chat.core.store import Store
 from tui_chat.core.store_import import ActiveChoices
 from tui_chat.core.text import sanitize
+from tui_chat.core.tool_calls import legacy_tool_calls, tool_call_lines
 
 EXPORT_FORMAT = "tui-chat-conversations"
 EXPORT_VERSION = 2
@@ -168,6 +181,7 @@ class ExportedMessage(_Exported):
     time_to_first_token: ExportSeconds | None = None
     tokens_per_second: ExportSeconds | None = None
     created: ExportTimestamp
+    sent_as: Literal["end-to-end", "TEE", "end-to-end TEE"] | None = None
 
 
 class ExportedConversation(_Exported):
@@ -223,8 +237,16 @@ class ExportedAttachment(_Exported):
                           text=self.text if self.kind == "text" else None, data=data)
 
 
+class ExportedToolCall(_Exported):
+    id: ExportText = ""
+    name: ExportText = ""
+    arguments: ExportText = ""
+
+
 class ExportedMessageV2(ExportedMessage):
     attachments: list[ExportedAttachment] = Field(default_factory=list)
+    tool_calls: list[ExportedToolCall] = Field(default_factory=list)
+    tool_call_id: ExportText | None = None
     parent_id: ExportId | None = None
     partial_in_context: ExportFlag = False
     active_child_id: ExportId | None = None
@@ -379,9 +401,7 @@ def parse_export(text: str, source: str) -> list[Imported]:
 def _to_models(exported: ExportedConversation) -> Imported:
     tree = {"messages", "active_root_id"}
     conversation = Conversation.model_validate(exported.model_dump(exclude=tree))
-    messages = [Message.model_validate({**m.model_dump(exclude={"active_child_id"}),
-                                        "conversation_id": exported.id})
-                for m in exported.messages]
+    messages = [_message(m, exported.id) for m in exported.messages]
     if not isinstance(exported, ExportedConversationV2):
         return Imported(conversation, messages, None)
     children = {m.id: m.active_child_id for m in exported.messages
@@ -390,6 +410,16 @@ def _to_models(exported: ExportedConversation) -> Imported:
                 if isinstance(m, ExportedMessageV2) and m.attachments}
     return Imported(conversation, messages, ActiveChoices(exported.active_root_id, children),
                     contents)
+
+
+def _message(exported: ExportedMessage, conversation_id: str) -> Message:
+    message = Message.model_validate({**exported.model_dump(exclude={"active_child_id"}),
+                                      "conversation_id": conversation_id})
+    if (not message.tool_calls and message.status is MessageStatus.COMPLETE
+            and (calls := legacy_tool_calls(message.error)) is not None):
+        # An export from before tool calls were data: the note becomes the calls.
+        message.tool_calls, message.error = calls, None
+    return message
 
 
 def import_file(store: Store, path: Path) -> ImportResult:
@@ -505,10 +535,13 @@ def conversation_to_markdown(conversation: Conversation, messages: list[Message]
 
 
 def _message_markdown(message: Message, level: str = "##") -> list[str]:
-    role = {Role.USER: "You", Role.ASSISTANT: "Assistant", Role.SYSTEM: "System"}[message.role]
+    role = {Role.USER: "You", Role.ASSISTANT: "Assistant", Role.SYSTEM: "System",
+            Role.TOOL: "Tool"}[message.role]
     head = [role]
     if message.role == Role.ASSISTANT and message.model:
         head.append(_one_line(_who(message.provider, message.model)))
+    if message.role == Role.ASSISTANT and (badges := protection_badges(message.sent_as)):
+        head.append(badges)
     head.append(_when(message.created))
     lines = [f"{level} {' · '.join(head)}", ""]
     if message.reasoning:
@@ -518,10 +551,33 @@ def _message_markdown(message: Message, level: str = "##") -> list[str]:
     for attachment in message.attachments:
         lines += ["", f"*Attached: {_one_line(attachment.name)} ({size_text(attachment.size)}, "
                       f"{attachment.kind})*"]
+    lines += _tool_calls_markdown(message)
     if message.status != MessageStatus.COMPLETE:
         note = f" {_one_line(message.error)}" if message.error else ""
         lines += ["", f"*[{message.status.value}]{note}*"]
     return lines
+
+
+def _tool_calls_markdown(message: Message) -> list[str]:
+    """A reply's tool calls: the sentence, then each call's name and arguments as a code
+    block (the arguments are the model's JSON text, kept whole)."""
+    if message.tool_call_id is not None:
+        return ["", f"*Result of the tool call {_one_line(message.tool_call_id)}*"]
+    shown = tool_call_lines(message)
+    if shown is None:
+        return []
+    lines = ["", f"*{shown[0]}*"]
+    for call in message.tool_calls:
+        fence = _fence_for(call.arguments)
+        lines += ["", f"`{_one_line(call.name) or '(no name)'}`", "",
+                  f"{fence}json", call.arguments, fence]
+    return lines
+
+
+def _fence_for(text: str) -> str:
+    """A backtick fence longer than any run of backticks in `text`."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
 
 
 def _who(provider: str | None, model: str) -> str:

@@ -38,6 +38,9 @@ class Role(StrEnum):
     SYSTEM = "system"
     USER = "user"
     ASSISTANT = "assistant"
+    TOOL = "tool"
+    """A tool's result, answering one call of the assistant message above it
+    (`Message.tool_call_id`)."""
 
 
 class MessageStatus(StrEnum):
@@ -54,15 +57,33 @@ def _no_odd_cost(value: object) -> object:
     return float(value) if math.isfinite(value) and value >= 0 else None
 
 
+def _no_odd_count(value: object) -> object:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 \
+        else None
+
+
+class PromptTokensDetails(Record):
+    cached_tokens: Annotated[int | None, Before(_no_odd_count)] = None
+    """Prompt tokens the provider read from its cache (priced at the model's cache price)."""
+
+
 class Usage(Record):
     """Token counts as the provider reported them, and what they cost."""
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     total_tokens: int = 0
+    prompt_tokens_details: PromptTokensDetails | None = None
     cost_usd: Annotated[float | None, Before(_no_odd_cost)] = None
     """What the reply cost in USD, from the model's prices when it finished (None: no price
     was known). Written by tui-chat, not read from the provider."""
+
+    @property
+    def cached_tokens(self) -> int:
+        """Prompt tokens read from the provider's cache (`prompt_tokens_details`)."""
+        details = self.prompt_tokens_details
+        cached = details.cached_tokens if details is not None else None
+        return min(cached or 0, self.prompt_tokens)
 
 
 class Parameters(Record):
@@ -76,9 +97,12 @@ class Parameters(Record):
     presence_penalty: Annotated[float | None, Bounds(ge=-2, le=2)] = None
     frequency_penalty: Annotated[float | None, Bounds(ge=-2, le=2)] = None
     stop: list[str] | None = None
+    e2ee: Literal["off", "auto", "required"] | None = None
+    """A conversation's own end-to-end encryption choice (tui_chat.core.e2ee), over its
+    provider's `e2ee`; None: the provider's. Not sent: it decides how the request goes."""
 
     def to_request(self) -> dict[str, object]:
-        return self.model_dump(exclude_none=True)
+        return self.model_dump(exclude_none=True, exclude={"e2ee"})
 
 
 class AttachmentInfo(Record):
@@ -106,6 +130,17 @@ class Attachment(AttachmentInfo):
     def info(self) -> AttachmentInfo:
         return AttachmentInfo(name=self.name, kind=self.kind, mime=self.mime, size=self.size,
                               language=self.language, tokens=self.tokens)
+
+
+class ToolCall(Record):
+    """One call of a tool a reply asked for, as the model sent it."""
+
+    id: str = ""
+    """The provider's id for the call, which the tool's result names (`Message.tool_call_id`);
+    "" when the provider sent none, or the store that kept the call predates the field."""
+    name: str = ""
+    arguments: str = ""
+    """The arguments as the JSON text the model sent (not parsed: it may not be valid JSON)."""
 
 
 class ChatMessage(Record):
@@ -149,6 +184,15 @@ class Message(Record):
     purpose, or chose to continue from it. A reply cut off by a failure is not."""
     attachments: list[AttachmentInfo] = field(default_factory=list)
     """Files attached to a user message (their content: `Store.attachments_of`)."""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    """The tools an assistant reply asked to call, in the order of their index (none is run:
+    tui-chat enables no tools yet, which `tool_calls.tool_call_lines` says)."""
+    tool_call_id: str | None = None
+    """A `tool` message: the id of the call (`ToolCall.id`) whose result it holds."""
+    sent_as: str | None = None
+    """How a reply was sent and came back: "end-to-end" (encrypted to the model's instance,
+    tui_chat.core.e2ee), with " TEE" when the model runs in a confidential-compute enclave
+    (as /v1/models says; not verified); None: neither."""
 
     @property
     def failed(self) -> bool:
@@ -253,8 +297,14 @@ class ModelInfo(Record):
     """USD per million prompt tokens."""
     output_price: float | None = None
     """USD per million completion tokens."""
+    cache_read_price: float | None = None
+    """USD per million prompt tokens read from the provider's cache (Chutes'
+    `input_cache_read`); None: cached tokens cost the input price."""
     input_modalities: tuple[str, ...] | None = None
     """What the model reads ("text", "image", …); None when the provider does not say."""
+    confidential_compute: bool = False
+    """The provider lists the model as running in a TEE (Chutes' `confidential_compute`);
+    tui-chat does not verify it."""
 
     @property
     def takes_images(self) -> bool:

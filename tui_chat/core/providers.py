@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING, Literal
 
 from msgspec import Struct, field
 
+from tui_chat.core import dialect as dialects
+from tui_chat.core.dialect import Dialect
+
 if TYPE_CHECKING:
     from tui_chat.core.secrets import Secret
 
@@ -34,11 +37,15 @@ class ProviderSpec(Struct, frozen=True, kw_only=True):
     # Quirks: is `stream_options: {include_usage: true}` accepted? Is there GET /models?
     supports_stream_options: bool = True
     has_models_endpoint: bool = True
+    dialect: Dialect = dialects.OPENAI_COMPATIBLE
+    """How its streamed chunks depart from OpenAI's (core.dialect)."""
     # The way there (tui_chat.core.transport): a proxy URL, or False for none (None: the
     # environment decides); a CA file to trust; verify=False turns certificate checks off.
     proxy: str | Literal[False] | None = None
     ca_file: str | None = None
     verify: bool = True
+    e2ee: str = "off"
+    """End-to-end encryption (tui_chat.core.e2ee): "off", "auto" or "required"."""
 
 
 CHUTES = ProviderSpec(
@@ -56,6 +63,7 @@ CHUTES = ProviderSpec(
     default_model="deepseek-ai/DeepSeek-V3-0324",
     # Chutes always ends a stream with a usage chunk; asking again is harmless but unnecessary.
     supports_stream_options=False,
+    dialect=dialects.CHUTES,
 )
 
 SUTRA = ProviderSpec(
@@ -70,6 +78,7 @@ SUTRA = ProviderSpec(
     # (400 or 422) is retried at once without it and remembered (tui_chat.core.client).
     supports_stream_options=True,
     has_models_endpoint=False,
+    dialect=dialects.SUTRA,
 )
 
 BUILTIN_PROVIDERS: dict[str, ProviderSpec] = {p.name: p for p in (CHUTES, SUTRA)}

@@ -19,6 +19,8 @@ had several. So:
 
 from __future__ import annotations
 
+from typing import Protocol
+
 TRICKLE_BYTES = 4096
 """A read shorter than this may be a trickle; this much between two pauses is not one."""
 NETWORK_WAIT = 0.001
@@ -46,3 +48,11 @@ class ReadPacing:
             return True
         self._waited_before = waited
         return False
+
+
+class PacingClock(Protocol):
+    """The time the pause decision is measured in, and the way a pause waits."""
+
+    def time(self) -> float: ...
+
+    async def sleep(self, seconds: float) -> None: ...

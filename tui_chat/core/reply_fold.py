@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import assert_never
 
 from tui_chat.core.events import (
     ContentDelta,
     FinishReason,
+    ModelChosen,
     ReasoningDelta,
+    RetryScheduled,
+    SentAs,
+    StreamDone,
     StreamEvent,
     ToolCallDelta,
     UsageReported,
 )
 from tui_chat.core.models import Message, MessageStatus
+from tui_chat.core.protection import END_TO_END, with_end_to_end
 from tui_chat.core.text import GrowingText
 from tui_chat.core.tokens import estimate_tokens
 from tui_chat.core.tool_calls import ToolCalls
@@ -35,19 +41,30 @@ class ReplyFold:
         self._tool_calls = ToolCalls()
 
     def apply(self, event: StreamEvent) -> None:
-        if isinstance(event, ContentDelta | ReasoningDelta):
-            (self._content if isinstance(event, ContentDelta) else self._reasoning).append(
-                event.text)
-            self._deltas += 1
-            if self._first_token is None:
-                self._first_token = self._clock()
-                self.message.time_to_first_token = self._first_token - self._started
-        elif isinstance(event, FinishReason):
-            self.message.finish_reason = event.reason
-        elif isinstance(event, UsageReported):
-            self.message.usage = event.usage
-        elif isinstance(event, ToolCallDelta):
-            self._tool_calls.add(event)
+        # Exhaustive: a new kind of stream event is a type error here until it is handled.
+        match event:
+            case ContentDelta() | ReasoningDelta():
+                (self._content if isinstance(event, ContentDelta) else self._reasoning).append(
+                    event.text)
+                self._deltas += 1
+                if self._first_token is None:
+                    self._first_token = self._clock()
+                    self.message.time_to_first_token = self._first_token - self._started
+            case FinishReason():
+                self.message.finish_reason = event.reason
+            case UsageReported():
+                self.message.usage = event.usage
+            case ToolCallDelta():
+                self._tool_calls.add(event)
+            case ModelChosen():
+                self.message.model = event.model  # the pool's choice: the one that answered
+            case SentAs():
+                if event.protection == END_TO_END:
+                    self.message.sent_as = with_end_to_end(self.message.sent_as)
+            case StreamDone() | RetryScheduled():
+                pass  # the session ends the reply; a retry comes before any of it
+            case _:
+                assert_never(event)
 
     @property
     def received(self) -> bool:
@@ -68,8 +85,8 @@ class ReplyFold:
     def finish(self) -> ReplyFold:
         self._measure()
         self.message.status = MessageStatus.COMPLETE
-        if self._tool_calls:  # none is run: the reply says so, with the calls
-            self.message.error = self._tool_calls.note()
+        if self._tool_calls:  # kept as data; none is run (tool_calls.tool_call_lines)
+            self.message.tool_calls = self._tool_calls.calls()
         return self
 
     def fail(self, sentence: str) -> ReplyFold:

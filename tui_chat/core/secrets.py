@@ -30,13 +30,16 @@ _known: set[str] = set()
 _pattern: re.Pattern[str] | None = None
 _lock = threading.Lock()
 
+_CHUTES_KEY = r"\bcpk_[A-Za-z0-9._\-]{6,}"
+_KEYS = re.compile(_CHUTES_KEY)
+
 # Shapes of credentials whatever their value: "Bearer <token>", "Authorization: <anything>",
 # Chutes keys (cpk_…), OpenAI-style keys (sk-…). `label` is kept, for readability; a bearer
 # token is 8 characters or more ("bearer of good news" is not one).
 _SHAPES = re.compile(
     r"(?P<label>(?i:\bbearer\s+))(?!\[key hidden\])[^\s'\"\\,;)\]}]{8,}"
     r"|(?P<header>(?i:\bauthorization\s*[:=]\s*))(?!\[key hidden\])[^\n'\"]+"
-    r"|\bcpk_[A-Za-z0-9._\-]{6,}"
+    rf"|{_CHUTES_KEY}"
     r"|\bsk-[A-Za-z0-9_\-]{16,}"
 )
 
@@ -90,6 +93,16 @@ def scrub(text: str) -> str:
     if pattern is not None:
         text = pattern.sub(KEY_HIDDEN, text)
     return _SHAPES.sub(_hide_shape, text)
+
+
+def scrub_keys(text: str) -> str:
+    """`text` with every remembered key and every Chutes key (`cpk_…`) hidden, and nothing
+    else: for what a user or a model wrote, where "Bearer …" or "sk-…" may well be an
+    example in a question about HTTP (the store's migration to schema 6 uses it)."""
+    pattern = _pattern
+    if pattern is not None:
+        text = pattern.sub(KEY_HIDDEN, text)
+    return _KEYS.sub(KEY_HIDDEN, text)
 
 
 def _hide_shape(match: re.Match[str]) -> str:

@@ -63,6 +63,7 @@ from tui_chat.core.models import (
     Siblings,
     utc_now,
 )
+from tui_chat.core.protection import sent_as
 from tui_chat.core.reply_fold import ReplyFold
 from tui_chat.core.store import ConversationGoneError, Store
 from tui_chat.core.text import one_line
@@ -133,6 +134,8 @@ class ChatSession:
         self.stop_error: StoreError | None = None
         """Why `stopped_reply` is not in the store (its `error` says so too), else None."""
         self.cost_of: Callable[[Message], float | None] | None = None
+        self.in_tee: Callable[[str, str], bool] | None = None
+        """Whether the provider lists (provider, model) as running in a TEE (not verified)."""
         """What a finished reply cost (USD), from its usage and its model's prices; the
         workspace sets it."""
         self.takes_images = False
@@ -416,7 +419,9 @@ class ChatSession:
             self.set_parameters(parameters)
         reply = Message(conversation_id=self.conversation.id, parent_id=prompt_id,
                         role=Role.ASSISTANT, provider=client.provider.name, model=model,
-                        status=MessageStatus.STREAMING)
+                        status=MessageStatus.STREAMING, sent_as=sent_as(
+                            end_to_end=False, tee=bool(self.in_tee and self.in_tee(
+                                client.provider.name, model))))
         if new_prompt is not None:
             self.store.add_exchange(new_prompt, reply, files)
         else:
@@ -430,8 +435,9 @@ class ChatSession:
                 yield UserMessageSaved(new_prompt)
             yield ReplyStarted(reply.model_copy())
             # aclosing: the response is closed now, not when the garbage collector gets to it.
+            sent = self._sent_parameters(parameters)
             async with contextlib.aclosing(client.stream_chat(
-                    model, history, self._sent_parameters(parameters))) as stream:
+                    model, history, sent, e2ee=sent.e2ee)) as stream:
                 async for event in stream:
                     fold.apply(event)
                     if fold.since_flush() >= self.flush_interval:

@@ -40,10 +40,17 @@ import sqlite3
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
-from tui_chat.core import paths, store_attachments, store_import, store_search, store_tree
+from tui_chat.core import (
+    paths,
+    secrets,
+    store_attachments,
+    store_import,
+    store_search,
+    store_tree,
+)
 from tui_chat.core.errors import StoreError
 from tui_chat.core.files import make_private_dir, os_error_advice, os_error_reason
 from tui_chat.core.models import (
@@ -65,22 +72,28 @@ from tui_chat.core.store_import import ActiveChoices, ImportOutcome
 from tui_chat.core.store_schema import (
     CONVERSATION_COLUMNS,
     CONVERSATION_READ,
-    CONVERSATION_SELECT,
-    MESSAGE_COLUMNS,
+    CONVERSATION_WRITTEN,
+    MESSAGE_CHANGING,
     MESSAGE_SELECT,
-    TREE_COLUMNS,
+    MESSAGE_WRITTEN,
     conversation_from,
     conversation_row,
-    fork_row,
+    insert_sql,
     message_from,
     message_row,
     summary_from,
     to_text,
+    update_sql,
 )
 from tui_chat.core.store_usage import UsageQueries
 from tui_chat.core.text import one_line, without_lone_surrogates
 
 LEASE_SECONDS = 3600.0
+LEASE = ("writer_pid", "writer_host", "heartbeat")
+_INSERT_CONVERSATION = insert_sql("conversations", CONVERSATION_WRITTEN)
+_UPDATE_CONVERSATION = update_sql("conversations", CONVERSATION_WRITTEN[1:])
+_INSERT_MESSAGE = insert_sql("messages", (*MESSAGE_WRITTEN, *LEASE))
+_UPDATE_MESSAGE = update_sql("messages", (*MESSAGE_CHANGING, *LEASE))
 INTERRUPTED_NOTE = "The reply was cut off when tui-chat stopped; the text received so far is kept."
 
 
@@ -110,9 +123,13 @@ class Store(Branches, UsageQueries, AttachmentQueries):
     # -- opening -------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, path: Path | None = None) -> Store:
-        """Open (creating if needed) the store at `path`, default `paths.store_file()`."""
+    def open(cls, path: Path | None = None, *, keys: Iterable[str | None] = ()) -> Store:
+        """Open (creating if needed) the store at `path`, default `paths.store_file()`.
+        `keys`: the API keys configured (they are scrubbed from an old store's texts by the
+        migration to schema 6, which `notice` then reports)."""
         path = path or paths.store_file()
+        for key in keys:
+            secrets.remember(key)
         try:
             make_private_dir(path.parent)
         except OSError as error:
@@ -120,9 +137,11 @@ class Store(Branches, UsageQueries, AttachmentQueries):
                              f"{path.parent}: {os_error_reason(error)}; "
                              f"{os_error_advice(error)}.") from None
         try:
-            store = cls(connect(path), path)
+            conn, notices = connect(path)
+            store = cls(conn, path)
+            store.notice = " ".join(notices) or None
         except Unusable as problem:
-            store = cls(connect(path), path)
+            store = cls(connect(path)[0], path)
             where = (f"it was moved to {problem.moved}" if problem.moved else
                      "another tui-chat process moved it aside")
             store.notice = (f"The conversation store {path} could not be read ({problem}); "
@@ -136,7 +155,7 @@ class Store(Branches, UsageQueries, AttachmentQueries):
         cannot be used (`reason` says why); `notice` tells the user nothing will be kept."""
         folder = Path(tempfile.mkdtemp(prefix="tui-chat-"))
         path = folder / "conversations.sqlite3"
-        store = cls(connect(path), path)
+        store = cls(connect(path)[0], path)
         store._temporary = folder
         store.notice = (f"{reason} Until then tui-chat runs on a temporary store: what you "
                         "write in this session will not be saved.")
@@ -176,9 +195,7 @@ class Store(Branches, UsageQueries, AttachmentQueries):
     def create_conversation(self, conversation: Conversation) -> Conversation:
         """Insert `conversation` (its id must be new) and return it."""
         with self._write() as conn:
-            conn.execute(f"INSERT INTO conversations ({CONVERSATION_SELECT}) "
-                         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                         (*conversation_row(conversation), *fork_row(conversation)))
+            conn.execute(_INSERT_CONVERSATION, conversation_row(conversation))
         return conversation
 
     def get_conversation(self, conversation_id: str) -> Conversation:
@@ -262,13 +279,8 @@ class Store(Branches, UsageQueries, AttachmentQueries):
     def update_conversation(self, conversation: Conversation) -> None:
         """Save every field of `conversation` (title, model and provider last used, system
         prompt, parameters, flags, updated, fork origin)."""
-        row = conversation_row(conversation)
         with self._write() as conn:
-            cursor = conn.execute(
-                "UPDATE conversations SET title=?, created=?, updated=?, provider=?, model=?, "
-                "system_prompt=?, parameters=?, pinned=?, archived=?, forked_from=?, "
-                "forked_from_message=? WHERE id=?",
-                (*row[1:], *fork_row(conversation), row[0]))
+            cursor = conn.execute(_UPDATE_CONVERSATION, conversation_row(conversation))
         if cursor.rowcount == 0:
             raise ConversationGoneError(conversation.id)
 
@@ -353,11 +365,7 @@ class Store(Branches, UsageQueries, AttachmentQueries):
                 (parent, cid)).fetchone() is None:
             raise NotFoundError(f"No message with id {parent} in that conversation.")
         message.parent_id = parent
-        conn.execute(
-            f"INSERT INTO messages ({MESSAGE_COLUMNS}, {TREE_COLUMNS}, writer_pid, "
-            "writer_host, heartbeat) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (*message_row(message), parent, int(message.partial_in_context),
-             *self._lease(message)))
+        conn.execute(_INSERT_MESSAGE, {**message_row(message), **self._lease(message)})
         self._link_new(conn, message, current, activate)
         conn.execute(
             "UPDATE conversations SET updated = ?, provider = coalesce(?, provider), "
@@ -394,15 +402,9 @@ class Store(Branches, UsageQueries, AttachmentQueries):
         """Save the message's mutable fields: one UPDATE by id, whose cost does not depend on
         the conversation's length (a streaming reply is not indexed for search until done).
         Its place in the tree does not change."""
-        row = message_row(message)
         with self._write() as conn:
-            cursor = conn.execute(
-                "UPDATE messages SET content=?, reasoning=?, provider=?, model=?, status=?, "
-                "error=?, finish_reason=?, usage=?, time_to_first_token=?, "
-                "tokens_per_second=?, partial_in_context=?, writer_pid=?, writer_host=?, "
-                "heartbeat=? WHERE id=?",
-                (*row[3:13], int(message.partial_in_context), *self._lease(message),
-                 message.id))
+            cursor = conn.execute(_UPDATE_MESSAGE,
+                                  {**message_row(message), **self._lease(message)})
         if cursor.rowcount == 0:
             with self._read() as conn:
                 gone = conn.execute("SELECT 1 FROM conversations WHERE id = ?",
@@ -411,10 +413,11 @@ class Store(Branches, UsageQueries, AttachmentQueries):
                 raise ConversationGoneError(message.conversation_id)
             raise NotFoundError(f"No message with id {message.id}.")
 
-    def _lease(self, message: Message) -> tuple[int | None, str | None, float | None]:
+    def _lease(self, message: Message) -> dict[str, object]:
+        """The LEASE columns: who writes a streaming message, and when it last did."""
         if message.status != MessageStatus.STREAMING:
-            return None, None, None
-        return os.getpid(), self._host, time.time()
+            return dict.fromkeys(LEASE)
+        return {"writer_pid": os.getpid(), "writer_host": self._host, "heartbeat": time.time()}
 
     def get_message(self, message_id: str) -> Message:
         with self._read() as conn:

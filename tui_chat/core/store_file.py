@@ -39,8 +39,9 @@ class Unusable(Exception):
     moved: Path | None = None
 
 
-def connect(path: Path) -> sqlite3.Connection:
-    """Connect, check and migrate. Raises Unusable (move aside) or StoreError (leave it)."""
+def connect(path: Path) -> tuple[sqlite3.Connection, list[str]]:
+    """Connect, check and migrate: the connection and what the migration has to say (see
+    `store_schema.migrate`). Raises Unusable (move aside) or StoreError (leave it)."""
     _create_private(path)
     identity = _identity(path)
     try:
@@ -51,7 +52,7 @@ def connect(path: Path) -> sqlite3.Connection:
                          "check the file and its folder's permissions.") from None
     conn.row_factory = sqlite3.Row
     try:
-        _check_and_migrate(conn, path)
+        notices = _check_and_migrate(conn, path)
     except Unusable as problem:
         # Move the files before closing: SQLite deletes a -wal file when it closes. If the
         # path is another file by now, another tui-chat moved ours aside and started afresh.
@@ -62,7 +63,7 @@ def connect(path: Path) -> sqlite3.Connection:
     except BaseException:
         conn.close()
         raise
-    return conn
+    return conn, notices
 
 
 def _create_private(path: Path) -> None:
@@ -83,7 +84,7 @@ def _identity(path: Path) -> tuple[int, int] | None:
     return status.st_dev, status.st_ino
 
 
-def _check_and_migrate(conn: sqlite3.Connection, path: Path) -> None:
+def _check_and_migrate(conn: sqlite3.Connection, path: Path) -> list[str]:
     try:
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
         # One read transaction for the version and the tables: read apart, another process
@@ -112,7 +113,7 @@ def _check_and_migrate(conn: sqlite3.Connection, path: Path) -> None:
         _enable_wal(conn)
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
-        migrate(conn, version)
+        return migrate(conn, version)
     except sqlite3.Error as error:
         if getattr(error, "sqlite_errorcode", None) in _CORRUPT_CODES:
             raise Unusable(str(error)) from None

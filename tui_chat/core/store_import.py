@@ -23,14 +23,16 @@ from msgspec import Struct, field
 from tui_chat.core import store_attachments, store_tree
 from tui_chat.core.models import Attachment, Conversation, Message, MessageStatus, utc_now
 from tui_chat.core.store_schema import (
-    CONVERSATION_SELECT,
-    MESSAGE_COLUMNS,
-    TREE_COLUMNS,
+    CONVERSATION_WRITTEN,
+    MESSAGE_WRITTEN,
     conversation_row,
-    fork_row,
+    insert_sql,
     message_row,
     to_text,
 )
+
+_INSERT_CONVERSATION = insert_sql("conversations", CONVERSATION_WRITTEN, verb="INSERT OR IGNORE")
+_INSERT_MESSAGE = insert_sql("messages", MESSAGE_WRITTEN, verb="INSERT OR IGNORE")
 
 
 class ImportOutcome(Struct, frozen=True):
@@ -58,10 +60,7 @@ def import_messages(conn: sqlite3.Connection, conversation: Conversation,
                     ) -> ImportOutcome:
     """Import into an open write transaction; `choices` None: `messages` form one path.
     `contents`: message id -> its attachments, with their content."""
-    created = bool(conn.execute(
-        f"INSERT OR IGNORE INTO conversations ({CONVERSATION_SELECT}) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-        (*conversation_row(conversation), *fork_row(conversation))).rowcount)
+    created = bool(conn.execute(_INSERT_CONVERSATION, conversation_row(conversation)).rowcount)
     cid = conversation.id
     store_tree.linked_pointers(conn, cid)  # a conversation of an older tui-chat: one path
     added = present = 0
@@ -104,10 +103,8 @@ def import_messages(conn: sqlite3.Connection, conversation: Conversation,
 def _insert(conn: sqlite3.Connection, message: Message, parent: str | None) -> bool:
     if message.status == MessageStatus.STREAMING:
         message = message.model_copy(update={"status": MessageStatus.INTERRUPTED})
-    return bool(conn.execute(
-        f"INSERT OR IGNORE INTO messages ({MESSAGE_COLUMNS}, {TREE_COLUMNS}) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (*message_row(message), parent, int(message.partial_in_context))).rowcount)
+    return bool(conn.execute(_INSERT_MESSAGE,
+                             {**message_row(message), "parent_id": parent}).rowcount)
 
 
 def _owner(conn: sqlite3.Connection, message_id: str) -> str | None:

@@ -31,6 +31,13 @@ Schema history (`PRAGMA user_version`):
   message's files (name, kind, type, size, language, tokens: JSON, NULL when none), read with
   the message; their content in the table `attachments` (text, or an image's bytes), one row
   each, read only for a request or an export (store_attachments).
+- 6: a reply's tool calls are data: `messages.tool_calls` (JSON, a list of {id, name,
+  arguments}; NULL when none) and `messages.tool_call_id` (a `tool` message: the call it
+  answers). The migration moves the calls out of the note schema 5 kept in `error` (whose
+  first line said tools were not enabled), so that `error` means an error again; and it
+  scrubs every stored text of API keys that an older tui-chat may have written (store_v6).
+  `messages.sent_as`: how a reply was sent ("end-to-end", "TEE", both; NULL: neither), which
+  a reopened conversation and an export show (core/protection).
 
 `seq` (an integer primary key) is the insertion order: children are ordered by it; `id` is the
 stable public id. Timestamps are ISO 8601 text in UTC with microseconds, so they sort as text and
@@ -43,6 +50,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 from tui_chat.core.models import (
@@ -56,8 +64,9 @@ from tui_chat.core.models import (
 )
 from tui_chat.core.secrets import scrub
 from tui_chat.core.store_attachments import infos_from
+from tui_chat.core.store_v6 import migrate_v5_to_v6
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 SCHEMA_V1 = """
 CREATE TABLE conversations (
@@ -199,9 +208,13 @@ CREATE TABLE attachments (
 );
 """
 
+Step = str | Callable[[sqlite3.Connection], "str | None"]
+"""A migration step: an SQL script, or a function that changes the database (inside the
+step's transaction) and returns a sentence for the user, or None."""
+
 # MIGRATIONS[n] takes a database at version n to version n + 1.
-MIGRATIONS: dict[int, str] = {0: SCHEMA_V1, 1: MIGRATE_V1_TO_V2, 2: MIGRATE_V2_TO_V3,
-                               3: MIGRATE_V3_TO_V4, 4: MIGRATE_V4_TO_V5}
+MIGRATIONS: dict[int, Step] = {0: SCHEMA_V1, 1: MIGRATE_V1_TO_V2, 2: MIGRATE_V2_TO_V3,
+                               3: MIGRATE_V3_TO_V4, 4: MIGRATE_V4_TO_V5, 5: migrate_v5_to_v6}
 OUR_TABLES = frozenset({"conversations", "messages"})
 
 
@@ -221,27 +234,33 @@ def register_functions(conn: sqlite3.Connection) -> None:
     conn.create_function(SEARCH_TEXT_FUNCTION, 1, _sql_search_text, deterministic=True)
 
 
-def migrate(conn: sqlite3.Connection, version: int) -> None:
+def migrate(conn: sqlite3.Connection, version: int) -> list[str]:
     """Register the schema's functions on `conn` and bring the schema from `version` to
-    SCHEMA_VERSION, one step per transaction."""
+    SCHEMA_VERSION, one step per transaction; the sentences the steps have for the user."""
     register_functions(conn)
+    notices: list[str] = []
     while version < SCHEMA_VERSION:
         conn.execute("BEGIN IMMEDIATE")
         try:
             # Another process may have migrated while we waited for the lock.
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version < SCHEMA_VERSION:
-                for statement in _statements(MIGRATIONS[version]):
-                    conn.execute(statement)
+                step = MIGRATIONS[version]
+                if isinstance(step, str):
+                    for statement in statements(step):
+                        conn.execute(statement)
+                elif (notice := step(conn)) is not None:
+                    notices.append(notice)
                 version += 1
                 conn.execute(f"PRAGMA user_version = {version}")
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+    return notices
 
 
-def _statements(script: str) -> list[str]:
+def statements(script: str) -> list[str]:
     """Split a script into statements, keeping trigger bodies whole."""
     statements: list[str] = []
     current = ""
@@ -264,25 +283,52 @@ def from_text(text: str) -> datetime:
     return datetime.fromisoformat(text)
 
 
-CONVERSATION_COLUMNS = ("id, title, created, updated, provider, model, system_prompt, "
-                        "parameters, pinned, archived")
-MESSAGE_COLUMNS = ("id, conversation_id, role, content, reasoning, provider, model, status, "
-                   "error, finish_reason, usage, time_to_first_token, tokens_per_second, created")
-# The columns of schema 3, apart: rows of the first two schemas' shape are still written
-# (import), and the tree's columns are set by the store's tree operations.
-FORK_COLUMNS = "forked_from, forked_from_message"
-TREE_COLUMNS = "parent_id, partial_in_context"
-CONVERSATION_SELECT = f"{CONVERSATION_COLUMNS}, {FORK_COLUMNS}"
+CONVERSATION_WRITTEN = ("id", "title", "created", "updated", "provider", "model",
+                        "system_prompt", "parameters", "pinned", "archived", "forked_from",
+                        "forked_from_message")
+"""The columns `conversation_row` gives, which create, update and import write (schema 5's
+`context_from` is set on its own: `set_context_from`; the tree's pointers by the tree's
+operations)."""
+CONVERSATION_COLUMNS = ", ".join(CONVERSATION_WRITTEN[:10])
+"""What a conversation list reads (`summary_from`)."""
+CONVERSATION_SELECT = ", ".join(CONVERSATION_WRITTEN)
 CONVERSATION_READ = f"{CONVERSATION_SELECT}, context_from, context_from_set"
-"""What `conversation_from` reads (schema 5's column is set on its own: `set_context_from`)."""
-MESSAGE_SELECT = f"{MESSAGE_COLUMNS}, {TREE_COLUMNS}, attachments"
+"""What `conversation_from` reads."""
+MESSAGE_WRITTEN = ("id", "conversation_id", "parent_id", "role", "content", "reasoning",
+                   "provider", "model", "status", "error", "finish_reason", "usage",
+                   "time_to_first_token", "tokens_per_second", "created",
+                   "partial_in_context", "tool_calls", "tool_call_id", "sent_as")
+"""The columns `message_row` gives, which adding and importing a message write."""
+MESSAGE_CHANGING = ("content", "reasoning", "provider", "model", "status", "error",
+                    "finish_reason", "usage", "time_to_first_token", "tokens_per_second",
+                    "partial_in_context", "tool_calls", "sent_as")
+"""The columns `Store.update_message` writes: a message's place, role, id and date never
+change."""
+MESSAGE_SELECT = ", ".join((*MESSAGE_WRITTEN, "attachments"))
 """What `message_from` reads (the attachments' list is written by store_attachments.save)."""
 
 
-def conversation_row(c: Conversation) -> tuple[object, ...]:
-    return (c.id, c.title, to_text(c.created), to_text(c.updated), c.provider, c.model,
-            c.system_prompt, c.parameters.model_dump_json(exclude_none=True), int(c.pinned),
-            int(c.archived))
+def insert_sql(table: str, columns: Sequence[str], *, verb: str = "INSERT") -> str:
+    """`verb INTO table (columns) VALUES (:column, ...)`: its values are a row's dict."""
+    return (f"{verb} INTO {table} ({', '.join(columns)}) "
+            f"VALUES ({', '.join(':' + column for column in columns)})")
+
+
+def update_sql(table: str, columns: Sequence[str], key: str = "id") -> str:
+    """`UPDATE table SET column = :column, ... WHERE key = :key`: its values are a row's
+    dict."""
+    assignments = ", ".join(f"{column} = :{column}" for column in columns)
+    return f"UPDATE {table} SET {assignments} WHERE {key} = :{key}"
+
+
+def conversation_row(c: Conversation) -> dict[str, object]:
+    """The conversation's CONVERSATION_WRITTEN columns, by name."""
+    return {"id": c.id, "title": c.title, "created": to_text(c.created),
+            "updated": to_text(c.updated), "provider": c.provider, "model": c.model,
+            "system_prompt": c.system_prompt,
+            "parameters": c.parameters.model_dump_json(exclude_none=True),
+            "pinned": int(c.pinned), "archived": int(c.archived),
+            "forked_from": c.forked_from, "forked_from_message": c.forked_from_message}
 
 
 def conversation_from(row: sqlite3.Row) -> Conversation:
@@ -299,10 +345,6 @@ def conversation_from(row: sqlite3.Row) -> Conversation:
     ))
 
 
-def fork_row(c: Conversation) -> tuple[object, ...]:
-    return (c.forked_from, c.forked_from_message)
-
-
 def summary_from(row: sqlite3.Row) -> ConversationSummary:
     return ConversationSummary.model_validate(dict(
         id=row["id"], title=row["title"], created=from_text(row["created"]),
@@ -312,39 +354,53 @@ def summary_from(row: sqlite3.Row) -> ConversationSummary:
     ))
 
 
-def message_row(m: Message) -> tuple[object, ...]:
+def message_row(m: Message) -> dict[str, object]:
+    """The message's MESSAGE_WRITTEN columns, by name."""
     usage = m.usage.model_dump_json() if m.usage is not None else None
     # The error column is written only here: scrubbed, so no bug can record a key in it.
     error = scrub(m.error) if m.error else m.error
-    return (m.id, m.conversation_id, m.role.value, m.content, m.reasoning, m.provider, m.model,
-            m.status.value, error, m.finish_reason, usage, m.time_to_first_token,
-            m.tokens_per_second, to_text(m.created))
+    tool_calls = (json.dumps([call.model_dump() for call in m.tool_calls], ensure_ascii=False)
+                  if m.tool_calls else None)
+    return {"id": m.id, "conversation_id": m.conversation_id, "parent_id": m.parent_id,
+            "role": m.role.value, "content": m.content, "reasoning": m.reasoning,
+            "provider": m.provider, "model": m.model, "status": m.status.value, "error": error,
+            "finish_reason": m.finish_reason, "usage": usage,
+            "time_to_first_token": m.time_to_first_token,
+            "tokens_per_second": m.tokens_per_second, "created": to_text(m.created),
+            "partial_in_context": int(m.partial_in_context), "tool_calls": tool_calls,
+            "tool_call_id": m.tool_call_id, "sent_as": m.sent_as}
 
 
-_MESSAGE_FIELDS = len(MESSAGE_SELECT.split(","))
 _ROLES = {role.value: role for role in Role}
 _STATUSES = {status.value: status for status in MessageStatus}
 
 
 def message_from(row: sqlite3.Row) -> Message:
-    """The message of a row whose first columns are MESSAGE_SELECT's. Read by position, the
-    enums by a dict: opening a long conversation makes one per message of its path. Every
-    record read from a row is validated (`model_validate`): the file may have been written
-    by another version or another program."""
-    (message_id, conversation_id, role, content, reasoning, provider, model, status, error,
-     finish_reason, usage, time_to_first_token, tokens_per_second, created, parent_id,
-     partial_in_context, attachments) = tuple(row)[:_MESSAGE_FIELDS]
+    """The message of a row holding MESSAGE_SELECT's columns, read by name (the row made a
+    dict once: a Row looks a name up along its columns), the enums by a dict: opening a long
+    conversation makes one per message of its path. Every record read from a row is
+    validated (`model_validate`): the file may have been written by another version or
+    another program."""
+    value = dict(zip(row.keys(), row, strict=True))
+    role, status, error = value["role"], value["status"], value["error"]
+    usage, tool_calls, tool_call_id = value["usage"], value["tool_calls"], value["tool_call_id"]
+    # Fields at their default are left out: validating them is most of what reading costs.
+    rare = {"tool_calls": json.loads(tool_calls)} if tool_calls else {}
+    if tool_call_id is not None:
+        rare["tool_call_id"] = tool_call_id
+    if isinstance(sent_as := value.get("sent_as"), str):
+        rare["sent_as"] = sent_as
     return Message.model_validate(dict(
-        id=message_id, conversation_id=conversation_id, role=_ROLES.get(role) or Role(role),
-        content=content, reasoning=reasoning, provider=provider, model=model,
-        # Scrubbed as read too: a store written before every write was scrubbed may hold a
-        # key in an error (rows are never rewritten behind the user's back).
+        id=value["id"], conversation_id=value["conversation_id"],
+        role=_ROLES.get(role) or Role(role), content=value["content"],
+        reasoning=value["reasoning"], provider=value["provider"], model=value["model"],
         status=_STATUSES.get(status) or MessageStatus(status),
-        error=scrub(error) if error else error, finish_reason=finish_reason,
+        # Scrubbed as read too: no bug, old or new, shows a key from the error column.
+        error=scrub(error) if error else error, finish_reason=value["finish_reason"],
         usage=Usage.model_validate_json(usage) if usage else None,
-        time_to_first_token=time_to_first_token, tokens_per_second=tokens_per_second,
-        created=from_text(created), parent_id=parent_id,
-        partial_in_context=bool(partial_in_context), attachments=infos_from(attachments),
+        time_to_first_token=value["time_to_first_token"],
+        tokens_per_second=value["tokens_per_second"],
+        created=from_text(value["created"]), parent_id=value["parent_id"],
+        partial_in_context=bool(value["partial_in_context"]),
+        attachments=infos_from(value["attachments"]), **rare,
     ))
-
-

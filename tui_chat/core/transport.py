@@ -114,10 +114,30 @@ def build_http_client(
     except ImportError:  # httpx's socks5:// support is an optional extra
         if proxy is None:
             raise
-        raise ConfigError(
-            f"The proxy {display_url(proxy.url)} (from {proxy.source}) needs SOCKS support, "
-            "which is not installed: run pip install 'httpx[socks]', or use an http:// proxy."
-        ) from None
+        raise _no_socks(proxy) from None
+
+
+def _no_socks(proxy: ProxyChoice) -> ConfigError:
+    return ConfigError(
+        f"The proxy {display_url(proxy.url)} (from {proxy.source}) needs SOCKS support, "
+        "which is not installed: run pip install 'httpx[socks]', or use an http:// proxy.")
+
+
+def network_transport(provider: Provider, *, proxy: ProxyChoice | None,
+                      env: Mapping[str, str] | None = None) -> httpx.AsyncBaseTransport:
+    """The way to `provider` as `build_http_client` makes it (`proxy`, its TLS checks), as a
+    transport of its own: for a transport that wraps it (tui_chat.core.e2ee)."""
+    import httpx
+
+    env = os.environ if env is None else env
+    try:
+        return httpx.AsyncHTTPTransport(
+            verify=_ssl_context(provider, env), trust_env=False,
+            proxy=None if proxy is None else _httpx_proxy(proxy, env))
+    except ImportError:  # as in build_http_client
+        if proxy is None:
+            raise
+        raise _no_socks(proxy) from None
 
 
 def _httpx_proxy(proxy: ProxyChoice, env: Mapping[str, str]) -> httpx.Proxy:

@@ -32,11 +32,12 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from msgspec import Struct
 
+from tui_chat.core.asker import REFUSE, Asker
 from tui_chat.core.attachments import check_images, check_total
 from tui_chat.core.client_pool import ClientPool
 from tui_chat.core.config import Settings
@@ -59,6 +60,7 @@ from tui_chat.core.session import ChatSession, ReplyFinished, SessionEvent
 if TYPE_CHECKING:  # imported on first use: the app's start-up path has no HTTP stack
     from tui_chat.core.client import ProviderClient
     from tui_chat.core.compare import CompareEvent
+    from tui_chat.core.dialect import UsageRefusals
     from tui_chat.core.model_catalog import ModelCatalog
     from tui_chat.core.personas import Persona
     from tui_chat.core.store import Store
@@ -124,6 +126,7 @@ class Workspace:
         self.clock = clock
         self.read_coalesce = read_coalesce
         self._clients = ClientPool(self._build_client)
+        self._refusals: UsageRefusals | None = None  # shared by the clients, made with them
         self._catalog: ModelCatalog | None = None
         self._startup_choice = (provider, model)
         self.provider = self.settings.resolve_provider(provider or settings.default_provider,
@@ -135,6 +138,9 @@ class Workspace:
         self.session = self._new_session()
         self.compare_models: tuple[ModelRef, ...] = ()
         """Models chosen to compare on the next message (none: the current model alone)."""
+        self.asker: Asker = REFUSE
+        """How the exchange in progress asks the user (see core.asker): the one `send` or
+        `compare` was given, while its events are read; `REFUSE` between exchanges."""
 
     # --- what is in force -----------------------------------------------------------------
 
@@ -146,6 +152,7 @@ class Workspace:
     @session.setter
     def session(self, session: ChatSession) -> None:
         session.cost_of = self.context.cost_of  # every reply is priced as it finishes
+        session.in_tee = lambda provider, model: self._facts(provider, model).confidential_compute
         self._session = session
 
     @property
@@ -325,11 +332,15 @@ class Workspace:
 
     def _build_client(self, provider: Provider) -> ProviderClient:
         from tui_chat.core.client import ProviderClient
+        from tui_chat.core.dialect import UsageRefusals
 
+        if self._refusals is None:
+            self._refusals = UsageRefusals()
         return ProviderClient(provider, self.settings.require_key(provider),
                               timeouts=self.settings.timeouts,
                               max_retries=self.settings.max_retries,
-                              coalesce=self.read_coalesce, env=self.env)
+                              coalesce=self.read_coalesce, env=self.env,
+                              refusals=self._refusals)
 
     def client(self) -> ProviderClient:
         """The current provider's client (MissingKeyError and friends when it cannot be
@@ -472,27 +483,30 @@ class Workspace:
 
     def send(self, prompt: str, parameters: Parameters | None = None,
              attachments: Sequence[Attachment] = (), *,
-             continue_partial: bool = False) -> AsyncGenerator[SessionEvent, None]:
+             continue_partial: bool = False,
+             asker: Asker = REFUSE) -> AsyncGenerator[SessionEvent, None]:
         """Save `prompt` (with `attachments`), stream and save the reply of the current model.
         Before anything is saved: ContextOverflowError when it would not fit the model's
         window, AttachmentError for attachments the model cannot take. `continue_partial`:
         the reply cut off by a failure that the path ends with is sent as context (the user
-        chose to continue from it)."""
+        chose to continue from it). `asker`: how the exchange asks the user (`self.asker`
+        while it runs)."""
         client, model = self.client(), self.require_model()
         self.check_attachments(attachments)
         self._fit(self.context_plan(prompt, parameters=parameters, attachments=attachments))
         return self._leased(client, self.session.send(prompt, client=client, model=model,
                                                       parameters=parameters,
                                                       continue_partial=continue_partial,
-                                                      attachments=attachments))
+                                                      attachments=attachments), asker)
 
     def compare(self, prompt: str, parameters: Parameters | None = None,
-                attachments: Sequence[Attachment] = ()
+                attachments: Sequence[Attachment] = (), *, asker: Asker = REFUSE
                 ) -> AsyncGenerator[CompareEvent, None]:
         """Save `prompt` (with `attachments`) and stream one reply from each of
         `compare_models` at once (see core.compare), each through its provider's client;
         `compare_models` is then spent. Before anything is saved: AttachmentError when one
-        of the models cannot take the attachments (images, for a model that reads none)."""
+        of the models cannot take the attachments (images, for a model that reads none).
+        `asker`: how the exchange asks the user (`self.asker` while it runs)."""
         from tui_chat.core.compare import CompareTarget, compare
 
         if not self.compare_models:
@@ -508,7 +522,7 @@ class Workspace:
         self.session.takes_images = any(a.kind == "image" for a in attachments)
         return self._leased_all([t.client for t in targets],
                                 compare(self.session, prompt, targets, parameters=parameters,
-                                        attachments=attachments))
+                                        attachments=attachments), asker)
 
     def choose_reply(self, reply_id: str) -> ActivePathChanged | None:
         """Continue from the compared reply `reply_id` (the others stay as its siblings), with
@@ -540,25 +554,36 @@ class Workspace:
                                                                  client=client, model=model))
 
     async def _leased(self, client: ProviderClient,
-                      events: AsyncGenerator[SessionEvent, None]
+                      events: AsyncGenerator[SessionEvent, None], asker: Asker = REFUSE
                       ) -> AsyncGenerator[SessionEvent, None]:
         """`events`, with `client` kept open until they end (settings saved meanwhile retire
-        it instead of closing it); each reply that finishes teaches calibration."""
-        async with self._clients.lease(client), contextlib.aclosing(events) as stream:
+        it instead of closing it) and `asker` in force; each reply that finishes teaches
+        calibration."""
+        async with (self._clients.lease(client), self._asking(asker),
+                    contextlib.aclosing(events) as stream):
             async for event in stream:
                 if isinstance(event, ReplyFinished) and event.message.usage is not None:
                     self._learn(event.message)
                 yield event
 
     async def _leased_all(self, clients: Sequence[ProviderClient],
-                          events: AsyncGenerator[CompareEvent, None]
+                          events: AsyncGenerator[CompareEvent, None], asker: Asker
                           ) -> AsyncGenerator[CompareEvent, None]:
         async with contextlib.AsyncExitStack() as stack:
             for client in dict.fromkeys(clients):  # one lease per client: two models may share
                 await stack.enter_async_context(self._clients.lease(client))
-            async with contextlib.aclosing(events) as stream:
+            async with self._asking(asker), contextlib.aclosing(events) as stream:
                 async for event in stream:
                     yield event
+
+    @contextlib.asynccontextmanager
+    async def _asking(self, asker: Asker) -> AsyncIterator[None]:
+        """`asker` is `self.asker` until the exchange ends, however it ends."""
+        before, self.asker = self.asker, asker
+        try:
+            yield
+        finally:
+            self.asker = before
 
     def _learn(self, reply: Message) -> None:
         if reply.parent_id is None:

@@ -175,6 +175,10 @@ class TuiChatApp(App[int]):
         if self.services.store.notice:
             self.notify(self.services.store.notice, title="Store", severity="warning",
                         markup=False, timeout=15)
+        from tui_chat.core.protection import research_warnings
+
+        for warning in research_warnings(self.workspace.settings, self.workspace.env):
+            self.notify(warning, title="Privacy", severity="warning", markup=False, timeout=15)
         hint = no_key_sentence(self.workspace)
         if hint:
             screen.show_first_run(hint)

@@ -14,31 +14,57 @@ file and the entry; the rest of the map still applies.
 from __future__ import annotations
 
 import dataclasses
+import pkgutil
 import re
 from collections.abc import Iterable, Mapping
 from importlib import import_module
 
 from textual.binding import Binding, BindingType
+from textual.dom import DOMNode
 
 from tui_chat.core.text import one_line
 
 BINDING_CLASSES = (
     "tui_chat.ui.app:TuiChatApp",
-    "tui_chat.ui.screens.conversation:ConversationScreen",
-    "tui_chat.ui.widgets.message_list:MessageList",
-    "tui_chat.ui.widgets.conversation_list:ConversationList",
-    "tui_chat.ui.widgets.prompt_input:PromptInput",
-    "tui_chat.ui.screens.model_picker:ModelPickerScreen",
-    "tui_chat.ui.screens.settings:SettingsScreen",
-    "tui_chat.ui.screens.help:HelpScreen",
+    "tui_chat.ui.screens.attach_picker:AttachScreen",
+    "tui_chat.ui.screens.attach_picker:PathInput",
     "tui_chat.ui.screens.confirm:ConfirmScreen",
     "tui_chat.ui.screens.confirm:TextPromptScreen",
     "tui_chat.ui.screens.context_offer:ContextOverflowScreen",
+    "tui_chat.ui.screens.conversation:ConversationScreen",
+    "tui_chat.ui.screens.conversation_settings:ConversationSettingsScreen",
+    "tui_chat.ui.screens.help:HelpScreen",
+    "tui_chat.ui.screens.model_picker:ModelPickerScreen",
+    "tui_chat.ui.screens.settings:SettingsScreen",
     "tui_chat.ui.widgets.attachment_list:AttachmentList",
-    "tui_chat.ui.screens.attach_picker:AttachScreen",
-    "tui_chat.ui.screens.attach_picker:PathInput",
+    "tui_chat.ui.widgets.compare_view:CompareView",
+    "tui_chat.ui.widgets.conversation_list:ConversationList",
+    "tui_chat.ui.widgets.message_list:MessageList",
+    "tui_chat.ui.widgets.prompt_input:PromptInput",
 )
-"""Every class that declares bindings with ids, imported only when a map needs checking."""
+"""Every class that declares bindings with ids, as `binding_classes` derives them from the
+code: a test holds this copy to the derivation (the copy imports only these modules when a
+map is checked at start-up; the derivation imports all of tui_chat.ui)."""
+
+
+def binding_classes() -> list[str]:
+    """The place (`module:Class`) of every class of the UI that declares bindings with ids,
+    found by importing every module of tui_chat.ui and walking DOMNode's subclasses."""
+    import tui_chat.ui
+
+    for info in pkgutil.walk_packages(tui_chat.ui.__path__, "tui_chat.ui."):
+        import_module(info.name)
+    found: set[str] = set()
+    pending: list[type[DOMNode]] = [DOMNode]
+    while pending:
+        cls = pending.pop()
+        pending.extend(cls.__subclasses__())
+        declared: Iterable[BindingType] = cls.__dict__.get("BINDINGS", [])
+        if cls.__module__.startswith("tui_chat.ui.") and any(
+                binding.id for binding in Binding.make_bindings(declared)):
+            found.add(f"{cls.__module__}:{cls.__qualname__}")
+    return sorted(found)
+
 
 _KEY = re.compile(r"^(?:(?:ctrl|shift|alt|meta|super|hyper)\+)*[a-z0-9_]+$|^.$")
 

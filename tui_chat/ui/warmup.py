@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import io
+import sys
 
 from tui_chat.ui import gc_policy
 
@@ -18,8 +19,24 @@ _MODULES = ("tui_chat.core.client", "tui_chat.core.model_catalog", "tui_chat.ui.
 _SAMPLE = "Warm **up** `code`:\n\n```python\nprint('hi')\n```\n\n- item\n"
 
 
+SWITCH_INTERVAL = 0.0005
+"""Seconds this thread may hold the GIL while the event loop waits for it (Python's default
+is 0.005). The warm-up starts with the first frame, when the user types the first keys, and
+each step of the loop's that echoes a key (a read, a callback, a frame) waits for the GIL
+once: at the default, up to 5 ms each, a first key was echoed tenths of a second late."""
+
+
 def warm_up() -> None:
     """Best effort: any failure here only means the first reply loads it instead."""
+    default = sys.getswitchinterval()
+    sys.setswitchinterval(min(default, SWITCH_INTERVAL))
+    try:
+        _warm_up()
+    finally:
+        sys.setswitchinterval(default)
+
+
+def _warm_up() -> None:
     for name in _MODULES:
         try:
             importlib.import_module(name)

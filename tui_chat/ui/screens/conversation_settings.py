@@ -30,6 +30,12 @@ NUMBERS: tuple[tuple[str, str], ...] = (
     ("temperature", "Temperature"), ("max_tokens", "Max tokens"), ("top_p", "Top p"),
     ("presence_penalty", "Presence penalty"), ("frequency_penalty", "Frequency penalty"))
 NO_PERSONA = "(none)"
+PROVIDERS_CHOICE = "provider"
+E2EE_CHOICES: tuple[tuple[str, str], ...] = (
+    ("As the provider's setting says", PROVIDERS_CHOICE),
+    ("Off: sent as any request", "off"),
+    ("Auto: encrypted where the model's chute supports it", "auto"),
+    ("Required: never sent in plain text", "required"))
 
 
 @dataclass(frozen=True)
@@ -119,6 +125,12 @@ class ConversationSettingsScreen(ModalScreen[ConversationSettings | None]):
                 yield from self._row("Stop", TextArea(
                     stop_text(self.parameters.stop), id="stop", compact=True),
                     "Sequences that end the reply, one per line (\\n for a line break).")
+                yield from self._row("Encryption", Select(
+                    [(Text(label), value) for label, value in E2EE_CHOICES],
+                    value=self.parameters.e2ee or PROVIDERS_CHOICE, allow_blank=False,
+                    id="e2ee", compact=True),
+                    "Encrypted to the machine that runs the model (Chutes only): the relays "
+                    "on the way cannot read the messages or the replies; that machine can.")
             yield Static("", id="summary", markup=False)
             with Horizontal(id="buttons"):
                 yield Button("Cancel", id="cancel")
@@ -163,6 +175,8 @@ class ConversationSettingsScreen(ModalScreen[ConversationSettings | None]):
         data: dict[str, object] = {name: self.query_one(f"#{name}", Input).value.strip() or None
                                    for name, _ in NUMBERS}
         data["stop"] = parse_stop(self.query_one("#stop", TextArea).text)
+        e2ee = self.query_one("#e2ee", Select).value
+        data["e2ee"] = None if e2ee == PROVIDERS_CHOICE else e2ee
         prompt = self.query_one("#system_prompt", TextArea).text
         return ConversationSettings(prompt if prompt.strip() else None,
                                     Parameters.model_validate(data), self._persona)

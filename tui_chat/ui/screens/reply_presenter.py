@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from tui_chat.core.errors import TuiChatError
 from tui_chat.core.events import ContentDelta, ReasoningDelta, RetryScheduled
 from tui_chat.core.models import Message
+from tui_chat.core.protection import protection_badges
 from tui_chat.core.session import (
     ActivePathChanged,
     ReplyFailed,
@@ -126,7 +127,7 @@ class ReplyPresenter:
             f"{hint_key('conversation.messages', 'Ctrl+O')}, then ←/→"
             if position is not None and position[1] > 1 else "")
         self.host.status.update_info(time_to_first_token=None, tokens_per_second=None,
-                                     usage=None, note=note)
+                                     usage=None, note=note, protection="")
         self.wait.start()
 
     def _count_delta(self, text: str, thinking: bool = False) -> None:
@@ -168,7 +169,7 @@ class ReplyPresenter:
             time_to_first_token=message.time_to_first_token,
             tokens_per_second=message.tokens_per_second, usage=message.usage,
             speed_estimated=message.usage is None or not message.usage.completion_tokens,
-            note=note)
+            note=note, protection=protection_badges(message.sent_as))
         self.host.context_status.reply_ended(message)
         if error is not None:
             if notify and not inline:

@@ -43,7 +43,8 @@ HELP: dict[Path, str] = {
     ("timeouts", "read"): "Largest gap, in seconds, between two events of a reply.",
 }
 
-_SKIPPED = {("providers",), ("keys",), ("models",), ("parameters", "stop")}
+_SKIPPED = {("providers",), ("keys",), ("models",), ("parameters", "stop"),
+            ("parameters", "e2ee")}  # per provider ([providers.NAME]), per conversation (F8)
 _SPECIAL: dict[Path, Kind] = {
     ("default_provider",): "provider",
     ("theme",): "theme",

@@ -27,6 +27,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from tui_chat.core.models import Message, MessageStatus, Role
+from tui_chat.core.protection import protection_badges
 from tui_chat.core.providers import BUILTIN_PROVIDERS
 from tui_chat.core.text import sanitize
 from tui_chat.core.tool_calls import tool_call_lines
@@ -101,6 +102,9 @@ def author_line(message: Message, *, live: bool = False, position: Position | No
     else:
         line = Text(sanitize(message.model or "assistant"), style="bold")
         line.append(f"  {provider_label(message.provider, labels)}", style="dim")
+        badges = protection_badges(message.sent_as)  # how it was sent: never more than known
+        if badges:
+            line.append(f"  {badges}", style="bold")
     branch = branch_label(position)
     if branch:
         line.append(f"  {branch}", style="bold")
@@ -419,7 +423,7 @@ class MessageView(PlacesWhenAsked, Static):
         key = (message.id, hash(message.content), message.status, message.error,
                hash(message.reasoning), message.model, message.provider,
                provider_label(message.provider, labels), theme, reasoning,
-               position, message.finish_reason, out, reading, last, note)
+               position, message.finish_reason, out, reading, last, note, message.sent_as)
 
         def draw() -> RenderableType:
             drawn = render_message(message, code_theme=theme, show_reasoning=reasoning,

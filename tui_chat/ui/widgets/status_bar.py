@@ -28,6 +28,8 @@ class StatusInfo(Struct, frozen=True):
     """The last reply's cost and the conversation's total, with the unit."""
     speed_estimated: bool = False
     """`tokens_per_second` counts estimated tokens (the provider reported no usage yet)."""
+    protection: str = ""
+    """How the last reply was sent ("🔒 end-to-end", "TEE": core.protection); "" for neither."""
 
 
 def status_text(info: StatusInfo) -> Text:
@@ -35,6 +37,8 @@ def status_text(info: StatusInfo) -> Text:
     text = Text()
     text.append(f" {one_line(info.provider, 30)} ", style="bold reverse")
     text.append(f" {one_line(info.model, 60)}", style="bold")
+    if info.protection:
+        text.append(f"  {info.protection}", style="bold")
     text.append("  │  ")
     text.append(info.state, style="italic")
     if info.context:

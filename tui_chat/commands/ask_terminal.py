@@ -1,0 +1,116 @@
+"""`tui-chat ask` answers the exchange's questions (core.asker) through the terminal.
+
+The question goes to the controlling terminal (/dev/tty) and the answer is read from it,
+whatever stdin and stdout are: a prompt piped in, or a reply redirected to a file, never mix
+with them. With no terminal (cron, CI, a pipe with no tty) nobody can answer: a confirmation
+is refused with one sentence on stderr unless `--yes` answers it, and a question with
+choices is refused likewise. `--yes` answers every confirmation yes, on a terminal too, and
+says so on stderr. Reading the answer waits on the event loop (not a thread), so Ctrl+C or
+a signal ends the wait at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from tui_chat.core.text import sanitize
+
+PROG = "tui-chat"
+_YES = {"y", "yes"}
+_LINE_LIMIT = 4096
+
+
+class NoTerminal(Exception):
+    """The terminal cannot be opened or read."""
+
+
+class TerminalAsker:
+    """An `Asker` (core.asker) on the terminal `tty`; `assume_yes`: `--yes` was given."""
+
+    def __init__(self, *, assume_yes: bool = False, tty: str = "/dev/tty",
+                 err: TextIO | None = None) -> None:
+        self.assume_yes = assume_yes
+        self.tty = tty
+        self._err = err
+
+    @property
+    def err(self) -> TextIO:
+        return self._err if self._err is not None else sys.stderr
+
+    async def confirm(self, question: str) -> bool:
+        shown = _one_line(question)
+        if self.assume_yes:
+            self._say(f"{shown} Yes (--yes).")
+            return True
+        try:
+            answer = await self._read_answer(f"{shown} [y/N] ")
+        except NoTerminal:
+            self._say(f"{shown} No: there is no terminal to ask on; pass --yes to approve.")
+            return False
+        return answer.strip().lower() in _YES
+
+    async def ask(self, question: str, choices: Sequence[str]) -> str | None:
+        shown = _one_line(question)
+        lines = [shown, *(f"  {n}. {_one_line(choice)}" for n, choice in
+                          enumerate(choices, start=1)), f"Choose 1-{len(choices)}: "]
+        try:
+            answer = (await self._read_answer("\n".join(lines))).strip()
+        except NoTerminal:
+            self._say(f"{shown} Not answered: there is no terminal to ask on.")
+            return None
+        if answer.isdigit() and 1 <= int(answer) <= len(choices):
+            return choices[int(answer) - 1]
+        return answer if answer in choices else None
+
+    def _say(self, sentence: str) -> None:
+        print(f"{PROG}: {sentence}", file=self.err, flush=True)
+
+    async def _read_answer(self, prompt: str) -> str:
+        """Write `prompt` on the terminal and read one line from it ("" at its end)."""
+        try:
+            fd = os.open(self.tty, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+        except OSError:
+            raise NoTerminal from None
+        try:
+            os.write(fd, prompt.encode("utf-8", "replace"))
+            return await _line_from(fd)
+        except OSError:
+            raise NoTerminal from None
+        finally:
+            os.close(fd)
+
+
+async def _line_from(fd: int) -> str:
+    loop = asyncio.get_running_loop()
+    got: asyncio.Future[None] = loop.create_future()
+    data = bytearray()
+
+    def readable() -> None:
+        try:
+            chunk = os.read(fd, 1024)
+        except BlockingIOError:
+            return
+        except OSError as error:
+            if not got.done():
+                got.set_exception(error)
+            return
+        data.extend(chunk)
+        if (not chunk or b"\n" in data or len(data) > _LINE_LIMIT) and not got.done():
+            got.set_result(None)
+
+    loop.add_reader(fd, readable)
+    try:
+        await got
+    finally:
+        with contextlib.suppress(Exception):
+            loop.remove_reader(fd)
+    return data.split(b"\n", 1)[0].decode("utf-8", "replace")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(sanitize(text).split())

@@ -1,0 +1,347 @@
+"""End-to-end encryption to the GPU instance that runs a Chutes model (issue 27).
+
+Design. The cryptography is Chutes' own, the `chutes-e2ee` package: an httpx transport that
+resolves the model's chute (`/v1/models`' `chute_id`), takes a single-use nonce and the
+instance's ML-KEM-768 key from `GET /e2e/instances/{chute_id}`, encrypts the gzipped request
+(ML-KEM-768 + HKDF-SHA256 + ChaCha20-Poly1305), posts it to `/e2e/invoke`, and turns the
+encrypted stream (`e2e_init`, `e2e` events; `usage` and `e2e_error` plain) back into standard
+`data: {...}` lines. So the client's parser and the drawing see the same events as ever.
+
+`PrivateTransport` wraps that transport and the ordinary network transport, and decides per
+request with the mode (`off` | `auto` | `required`, from the provider's config, or a
+conversation's own choice in the request's `MODE` extension):
+- `off`, or a request that is not a chat request: straight to the network, as before.
+- `auto` / `required`: through chutes-e2ee. Its discovery runs before anything is posted to
+  /e2e/invoke; when it says no (the model is not a chute, the chute has no E2EE instance,
+  no nonce), `auto` sends the request in plain text and `required` raises `E2EERefused`: one
+  sentence, and nothing with the prompt in it has been sent. A listing that fails with a
+  server error or a rate limit is no answer: either mode stops there (`ServerError`).
+- A response that went encrypted carries `SENT_AS` = "end-to-end" in its extensions; a chunk
+  that fails to decrypt (changed on the way, the wrong key) ends the stream with one sentence
+  (`ProtocolError`), and what arrived before it is kept.
+
+What it is not: the TEE's attestation is not verified here. The `TEE` badge only repeats
+`/v1/models`' `confidential_compute` flag.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any, Literal, get_args
+
+import httpx
+
+from tui_chat.core.errors import ExitCode, ProtocolError, ProviderError, ServerError
+from tui_chat.core.protection import END_TO_END, is_research_proxy, research_warning
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+
+    from tui_chat.core.client import ProviderClient
+    from tui_chat.core.config import Timeouts
+    from tui_chat.core.providers import Provider
+    from tui_chat.core.transport import ProxyChoice
+
+E2EEMode = Literal["off", "auto", "required"]
+E2EE_MODES: tuple[str, ...] = get_args(E2EEMode)
+MODE = "tui_chat.e2ee"
+"""The request extension that carries a conversation's own mode (over the provider's)."""
+SENT_AS = "tui_chat.sent_as"
+"""The response extension that says how a reply came: "end-to-end", or absent (plain)."""
+CHOSEN_MODEL = "tui_chat.chosen_model"
+"""The response extension naming the model a routing pool chose (`x-chutes-chosen-model`)."""
+
+
+class E2EERefused(ProviderError):
+    """`required` and a model or instance that cannot take an encrypted request: nothing sent."""
+
+    exit_code = ExitCode.REQUEST
+
+
+def checked_mode(value: object) -> E2EEMode:
+    """`value` as a mode, or ValueError with the sentence to show."""
+    if value in E2EE_MODES:
+        return value  # type: ignore[return-value]
+    raise ValueError(f"e2ee must be one of {', '.join(E2EE_MODES)}, not {value!r}")
+
+
+def api_base_for(base_url: str) -> str:
+    """Where /e2e/… and the chute listing live: the chat base URL without its /v1."""
+    base = base_url.rstrip("/")
+    return base[: -len("/v1")] if base.endswith("/v1") else base
+
+
+def refusal(display_name: str, model: str, reason: str) -> E2EERefused:
+    return E2EERefused(
+        f"{model} on {display_name} cannot take an end-to-end encrypted request ({reason}), "
+        "and e2ee is \"required\", so nothing was sent: pick a model whose chute supports "
+        "E2EE, or set e2ee to \"auto\" to send this one in plain text.")
+
+
+def private_transport(provider: Provider, api_key: str | None, timeouts: Timeouts, *,
+                      proxy: ProxyChoice | None, transport: httpx.AsyncBaseTransport | None,
+                      env: Mapping[str, str] | None) -> PrivateTransport | None:
+    """The transport that encrypts `provider`'s chat requests: for Chutes (the built-in), or
+    any provider whose config turns E2EE on; a conversation chooses per request. None for the
+    others. `transport` (tests): the way there instead of the network."""
+    if (provider.spec.e2ee == "off" and provider.name != "chutes") or not api_key:
+        return None
+    from tui_chat.core.transport import network_transport
+
+    network = transport or network_transport(provider, proxy=proxy, env=env)
+    timeout = {"connect": timeouts.connect, "read": timeouts.first_byte,
+               "write": timeouts.connect, "pool": timeouts.connect}
+    return PrivateTransport(display_name=provider.display_name, api_key=api_key,
+                            base_url=provider.base_url, mode=checked_mode(provider.spec.e2ee),
+                            network=network, timeout=timeout)
+
+
+def e2ee_extensions(client: ProviderClient, model: str,
+                    mode: E2EEMode | None) -> dict[str, Any] | None:
+    """The request's extensions for a conversation's own `mode`. A provider without the
+    transport (not Chutes, and its config leaves e2ee off): "required" is refused here,
+    before anything is sent; "auto" goes plain."""
+    if mode is None or mode == "off":
+        return {MODE: "off"} if mode == "off" else None
+    provider = client.provider
+    if client.private is None:
+        if mode == "required":
+            raise refusal(provider.display_name, model, "only Chutes offers it; for a "
+                          f"provider that does, set e2ee under [providers.{provider.name}]")
+        return None
+    return {MODE: mode}
+
+
+def _reason(error: BaseException) -> str:
+    if isinstance(error, httpx.HTTPStatusError):
+        path = error.request.url.path
+        if "/e2e/instances/" in path:
+            return f"its instance list answered {error.response.status_code}"
+        return f"{path} answered {error.response.status_code}"
+    if isinstance(error, ValueError) and "resolve model" in str(error):
+        return "it is not a chute in the provider's model list"
+    if isinstance(error, RuntimeError) and "nonces" in str(error):
+        return "no running instance offers E2EE"
+    return f"the instance's key or nonce could not be used: {type(error).__name__}"
+
+
+def _busy(error: BaseException) -> bool:
+    """A server error or rate limit while listing: it says nothing about E2EE support."""
+    return isinstance(error, httpx.HTTPStatusError) and (
+        error.response.status_code >= 500 or error.response.status_code == 429)
+
+
+def _is_chat(request: httpx.Request) -> bool:
+    return request.method == "POST" and request.url.path.rstrip("/").endswith(
+        "/chat/completions")
+
+
+class PrivateTransport(httpx.AsyncBaseTransport):
+    """An httpx async transport (see the module docstring). `network`: the ordinary way to the
+    provider (proxy and TLS settings applied); `timeout`: httpx's timeout extension for the
+    requests chutes-e2ee makes itself (it sets none on /e2e/invoke)."""
+
+    def __init__(self, *, display_name: str, api_key: str, base_url: str, mode: E2EEMode,
+                 network: httpx.AsyncBaseTransport, timeout: dict[str, float]) -> None:
+        from chutes_e2ee import AsyncChutesE2EETransport
+
+        self.display_name = display_name
+        self.mode = mode
+        self._research = (research_warning(display_name, base_url)
+                          if is_research_proxy(base_url) else None)
+        self.network = self._network = network
+        self._private = AsyncChutesE2EETransport(
+            api_key=api_key, api_base=api_base_for(base_url),
+            inner=_Timed(network, timeout))
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        mode = request.extensions.get(MODE) or self.mode
+        if mode == "off" or not _is_chat(request):
+            return _with_chosen_model(await self._network.handle_async_request(request))
+        if mode == "required" and self._research is not None:
+            raise E2EERefused(f"{self._research} With e2ee \"required\", nothing was sent.")
+        try:
+            response = await self._private.handle_async_request(request)
+        except httpx.TransportError:
+            raise
+        except (httpx.HTTPStatusError, ValueError, RuntimeError, KeyError, TypeError) as error:
+            # Discovery or the request's encryption failed: nothing was posted to /e2e/invoke.
+            if _busy(error):  # not an answer about E2EE: never a reason to send in plain text
+                raise ServerError(
+                    f"{self.display_name} could not list the model's encrypted instances "
+                    f"({_reason(error)}), so nothing was sent. Try again shortly.") from None
+            if mode == "required":
+                model = _model_of(request)
+                raise refusal(self.display_name, model, _reason(error)) from None
+            return _with_chosen_model(await self._network.handle_async_request(request))
+        if response.status_code == 200:
+            response.stream = _Decrypting(response.stream, self.display_name)
+            response.extensions = {**response.extensions, SENT_AS: END_TO_END}
+        return response
+
+    async def aclose(self) -> None:
+        await self._private.aclose()  # closes the network transport too
+
+
+def _with_chosen_model(response: httpx.Response) -> httpx.Response:
+    """A routing pool's choice, from its header, as a one-line name (an untrusted value)."""
+    from tui_chat.core.text import one_line
+
+    chosen = response.headers.get("x-chutes-chosen-model")
+    if chosen and (name := one_line(chosen, 200)):
+        response.extensions = {**response.extensions, CHOSEN_MODEL: name}
+    return response
+
+
+def _model_of(request: httpx.Request) -> str:
+    import json
+
+    try:
+        model = json.loads(request.content).get("model")
+    except (ValueError, AttributeError):
+        model = None
+    return str(model) if model else "The model"
+
+
+class _Timed(httpx.AsyncBaseTransport):
+    """The network transport, with `timeout` on requests that carry no timeout of their own."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport, timeout: dict[str, float]) -> None:
+        self._inner = inner
+        self._timeout = timeout
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        request.extensions = {"timeout": self._timeout, **request.extensions}
+        return await self._inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class _Decrypting(httpx.AsyncByteStream):
+    """The reply, decrypted with chutes-e2ee's key (`decrypt_stream_init`), framed by network
+    read rather than by line. chutes-e2ee 0.1.0's stream parses each event with json, makes a
+    new cipher object for each chunk, yields each decrypted event apart and splits its buffer
+    once per line (a copy of the rest each time): a 20,000-chunk reply cost the client twice
+    the CPU of the plain one (benchmarks/bench_e2ee.py). Here each read's complete lines are
+    decrypted together and handed on as one piece (`_decrypted`), with the same rules as
+    chutes-e2ee's `_process_sse_line`: `data:` lines only; `e2e_init` sets the key, `e2e` is
+    decrypted, `usage` passes as it came, `e2e_error` becomes `{"error": …}`, `[DONE]`
+    passes; other lines are dropped.
+
+    A chunk that fails to decrypt (changed on the way, the wrong key) ends the stream with
+    one sentence; what arrived before it has been handed on."""
+
+    def __init__(self, stream: Any, display_name: str) -> None:
+        self._stream = stream
+        self._name = display_name
+        # chutes-e2ee's stream keeps the encrypted body and the reply's key here (0.1.0, as
+        # pinned); another shape is read through its own iterator.
+        raw, secret = getattr(stream, "_raw_stream", None), getattr(stream, "_response_sk", None)
+        self._source = (_decrypted(raw, secret, display_name)
+                        if raw is not None and isinstance(secret, bytes)
+                        else _checked(stream, display_name))
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return self._source  # no generator of its own: one hop less for each piece
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+
+_SEALED_HEAD, _SEALED_TAIL = b'data: {"e2e": "', b'"}'
+
+
+def _unreadable(display_name: str, error: BaseException) -> ProtocolError:
+    from cryptography.exceptions import InvalidTag
+
+    what = ("failed to decrypt (changed on the way, or the wrong key)"
+            if isinstance(error, InvalidTag) else "could not be read")
+    return ProtocolError(
+        f"A piece of the encrypted reply from {display_name} {what}, so the reply stops "
+        "there; what arrived before it is kept. Try again.")
+
+
+async def _checked(stream: AsyncIterator[bytes], display_name: str) -> AsyncIterator[bytes]:
+    """Another chutes-e2ee's own decrypted stream, its failures as one sentence."""
+    from cryptography.exceptions import InvalidTag
+
+    try:
+        async for piece in stream:
+            yield piece
+    except (InvalidTag, ValueError, RuntimeError, KeyError, TypeError) as error:
+        raise _unreadable(display_name, error) from None
+
+
+async def _decrypted(raw: AsyncIterator[bytes], secret: bytes,
+                     display_name: str) -> AsyncIterator[bytes]:
+    """See `_Decrypting`. The key comes from chutes-e2ee's `decrypt_stream_init`; each chunk
+    is opened as its `decrypt_stream_chunk` does (base64 of nonce(12) | ciphertext | tag), with
+    one ChaCha20Poly1305 for the whole reply rather than one a chunk, and a chunk event in
+    the shape Chutes sends (`data: {"e2e": "…"}`: base64 needs no JSON unescaping) read
+    without a JSON parser; any other shape goes through one."""
+    import binascii
+
+    from cryptography.exceptions import InvalidTag
+
+    aead: ChaCha20Poly1305 | None = None
+    b64decode = binascii.a2b_base64
+    rest = b""
+    try:
+        async for data in raw:
+            lines = (rest + data).split(b"\n") if rest else data.split(b"\n")
+            rest = lines.pop()
+            out: list[bytes] = []
+            for line in lines:
+                line = line.rstrip(b"\r")
+                if line.startswith(_SEALED_HEAD) and line.endswith(_SEALED_TAIL):
+                    sealed = line[len(_SEALED_HEAD):-len(_SEALED_TAIL)]
+                    if b'"' not in sealed and b"\\" not in sealed:
+                        if aead is None:
+                            raise RuntimeError("Received e2e chunk before e2e_init")
+                        box = b64decode(sealed)
+                        out.append(aead.decrypt(box[:12], box[12:], None) + b"\n\n")
+                        continue
+                if line.startswith(b"data: "):
+                    piece, aead = _other_event(line, secret, aead)
+                    if piece:
+                        out.append(piece)
+            if out:
+                yield b"".join(out)
+    except (InvalidTag, ValueError, RuntimeError, KeyError, TypeError) as error:
+        raise _unreadable(display_name, error) from None
+
+
+def _other_event(line: bytes, secret: bytes, aead: ChaCha20Poly1305 | None
+                 ) -> tuple[bytes, ChaCha20Poly1305 | None]:
+    """A `data:` line other than a chunk in Chutes' own shape: what to hand on ("" for
+    nothing), and the cipher (made by `e2e_init`)."""
+    import base64
+    import json
+
+    from chutes_e2ee.crypto import decrypt_stream_init
+    from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+
+    body = line[6:].strip()
+    if body == b"[DONE]":
+        return b"data: [DONE]\n\n", aead
+    try:
+        event = json.loads(body) if body else None
+    except ValueError:
+        return b"", aead
+    if not isinstance(event, dict):
+        return b"", aead
+    if "e2e_init" in event:
+        return b"", ChaCha20Poly1305(decrypt_stream_init(secret, event["e2e_init"]))
+    if "e2e" in event:
+        if aead is None:
+            raise RuntimeError("Received e2e chunk before e2e_init")
+        box = base64.b64decode(event["e2e"])
+        return aead.decrypt(box[:12], box[12:], None) + b"\n\n", aead
+    if "usage" in event:  # in plain text, as it came
+        return line + b"\n\n", aead
+    if "e2e_error" in event:
+        return b"data: " + json.dumps({"error": event["e2e_error"]}).encode() + b"\n\n", aead
+    return b"", aead
