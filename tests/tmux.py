@@ -47,6 +47,14 @@ class Tmux:
         self._tmux("new-session", "-d", "-s", "main", "-x", str(self.width), "-y",
                    str(self.height), *env_args, *command)
 
+    def pid(self) -> int:
+        """The process id of the command the session runs."""
+        return int(self._tmux("list-panes", "-t", "main", "-F", "#{pane_pid}").split()[0])
+
+    def kill_session(self) -> None:
+        """Close the session's terminal under its command, as closing its window does."""
+        self._tmux("kill-session", "-t", "main")
+
     def send(self, *keys: str, literal: bool = False) -> None:
         self._tmux("send-keys", "-t", "main:0", *(("-l",) if literal else ()), *keys)
 

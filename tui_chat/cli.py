@@ -80,9 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="only this provider (default: all, grouped)")
     serve = commands.add_parser(
         "serve", help="serve the app to a web browser",
-        description="Serve the app to a web browser (one app process per page). On a "
-        "loopback address only this machine can connect; on any other, the address to open "
-        "carries a token, printed at start, without which nothing is served.")
+        description="Serve the app to a web browser (one app process per page). The "
+        "address to open carries a token, printed at start, without which nothing is served "
+        "(on loopback too: other accounts on this machine reach it as well).")
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to listen on (default: 127.0.0.1, this machine only)")
     serve.add_argument("--port", type=int, default=8000, help="port (default: 8000)")

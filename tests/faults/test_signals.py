@@ -1,6 +1,11 @@
 """Issue 12, signals: SIGTERM and SIGHUP (the terminal closed) during a reply, in `ask` and in
 the app. Everything received so far is saved, marked interrupted (not only what the last
-periodic save held), the terminal is given back, and the exit code is 128 + the signal."""
+periodic save held), the terminal is given back, and the exit code is 128 + the signal.
+
+Issue 26: a terminal killed under the app (a tmux session killed, mid-reply or right after a
+long reply) once left the app alive for good, every thread asleep (Textual's output thread
+had died of EIO, and the UI thread blocked on its full queue), deaf to SIGTERM. The process
+is gone each time now, with the reply saved."""
 
 from __future__ import annotations
 
@@ -22,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
+from tests.tmux import TMUX, Tmux
 
 ROOT = Path(__file__).resolve().parents[2]
 PIECES = [f"piece{i:02d} " for i in range(12)] + ["LASTBEFOREGATE "]
@@ -137,3 +143,57 @@ def test_the_app_saves_the_reply_on_screen_and_gives_the_terminal_back(
     if signum == signal.SIGTERM:  # the terminal is given back: main screen, no mouse reports
         after = bytes(seen[seen.rfind(b"LASTBEFOREGATE"):])
         assert b"\x1b[?1049l" in after and b"\x1b[?1000l" in after
+
+
+GONE_BOUND = 15.0  # seconds: the app's stop signal arms a 5 s backstop (ui.app.STOP_BOUND)
+LONG_REPLY = [f"word{i:04d} " for i in range(2500)] + ["THEEND"]
+
+
+def gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    stat = Path(f"/proc/{pid}/stat")
+    return stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] == "Z"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
+@pytest.mark.parametrize("when", ["mid-reply", "after-reply"] * 3)
+def test_the_app_is_gone_when_its_terminal_is_killed(
+        when: str, tmp_path: Path, chutes_server: FakeProvider) -> None:
+    gate = threading.Event()
+    if when == "mid-reply":
+        chutes_server.script(Reply(stream_of([*PIECES, *HELD]), gate=gate,
+                                   gate_after=len(PIECES) + 1))
+    else:
+        chutes_server.script(Reply(stream_of(LONG_REPLY)))
+    env = environment(tmp_path, chutes_server)
+    tmux = Tmux(tmp_path, 100, 30)
+    try:
+        tmux.start([sys.executable, "-m", "tui_chat"],
+                   {name: env[name] for name in ("TUI_CHAT_DB", "TUI_CHAT_CONFIG", "PYTHONPATH",
+                                                 "CHUTES_BASE_URL", "CHUTES_API_KEY")})
+        tmux.wait_for(lambda rows: any("Enter sends" in row for row in rows), BOUND,
+                      "the prompt")
+        pid = tmux.pid()
+        tmux.send("tell me", literal=True)
+        tmux.send("Enter")
+        last = "LASTBEFOREGATE" if when == "mid-reply" else "THEEND"
+        tmux.wait_for(lambda rows: any(last in row for row in rows), BOUND, last)
+        tmux.kill_session()
+        deadline = time.monotonic() + GONE_BOUND
+        while not gone(pid):
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                raise AssertionError(f"the app outlived its terminal ({when})")
+            time.sleep(0.02)
+    finally:
+        gate.set()
+        tmux.close()
+    content, status, _ = saved_reply(tmp_path / "store.sqlite3")
+    if when == "mid-reply":
+        assert (content, status) == (RECEIVED, "interrupted")
+    else:
+        assert (content, status) == ("".join(LONG_REPLY), "complete")

@@ -25,6 +25,8 @@ def free_port() -> int:
 class Served:
     def __init__(self, process: subprocess.Popen[str], url: str, port: int) -> None:
         self.process, self.url, self.port = process, url, port
+        self.origin = url.split("/?")[0]  # the printed address without its token
+        self.token = url.partition("?token=")[2]
 
 
 def serve(command: list[str], tmp_path: Path, provider: FakeProvider, port: int
@@ -47,7 +49,7 @@ def serve(command: list[str], tmp_path: Path, provider: FakeProvider, port: int
 
 @pytest.fixture
 def served(tmp_path: Path, chutes_server: FakeProvider) -> Iterator[Served]:
-    """`tui-chat serve --port PORT`: loopback, no token."""
+    """`tui-chat serve --port PORT`: loopback, with the token it makes."""
     port = free_port()
     yield from serve(["tui_chat", "serve", "--port", str(port)], tmp_path, chutes_server, port)
 
@@ -61,3 +63,15 @@ def served_with_token(tmp_path: Path, chutes_server: FakeProvider) -> Iterator[S
     port = free_port()
     yield from serve(["tests.serve.token_server", str(port), TOKEN], tmp_path, chutes_server,
                      port)
+
+
+OFF_LOOPBACK_NAME = "tui-chat.test"  # the browser test maps it to 127.0.0.1
+
+
+@pytest.fixture
+def served_off_loopback(tmp_path: Path, chutes_server: FakeProvider) -> Iterator[Served]:
+    """The server as `--host tui-chat.test` would run it (a name that is not loopback, so the
+    off-loopback guard), bound to 127.0.0.1, with TOKEN."""
+    port = free_port()
+    yield from serve(["tests.serve.token_server", str(port), TOKEN, OFF_LOOPBACK_NAME],
+                     tmp_path, chutes_server, port)

@@ -64,3 +64,54 @@ def test_the_editor_gets_the_terminal_and_the_app_takes_it_back(
     assert process.returncode == 0
     assert chutes_server.requests[-1].body["messages"][-1] == {
         "role": "user", "content": "draft (edited)"}
+
+
+WAIT_FOR_A_LINE = """\
+print("EDITOR-WAITS", flush=True)
+sys.stdin.readline()  # until Ctrl+C: Python's default SIGINT ends the editor
+path.write_text("never saved")
+"""
+
+
+def _controlling_terminal() -> None:
+    """In the child, after setsid: the pseudo-terminal becomes its controlling terminal, as a
+    shell's is, so that Ctrl+C typed there is SIGINT to its foreground process group (the app
+    and the editor it runs)."""
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+@pytest.mark.slow
+def test_ctrl_c_in_the_editor_keeps_the_app_and_the_draft(
+        tmp_path: Path, chutes_server: FakeProvider) -> None:
+    """Issue 26: Ctrl+C while the editor was open quit the app (KeyboardInterrupt through
+    the wait for the editor), and the unsent draft was lost."""
+    stand_in(tmp_path, "ed", WAIT_FOR_A_LINE)
+    chutes_server.script(Reply(stream_of(["REPLY-ARRIVED"])))
+    env = {**environment(tmp_path, chutes_server), "EDITOR": str(tmp_path / "ed"), "VISUAL": ""}
+    main_fd, child_fd = pty.openpty()
+    os.set_blocking(main_fd, True)
+    fcntl.ioctl(child_fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+    process = subprocess.Popen([sys.executable, "-m", "tui_chat"], stdin=child_fd,
+                               stdout=child_fd, stderr=child_fd, env=env, cwd=ROOT,
+                               start_new_session=True, preexec_fn=_controlling_terminal)
+    os.close(child_fd)
+    seen = bytearray()
+    try:
+        read_until(main_fd, b"Enter sends", seen)
+        os.write(main_fd, b"my draft\x05")  # Ctrl+E
+        read_until(main_fd, b"EDITOR-WAITS", seen)
+        os.write(main_fd, b"\x03")  # Ctrl+C, in cooked mode: SIGINT to the app and editor
+        back = bytearray()
+        read_until(main_fd, b"my draft", back)  # the app drew itself again, draft and all
+        assert process.poll() is None
+        os.write(main_fd, b"\r")
+        read_until(main_fd, b"REPLY-ARRIVED", back)  # the draft, sent
+        os.write(main_fd, b"\x11")  # Ctrl+Q
+        process.wait(timeout=BOUND)
+    finally:
+        os.close(main_fd)
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 0
+    assert chutes_server.requests[-1].body["messages"][-1] == {
+        "role": "user", "content": "my draft"}

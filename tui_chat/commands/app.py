@@ -19,6 +19,10 @@ def run_app(context: Context, *, provider: str | None = None, model: str | None 
     terminal is asked how wide it draws a few characters (cell_probe) while this loads."""
     from tui_chat.commands.cell_probe import CellProbe
 
+    if "TUI_CHAT_SERVED_BY" in context.env:  # started by `tui-chat serve`: end with it
+        from tui_chat.commands.serve import follow_the_server
+
+        follow_the_server(context.env)
     probe = CellProbe.start()  # answered while the UI imports (see cell_probe)
     try:
         from tui_chat.ui import app, cells

@@ -16,9 +16,11 @@ import contextlib
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from tui_chat.core.errors import TuiChatError
@@ -67,20 +69,47 @@ TERMINAL = "/dev/tty"
 """The controlling terminal, for an editor whose caller's output goes elsewhere."""
 
 
-def run_in_foreground(argv: Sequence[str], *, terminal: str = TERMINAL) -> int:
-    """The editor on this terminal. Standard input and output are inherited when both are a
-    terminal; when either is not (`tui-chat ask -e > reply.md`, a pipe), the editor gets the
-    controlling terminal for both instead, so that its screen reaches the user rather than
-    the file. With no terminal at all it inherits what there is (a graphical editor needs
-    none)."""
-    if os.isatty(0) and os.isatty(1):
-        return subprocess.run(list(argv), check=False).returncode
+KEYBOARD_SIGNALS = (signal.SIGINT, signal.SIGQUIT)
+
+
+@contextlib.contextmanager
+def keyboard_signals_to_the_editor() -> Iterator[None]:
+    """While the editor runs, Ctrl+C and Ctrl+\\ are the editor's alone, as POSIX `system()`
+    has it: the caller shares the terminal's process group, so the signals reach it too, and
+    Python's default SIGINT (KeyboardInterrupt) killed the editor and quit the app with the
+    draft in its prompt. The caller catches them with a handler that does nothing (not
+    SIG_IGN, which the editor would inherit: a handler is reset to the default at exec)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    saved = {signum: signal.signal(signum, _ignore) for signum in KEYBOARD_SIGNALS}
     try:
-        tty = open(terminal, "r+b", buffering=0)  # noqa: SIM115 (closed below)
-    except OSError:
-        return subprocess.run(list(argv), check=False).returncode
-    with tty:
-        return subprocess.run(list(argv), stdin=tty, stdout=tty, check=False).returncode
+        yield
+    finally:
+        for signum, handler in saved.items():
+            signal.signal(signum, handler)
+
+
+def _ignore(_signum: int, _frame: object) -> None:
+    """A keyboard signal meant for the editor."""
+
+
+def run_in_foreground(argv: Sequence[str], *, terminal: str = TERMINAL) -> int:
+    """The editor on this terminal (its keyboard signals its own, see
+    `keyboard_signals_to_the_editor`). Standard input and output are inherited when both are
+    a terminal; when either is not (`tui-chat ask -e > reply.md`, a pipe), the editor gets
+    the controlling terminal for both instead, so that its screen reaches the user rather
+    than the file. With no terminal at all it inherits what there is (a graphical editor
+    needs none)."""
+    with keyboard_signals_to_the_editor():
+        if os.isatty(0) and os.isatty(1):
+            return subprocess.run(list(argv), check=False).returncode
+        try:
+            tty = open(terminal, "r+b", buffering=0)  # noqa: SIM115 (closed below)
+        except OSError:
+            return subprocess.run(list(argv), check=False).returncode
+        with tty:
+            return subprocess.run(list(argv), stdin=tty, stdout=tty, check=False).returncode
 
 
 def edit_text(text: str, env: Mapping[str, str], *, run: Runner = run_in_foreground) -> str:

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import importlib
+import os
 import signal
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
@@ -18,6 +21,7 @@ from typing import ClassVar
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.command import Provider
+from textual.driver import Driver
 from textual.notifications import SeverityLevel
 
 from tui_chat.core.config import Settings
@@ -31,6 +35,10 @@ from tui_chat.ui.warmup import warm_up
 from tui_chat.ui.widgets.message_list import NEWEST
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+STOP_BOUND = 5.0
+"""Seconds after a stop signal by which the process is gone, whatever holds it (it usually
+takes a fraction of one: this is a backstop, wide enough never to cut a loaded machine's
+orderly quit short)."""
 
 
 def action_commands() -> type[Provider]:
@@ -65,6 +73,7 @@ class TuiChatApp(App[int]):
         self.services = services
         self._crash: BaseException | None = None
         self._stopping = False
+        self._signals_before: dict[int, signal._HANDLER] = {}
         self.user_keymap: dict[str, str] = {}
         """The keys of `[keys]` in config.toml in force (help and palette show them)."""
         self.workspace = services.workspace
@@ -79,6 +88,17 @@ class TuiChatApp(App[int]):
         if self._initial is not None:
             self.workspace.override(provider, model)  # -p/-m win over the saved model
         self._theme_note = self._install_themes(theme_dirs)
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's terminal driver, with output that survives the terminal's end
+        (`ui.terminal_driver`); any other (the web driver, a test's) as Textual chooses."""
+        driver = super().get_driver_class()
+        if (driver.__module__, driver.__name__) == ("textual.drivers.linux_driver",
+                                                    "LinuxDriver"):
+            from tui_chat.ui.terminal_driver import TerminalDriver
+
+            return TerminalDriver
+        return driver
 
     def _install_themes(self, theme_dirs: Sequence[Path] | None) -> str | None:
         """Install the themes and put the chosen one's colours in the stylesheet before the
@@ -270,18 +290,38 @@ class TuiChatApp(App[int]):
     def _catch_stop_signals(self) -> None:
         """SIGTERM, and SIGHUP (the terminal was closed), quit as Ctrl+Q does: the reply in
         progress is saved whole as interrupted, the terminal is restored, and the exit code
-        is 128 + the signal's number. (By default either killed the process where it stood.)"""
+        is 128 + the signal's number. (By default either killed the process where it stood.)
+        The handler is a plain signal handler, not the event loop's, so that it runs even
+        when the loop is stuck: it asks the loop to quit, and arms a backstop that ends the
+        process STOP_BOUND seconds later whatever holds it (what was streamed is in the store
+        already, but for its last second)."""
         loop = asyncio.get_running_loop()
         for signum in STOP_SIGNALS:
             try:
-                loop.add_signal_handler(signum, self._stop_signal_received, signum)
-            except (RuntimeError, ValueError):  # not the main thread: nothing to catch
+                self._signals_before[signum] = signal.signal(
+                    signum, functools.partial(self._on_stop_signal, loop))
+            except ValueError:  # not the main thread: nothing to catch
                 return
 
+    def on_unmount(self) -> None:
+        """The handlers before the app's, once the app has closed everything (a process
+        that runs the app more than once, as tests do, keeps none of them)."""
+        for signum, handler in self._signals_before.items():
+            signal.signal(signum, handler)
+        self._signals_before.clear()
+
+    def _on_stop_signal(self, loop: asyncio.AbstractEventLoop, signum: int, _frame: object
+                        ) -> None:
+        if self._stopping:
+            return
+        self._stopping = True
+        backstop = threading.Timer(STOP_BOUND, os._exit, (128 + signum,))
+        backstop.daemon = True
+        backstop.start()
+        loop.call_soon_threadsafe(self._stop_signal_received, signum)
+
     def _stop_signal_received(self, signum: int) -> None:
-        if not self._stopping:
-            self._stopping = True
-            self.run_worker(self.action_quit(128 + signum), group="stop", exit_on_error=False)
+        self.run_worker(self.action_quit(128 + signum), group="stop", exit_on_error=False)
 
 
 def run(services: AppServices, *, provider: str | None = None, model: str | None = None,
