@@ -48,12 +48,16 @@ def in_context(path: Sequence[Message], context_from: str | None = None) -> list
     """The messages of `path` that are sent as context: from `context_from` on (when it is on
     the path), leaving out replies still streaming, empty ones and failed ones, and a prompt
     repeated right after itself (stores of before trees hold the retries of a failed send
-    that way)."""
+    that way). Tool calls and results stay (`tool_turns.valid_turns` makes them valid)."""
     ids = [m.id for m in path]
     start = ids.index(context_from) if context_from in ids else 0
     sent: list[Message] = []
     for message in path[start:]:
-        if message.status == MessageStatus.STREAMING or not message.content or message.failed:
+        if message.role is Role.TOOL:  # a call's result, or a call stopped: core.tool_turns
+            sent.append(message)
+            continue
+        if (message.status == MessageStatus.STREAMING or message.failed
+                or not (message.content or message.tool_calls)):
             continue
         if (message.role == Role.USER and sent and sent[-1].role == Role.USER
                 and sent[-1].content == message.content):

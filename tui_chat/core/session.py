@@ -67,6 +67,7 @@ from tui_chat.core.protection import sent_as
 from tui_chat.core.reply_fold import ReplyFold
 from tui_chat.core.store import ConversationGoneError, Store
 from tui_chat.core.text import one_line
+from tui_chat.core.tool_turns import valid_turns
 
 if TYPE_CHECKING:  # only a type here: the app starts without importing the HTTP stack
     from tui_chat.core.client import ProviderClient
@@ -199,10 +200,12 @@ class ChatSession:
         if self.conversation.system_prompt:
             sent.append(ChatMessage(role=Role.SYSTEM, content=self.conversation.system_prompt))
         path = self.store.path_to(until) if until is not None else self.messages()
-        kept = in_context(path, self.conversation.context_from)
+        kept = valid_turns(in_context(path, self.conversation.context_from))
         files = self.store.attachments_of(m.id for m in kept if m.attachments)
         sent.extend(ChatMessage(role=message.role, content=message.content,
-                                attachments=files.get(message.id, []))
+                                attachments=files.get(message.id, []),
+                                tool_calls=message.tool_calls,
+                                tool_call_id=message.tool_call_id)
                     for message in kept)
         return sent
 
