@@ -84,8 +84,8 @@ def valid_turns(kept: Sequence[Message]) -> list[Message]:
             continue
         out.append(message)
         for call in message.tool_calls:
-            answer = answers.get(call.id)
-            content = result_text(answer) if answer is not None else NOT_RUN_RESULT
+            found = answers.get(call.id)
+            content = result_text(found) if found is not None else NOT_RUN_RESULT
             out.append(Message(conversation_id=message.conversation_id, role=Role.TOOL,
                                parent_id=message.id, tool_call_id=call.id, content=content))
     return out
