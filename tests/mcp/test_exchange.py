@@ -186,3 +186,23 @@ async def test_no_servers_no_tools(chutes_server: FakeProvider, workspace_of: An
     assert reply.tool_calls and reply.role is Role.ASSISTANT
 
 
+
+
+async def test_export_and_import_round_trip_the_tool_messages(
+        chutes_server: FakeProvider, workspace_of: Any, tmp_path: Path) -> None:
+    from tui_chat.core.export import export_json, export_markdown, import_file
+
+    workspace: Workspace = workspace_of(settings({"time": time_server()}))
+    chutes_server.script(Reply(tool_call_stream([KOLKATA], ids=["call_k"])))
+    await collect(workspace.send("What time is it in Kolkata?", asker=Choosing()))
+    conversation = workspace.session.conversation.id
+    markdown = export_markdown(workspace.store, [conversation])
+    assert "The model called a tool (time__get_current_time)." in markdown
+    assert "*Result of time__get_current_time (server time) ·" in markdown
+    assert "tools are not enabled" not in markdown
+    exported = tmp_path / "export.json"
+    exported.write_text(export_json(workspace.store, [conversation]), encoding="utf-8")
+    with Store.open(tmp_path / "other.sqlite3") as other:
+        import_file(other, exported)
+        assert other.get_messages(conversation) == workspace.session.messages()
+        assert other.get_messages(conversation)[2].tool_run is not None
