@@ -66,6 +66,10 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("-y", "--yes", action="store_true",
                      help="answer yes to every confirmation the exchange asks for (without "
                           "it, one is asked on the terminal, and refused when there is none)")
+    ask.add_argument("--approve-tools", action="store_true",
+                     help="run every tool call of the configured tool servers without asking "
+                     "(without it, each call is asked on the terminal, and refused when "
+                     "there is none)")
     ask.add_argument("-e", "--editor", action="store_true",
                      help="write the prompt in $VISUAL or $EDITOR first (PROMPT, if given, is "
                      "the text it starts with); what is saved there is sent")

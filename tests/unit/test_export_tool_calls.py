@@ -100,9 +100,9 @@ def test_a_tool_result_must_name_its_call_as_text(target: Store, tmp_path: Path)
 def test_markdown_shows_each_call_and_the_tool_result(source: Store) -> None:
     cid = fill(source)
     text = export.export_markdown(source, [cid])
-    assert ("*The model asked to call 2 tools (get_weather, run), but tools are not enabled "
-            "for this conversation, so none was run.*") in text
+    # A tool message answers the reply: its calls were run, and the sentence says so.
+    assert "*The model called 2 tools (get_weather, run).*" in text
     assert '`get_weather`\n\n```json\n{"city": "Paris"}\n```' in text
     # Arguments holding a fence get a longer one: the block cannot end early.
     assert '`run`\n\n````json\n{"code": "print(```)"}\n\n````' in text
-    assert "## Tool · " in text and "*Result of the tool call call_0*" in text
+    assert "## Tool · " in text and "*Result of the call call_0 · ok*" in text

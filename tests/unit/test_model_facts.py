@@ -12,7 +12,7 @@ from tui_chat.core.chunks import model_info_from
 from tui_chat.core.config import ProviderConfig, Settings, load_settings
 from tui_chat.core.errors import ConfigError
 from tui_chat.core.model_catalog import ModelCatalog
-from tui_chat.core.model_facts import ModelSettings
+from tui_chat.core.model_facts import ModelSettings, merged
 
 
 def test_a_chutes_entry_gives_window_prices_and_modalities() -> None:
@@ -122,3 +122,15 @@ async def test_the_catalog_gives_listed_facts_with_the_users_over_them(
     assert unlisted.context_length is None
     reread = ModelCatalog(settings, cache_file=tmp_path / "models.json")  # from the disk cache
     assert reread.facts(chutes, "fake/large").input_price == 0.25
+
+
+def test_which_models_take_tools() -> None:
+    """Chutes lists "tools" in `supported_features`; `tools = true` in config says so for a
+    custom provider's model; without either, a model takes none."""
+    listed = model_info_from("chutes", {"id": "a", "supported_features": ["json_mode", "tools"]})
+    unlisted = model_info_from("chutes", {"id": "b", "supported_features": ["json_mode"]})
+    assert listed is not None and listed.takes_tools
+    assert unlisted is not None and not unlisted.takes_tools
+    assert not merged(None, "sutra", "sutra-v2", None).takes_tools
+    assert merged(None, "mine", "m", ModelSettings(tools=True)).takes_tools
+    assert not merged(listed, "chutes", "a", ModelSettings(tools=False)).takes_tools

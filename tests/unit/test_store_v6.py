@@ -53,7 +53,7 @@ def test_the_tool_call_notes_become_the_field_and_error_means_an_error(old_store
         assert raw.execute("PRAGMA user_version").fetchone()[0] == 5
     raw.close()
     with Store.open(old_store) as store:
-        assert store._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+        assert store._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         conversations = store.list_conversations()
         by_title = {c.title: c.id for c in conversations}
         path = store.get_messages(by_title["weather in Paris, and search?"])

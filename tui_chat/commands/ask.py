@@ -43,8 +43,10 @@ from tui_chat.core.session import (
     UserMessageSaved,
 )
 from tui_chat.core.store import Store
-from tui_chat.core.text import cleaner_for, sanitize, without_lone_surrogates
+from tui_chat.core.text import cleaner_for, one_line, sanitize, without_lone_surrogates
 from tui_chat.core.tool_calls import tool_call_lines
+from tui_chat.core.tool_exchange import ToolCallFinished, ToolCallStarted
+from tui_chat.core.tool_turns import tool_result_line
 from tui_chat.core.validation import problem as validation_problem
 from tui_chat.core.workspace import ModelRef, Workspace, split_model_ref
 
@@ -157,13 +159,16 @@ async def _ask(args: argparse.Namespace, context: Context) -> int:
             if len(models) > 1:
                 from tui_chat.commands.ask_compare import print_compare
 
+                if (note := workspace.compare_note()) is not None:
+                    print(f"{PROG}: {note}", file=sys.stderr)
                 return await print_compare(workspace.compare(prompt, parameters, files,
                                                              asker=asker),
                                            models, args.show_reasoning)
+            tools = _tools_allowed(workspace, asker, args.approve_tools)
             try:
                 events = workspace.send(prompt, parameters, files, asker=asker)
                 return await print_stream(_saying_how_it_was_sent(events) if args.e2ee
-                                          else events, args.show_reasoning)
+                                          else events, args.show_reasoning, tools=tools)
             except asyncio.CancelledError:
                 stopped = workspace.session.stopped_reply
                 if stopped is None or not stopped.stopped_before_start:
@@ -186,6 +191,21 @@ async def _saying_how_it_was_sent(
             tee = (", from a model listed as running in a TEE (not verified)"
                    if "TEE" in badges else "")
             print(f"{PROG}: the prompt went and the reply came {how}{tee}.", file=sys.stderr)
+
+
+def _tools_allowed(workspace: Workspace, asker: TerminalAsker, approve_all: bool) -> bool:
+    """Whether tools go with the message (tool servers on, a model that takes them); each
+    call is then approved on the terminal, or without asking with --approve-tools. With no
+    terminal and no --approve-tools: UsageError, before anything is sent."""
+    if not workspace.tool_servers() or not workspace.takes_tools():
+        return False  # none, or the model takes none: the workspace asks whether to go on
+    workspace.approve_tools = approve_all
+    if not approve_all and not asker.has_terminal():
+        raise UsageError("Tool servers are configured, and tui-chat ask approves each tool "
+                         "call on the terminal, but there is none: pass --approve-tools to "
+                         "run the calls without asking, or set enabled = false under "
+                         "[mcp.servers.NAME] in config.toml.")
+    return True
 
 
 def _models(args: argparse.Namespace, settings: Settings, provider: str) -> list[ModelRef]:
@@ -330,8 +350,11 @@ class StreamPrinter:
     if asked (`ReasoningOut`), notes (a retry, the max-tokens limit, tool calls) on stderr;
     remembers how it failed."""
 
-    def __init__(self, out: TextIO, err: TextIO, show_reasoning: bool) -> None:
+    def __init__(self, out: TextIO, err: TextIO, show_reasoning: bool, *,
+                 tools: bool = False) -> None:
+        """`tools`: tools are offered, so a reply's calls are run (each said as it runs)."""
         self.out, self.err, self.show_reasoning = out, err, show_reasoning
+        self.tools = tools
         self.clean = cleaner_for(out)
         self.reasoning = ReasoningOut(err)
         self.wrote_any = False
@@ -365,10 +388,19 @@ class StreamPrinter:
             case ReplyFailed():
                 self.failure = event.error
             case ReplyFinished():
-                if calls := tool_call_lines(event.message):
+                if self.tools and event.message.tool_calls:
+                    self.end_line()
+                elif calls := tool_call_lines(event.message):
                     self.end_line()
                     said = sanitize(f"{calls[0].rstrip('.')}: {'; '.join(calls[1])}.")
                     print(f"{PROG}: {' '.join(said.split())}", file=err)
+            case ToolCallStarted():
+                run = event.message.tool_run
+                print(f"{PROG}: running {one_line(run.name if run else '', 80)}…", file=err)
+            case ToolCallFinished():
+                print(f"{PROG}: {one_line(tool_result_line(event.message), 200)}.", file=err)
+                if event.message.tool_run and event.message.tool_run.status == "not-run":
+                    print(f"{PROG}: {one_line(event.message.content, 300)}", file=err)
             case (ActivePathChanged() | UserMessageSaved() | ReplyStarted() | ToolCallDelta()
                   | UsageReported() | StreamDone() | SentAs() | ModelChosen()):
                 pass  # nothing to print: the reply's text and its end say it all
@@ -383,11 +415,12 @@ class StreamPrinter:
             self.ends_with_newline = True
 
 
-async def print_stream(events: AsyncIterator[SessionEvent], show_reasoning: bool) -> int:
+async def print_stream(events: AsyncIterator[SessionEvent], show_reasoning: bool, *,
+                       tools: bool = False) -> int:
     """Write a reply's text to stdout as it arrives; reasoning to stderr if asked; one
-    sentence on stderr on failure."""
+    sentence on stderr on failure; each tool call as it runs and ends (`tools`)."""
     out, err = sys.stdout, sys.stderr
-    printer = StreamPrinter(out, err, show_reasoning)
+    printer = StreamPrinter(out, err, show_reasoning, tools=tools)
     try:
         async for event in events:
             printer.apply(event)

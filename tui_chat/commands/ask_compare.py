@@ -41,6 +41,7 @@ from tui_chat.core.session import (
     UserMessageSaved,
 )
 from tui_chat.core.text import cleaner_for, sanitize
+from tui_chat.core.tool_exchange import ToolCallFinished, ToolCallStarted
 from tui_chat.core.workspace import ModelRef
 
 PROG = "tui-chat"
@@ -136,8 +137,8 @@ class ComparePrinter:
                     self._advance()
             case (ActivePathChanged() | UserMessageSaved() | ReplyStarted() | ToolCallDelta()
                   | FinishReason() | UsageReported() | StreamDone() | RetryScheduled()
-                  | SentAs() | ModelChosen()):
-                pass  # a column prints its text and how it ended, nothing else
+                  | SentAs() | ModelChosen() | ToolCallStarted() | ToolCallFinished()):
+                pass  # a column prints its text and how it ended (compare runs no tools)
             case _:
                 assert_never(inner)
 

@@ -67,6 +67,14 @@ class TerminalAsker:
             return choices[int(answer) - 1]
         return answer if answer in choices else None
 
+    def has_terminal(self) -> bool:
+        """Whether the terminal can be opened, so that the user can be asked."""
+        try:
+            os.close(os.open(self.tty, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK))
+        except OSError:
+            return False
+        return True
+
     def _say(self, sentence: str) -> None:
         print(f"{PROG}: {sentence}", file=self.err, flush=True)
 

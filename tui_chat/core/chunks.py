@@ -177,7 +177,13 @@ def model_info_from(provider: str, entry: object) -> ModelInfo | None:
                           if isinstance(pricing, dict) else None),
         input_modalities=_modalities(entry),
         confidential_compute=entry.get("confidential_compute") is True,
+        takes_tools=_features_hold(entry, "tools"),
     )
+
+
+def _features_hold(entry: dict[str, Any], feature: str) -> bool:
+    features = entry.get("supported_features")
+    return isinstance(features, list) and feature in features
 
 
 def _count(value: object) -> int | None:

@@ -88,6 +88,21 @@ _DRAIN_SECONDS = 0.25
 _REJECTED_PARAMETERS = (400, 422)
 
 
+def wire_message(m: ChatMessage) -> dict[str, Any]:
+    """One message as the request sends it: role and content, and an assistant message's
+    calls or a `tool` message's call id."""
+    wire: dict[str, Any] = {"role": m.role.value, "content": m.content if not m.attachments
+                            else wire_content(m.text, m.attachments, takes_images=False)}
+    if m.tool_calls:
+        wire["content"] = m.content or None
+        wire["tool_calls"] = [{"id": call.id, "type": "function",
+                               "function": {"name": call.name, "arguments": call.arguments}}
+                              for call in m.tool_calls]
+    if m.tool_call_id is not None:
+        wire["tool_call_id"] = m.tool_call_id
+    return wire
+
+
 class ProviderClient:
     """Talks to one provider. Use as an async context manager, or call `aclose()`."""
 
@@ -178,9 +193,7 @@ class ProviderClient:
     ) -> dict[str, Any]:
         payload: dict[str, Any] = {
             "model": model,
-            "messages": [{"role": m.role.value, "content": m.content if not m.attachments
-                          else wire_content(m.text, m.attachments, takes_images=False)}
-                         for m in messages],
+            "messages": [wire_message(m) for m in messages],
             "stream": True,
         }
         if parameters is not None:

@@ -57,14 +57,19 @@ def in_context(path: Sequence[Message], context_from: str | None = None) -> list
     sending it again, is how the model reads it); a reply whose prompt is left out (the first
     message kept when `context_from` names a reply). A reply that only called tools (none is
     run) is kept: it is sent as its note (`sent_text`). A prompt at the end is kept even
-    without a reply: it is the one being answered."""
+    without a reply: it is the one being answered. Tool calls and results stay
+    (`tool_turns.valid_turns` makes them valid); a reply may follow a tool result."""
     ids = [m.id for m in path]
     start = ids.index(context_from) if context_from in ids else 0
     sent: list[Message] = []
     for message in path[start:]:
+        if message.role is Role.TOOL:  # a call's result, or a call stopped: core.tool_turns
+            sent.append(message)
+            continue
         if message.role == Role.ASSISTANT and (
                 message.status == MessageStatus.STREAMING or message.failed
-                or not sent_text(message) or not sent or sent[-1].role != Role.USER):
+                or not (sent_text(message) or message.tool_calls) or not sent
+                or sent[-1].role not in (Role.USER, Role.TOOL)):
             continue
         if message.role == Role.USER and not message.content:
             continue

@@ -26,6 +26,8 @@ The JSON format, version 2 (conversations as trees)::
               "created": "…", "partial_in_context": false, "active_child_id": "…" | null,
               "tool_calls": [{"id": "…", "name": "…", "arguments": "{…}"}],
               "tool_call_id": "…" | null,
+              "tool_run": {"status": "ok", "name": "time__get_current_time",
+                           "server": "time" | null, "seconds": 0.2 | null} | null,
               "attachments": [{"name": "src/main.py", "kind": "text" | "image",
                                "mime": "text/plain", "size": 123, "language": "python",
                                "tokens": 40, "text": "…" | null, "data": "base64…" | null}],
@@ -51,7 +53,8 @@ cost in USD at its model's prices when it finished (null: no price was known); b
 to version 2 later, and a file without them still imports. So were `attachments`, the files
 attached to a message: a text file's `text`, or an image's bytes in base64 (`data`; PNG, JPEG,
 WebP or GIF). So were `tool_calls`, the tools a reply asked to call (`arguments` is the JSON
-text the model sent, as it sent it), and `tool_call_id`, the call a `tool` message answers; a
+text the model sent, as it sent it), and `tool_call_id`, the call a `tool` message answers
+(with `tool_run`, what became of the call: its status, tool, server and seconds); a
 file from before them keeps a reply's calls as a note in `error` ("The model asked to call
 …"), which an import turns into `tool_calls`. So was `sent_as`, how a reply was sent:
 "end-to-end" (encrypted to the model's instance), "TEE" (a model in a confidential-compute
@@ -87,7 +90,7 @@ import base64
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from datetime import datetime
@@ -134,6 +137,7 @@ from tui_chat.core.store import Store
 from tui_chat.core.store_import import ActiveChoices
 from tui_chat.core.text import sanitize
 from tui_chat.core.tool_calls import legacy_tool_calls, tool_call_lines
+from tui_chat.core.tool_turns import tool_result_line
 
 EXPORT_FORMAT = "tui-chat-conversations"
 EXPORT_VERSION = 2
@@ -243,10 +247,18 @@ class ExportedToolCall(_Exported):
     arguments: ExportText = ""
 
 
+class ExportedToolRun(_Exported):
+    status: ExportText
+    name: ExportText = ""
+    server: ExportText | None = None
+    seconds: ExportSeconds | None = None
+
+
 class ExportedMessageV2(ExportedMessage):
     attachments: list[ExportedAttachment] = Field(default_factory=list)
     tool_calls: list[ExportedToolCall] = Field(default_factory=list)
     tool_call_id: ExportText | None = None
+    tool_run: ExportedToolRun | None = None
     parent_id: ExportId | None = None
     partial_in_context: ExportFlag = False
     active_child_id: ExportId | None = None
@@ -524,18 +536,20 @@ def conversation_to_markdown(conversation: Conversation, messages: list[Message]
         lines.append(f"- Last model: {_one_line(_who(conversation.provider, conversation.model))}")
     if conversation.system_prompt:
         lines += ["", "**System prompt:**", "", _quote(conversation.system_prompt)]
+    every = [*messages, *(m for _, branch in branches or [] for m in branch)]
+    answered = {m.parent_id for m in every if m.role is Role.TOOL and m.parent_id}
     for message in messages:
-        lines += ["", *_message_markdown(message)]
+        lines += ["", *_message_markdown(message, answered)]
     for number, (parent, branch) in enumerate(branches or [], start=2):
         after = (f"after “{_one_line(parent.content)[:60] or '(no text)'}” (`{parent.id}`)"
                  if parent else "from another first message")
         lines += ["", "---", "", f"## Branch {number}, {after}"]
         for message in branch:
-            lines += ["", *_message_markdown(message, level="###")]
+            lines += ["", *_message_markdown(message, answered, level="###")]
     return sanitize("\n".join(lines)) + "\n"
 
 
-def _message_markdown(message: Message, level: str = "##") -> list[str]:
+def _message_markdown(message: Message, answered: Set[str], level: str = "##") -> list[str]:
     role = {Role.USER: "You", Role.ASSISTANT: "Assistant", Role.SYSTEM: "System",
             Role.TOOL: "Tool"}[message.role]
     head = [role]
@@ -552,19 +566,20 @@ def _message_markdown(message: Message, level: str = "##") -> list[str]:
     for attachment in message.attachments:
         lines += ["", f"*Attached: {_one_line(attachment.name)} ({size_text(attachment.size)}, "
                       f"{attachment.kind})*"]
-    lines += _tool_calls_markdown(message)
+    lines += _tool_calls_markdown(message, answered)
     if message.status != MessageStatus.COMPLETE:
         note = f" {_one_line(message.error)}" if message.error else ""
         lines += ["", f"*[{message.status.value}]{note}*"]
     return lines
 
 
-def _tool_calls_markdown(message: Message) -> list[str]:
+def _tool_calls_markdown(message: Message, answered: Set[str]) -> list[str]:
     """A reply's tool calls: the sentence, then each call's name and arguments as a code
-    block (the arguments are the model's JSON text, kept whole)."""
+    block (the arguments are the model's JSON text, kept whole); a tool message's line
+    (its call, status, server and time). `answered`: the replies whose calls were run."""
     if message.tool_call_id is not None:
-        return ["", f"*Result of the tool call {_one_line(message.tool_call_id)}*"]
-    shown = tool_call_lines(message)
+        return ["", f"*{_one_line(tool_result_line(message))}*"]
+    shown = tool_call_lines(message, run=message.id in answered)
     if shown is None:
         return []
     lines = ["", f"*{shown[0]}*"]

@@ -6,6 +6,7 @@ per-model settings from config.toml over it.
     input_price = 0.27          # USD per million prompt tokens
     output_price = 1.1          # USD per million completion tokens
     images = false              # whether it reads images
+    tools = true                # whether it may be offered tools (MCP servers)
 
 The key is the provider's name, a colon, and the model id as the provider spells it (the id
 may hold colons itself: only the first one separates). Every field is optional; one left out
@@ -34,6 +35,8 @@ class ModelSettings(Record):
     """USD per million completion tokens."""
     images: bool | None = None
     """Whether the model reads images (attached PNG, JPEG, WebP, GIF)."""
+    tools: bool | None = None
+    """Whether the model may be offered tools (tool servers: docs/tools.md)."""
 
 
 def split_key(key: str) -> tuple[str, str] | None:
@@ -78,6 +81,8 @@ def merged(info: ModelInfo | None, provider: str, model: str,
     if own.images is not None:
         others = tuple(m for m in (base.input_modalities or ("text",)) if m != "image")
         changes["input_modalities"] = (*others, "image") if own.images else others
+    if own.tools is not None:
+        changes["takes_tools"] = own.tools
     return base.model_copy(update=changes)
 
 

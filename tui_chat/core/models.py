@@ -143,14 +143,36 @@ class ToolCall(Record):
     """The arguments as the JSON text the model sent (not parsed: it may not be valid JSON)."""
 
 
+class ToolRun(Record):
+    """What became of one tool call, kept on its `tool` message (store schema 7).
+
+    `status`, while the call waits or runs (the message is "streaming" then): "asking" (put
+    to the user), "approved" (running, as the user or the policy allowed); once it ended:
+    "ok", "error" (the tool said it failed), "failed" (it could not run: the server did not
+    start, crashed, refused it), "timed-out", "denied", "cancelled", "invalid" (no such tool,
+    arguments not a JSON object), "not-run" (past the step limit), "interrupted" (tui-chat
+    stopped while it ran: the message is "interrupted" then, and its result says so)."""
+
+    status: str
+    name: str = ""
+    """The tool as the model called it (qualified: `server__tool`)."""
+    server: str | None = None
+    """The server that ran it (None: no server offers that tool)."""
+    seconds: float | None = None
+    """How long it ran (None: it did not run)."""
+
+
 class ChatMessage(Record):
     """One message as sent to the provider: its text and its attachments' content, or, once
     put in the request's shape (`attachments.wire_content`), the content as it goes (a string,
-    or a list of content parts)."""
+    or a list of content parts). An assistant message may carry the calls it made
+    (`tool_calls`), a `tool` message the id of the call it answers (`tool_call_id`)."""
 
     role: Role
     content: str | list[dict[str, Any]]
     attachments: list[Attachment] = field(default_factory=list)
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    tool_call_id: str | None = None
 
     @property
     def text(self) -> str:
@@ -188,10 +210,13 @@ class Message(Record):
     attachments: list[AttachmentInfo] = field(default_factory=list)
     """Files attached to a user message (their content: `Store.attachments_of`)."""
     tool_calls: list[ToolCall] = field(default_factory=list)
-    """The tools an assistant reply asked to call, in the order of their index (none is run:
-    tui-chat enables no tools yet, which `tool_calls.tool_call_lines` says)."""
+    """The tools an assistant reply asked to call, in the order of their index (each answered
+    by a `tool` message below it when tools were offered; else none is run, which
+    `tool_calls.tool_call_lines` says)."""
     tool_call_id: str | None = None
     """A `tool` message: the id of the call (`ToolCall.id`) whose result it holds."""
+    tool_run: ToolRun | None = None
+    """A `tool` message: its status, server and timing."""
     sent_as: str | None = None
     """How a reply was sent and came back: "end-to-end" (encrypted to the model's instance,
     tui_chat.core.e2ee), with " TEE" when the model runs in a confidential-compute enclave
@@ -308,6 +333,9 @@ class ModelInfo(Record):
     confidential_compute: bool = False
     """The provider lists the model as running in a TEE (Chutes' `confidential_compute`);
     tui-chat does not verify it."""
+    takes_tools: bool = False
+    """Whether the model may be offered tools: Chutes lists "tools" in its
+    `supported_features`; a custom provider's model says `tools = true` in config.toml."""
 
     @property
     def takes_images(self) -> bool:

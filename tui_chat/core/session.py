@@ -41,7 +41,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from msgspec import Struct
 
@@ -67,6 +67,8 @@ from tui_chat.core.protection import sent_as
 from tui_chat.core.reply_fold import ReplyFold
 from tui_chat.core.store import ConversationGoneError, Store
 from tui_chat.core.text import one_line
+from tui_chat.core.tool_exchange import ToolBox, ToolCallFinished, ToolCallStarted, run_calls
+from tui_chat.core.tool_turns import valid_turns
 
 if TYPE_CHECKING:  # only a type here: the app starts without importing the HTTP stack
     from tui_chat.core.client import ProviderClient
@@ -105,7 +107,7 @@ class ReplyFailed(Struct, frozen=True):
 
 
 SessionEvent = (ActivePathChanged | UserMessageSaved | ReplyStarted | ReplyFinished | ReplyFailed
-                | StreamEvent)
+                | ToolCallStarted | ToolCallFinished | StreamEvent)
 
 
 def make_title(prompt: str) -> str:
@@ -200,10 +202,14 @@ class ChatSession:
         if self.conversation.system_prompt:
             sent.append(ChatMessage(role=Role.SYSTEM, content=self.conversation.system_prompt))
         path = self.store.path_to(until) if until is not None else self.messages()
-        kept = in_context(path, self.conversation.context_from)
+        kept = valid_turns(in_context(path, self.conversation.context_from))
         files = self.store.attachments_of(m.id for m in kept if m.attachments)
-        sent.extend(ChatMessage(role=message.role, content=sent_text(message),
-                                attachments=files.get(message.id, []))
+        sent.extend(ChatMessage(role=message.role,
+                                content=message.content if message.tool_calls
+                                else sent_text(message),
+                                attachments=files.get(message.id, []),
+                                tool_calls=message.tool_calls,
+                                tool_call_id=message.tool_call_id)
                     for message in kept)
         return sent
 
@@ -248,21 +254,22 @@ class ChatSession:
 
     async def send(self, prompt: str, *, client: ProviderClient, model: str,
                    parameters: Parameters | None = None, continue_partial: bool = False,
-                   attachments: Sequence[Attachment] = ()
+                   attachments: Sequence[Attachment] = (), tools: ToolBox | None = None
                    ) -> AsyncGenerator[SessionEvent, None]:
         """Save `prompt` (with `attachments`) at the end of the active path, then stream and
         save the reply.
 
         After a failed reply to the same prompt this is a retry: the prompt is not saved
         again. `continue_partial`: the reply the path ends with was cut off by a failure, and
-        the user continues from it anyway: it becomes context."""
+        the user continues from it anyway: it becomes context. `tools`: the tools offered,
+        and the calls run, kept in the tree (core.tool_exchange)."""
         user, events, new = self._prompt_for(prompt, continue_partial, attachments)
         for event in events:
             yield event
         # aclosing: if our consumer stops early, the inner generator saves the partial reply
         # now, not whenever the garbage collector finalizes it.
-        async with contextlib.aclosing(self._reply(
-                client, model, parameters, user.id, new_prompt=user if new else None,
+        async with contextlib.aclosing(self._exchange(
+                client, model, parameters, user.id, tools, new_prompt=user if new else None,
                 files=attachments)) as replies:
             async for event in replies:
                 yield event
@@ -329,11 +336,12 @@ class ChatSession:
             self.store.delete_subtree(reply.id)
 
     async def regenerate(self, *, client: ProviderClient, model: str,
-                         parameters: Parameters | None = None, reply_id: str | None = None
-                         ) -> AsyncGenerator[SessionEvent, None]:
+                         parameters: Parameters | None = None, reply_id: str | None = None,
+                         tools: ToolBox | None = None) -> AsyncGenerator[SessionEvent, None]:
         """A new reply, possibly from another provider or model, as a sibling of `reply_id`
         (default: the reply the active path ends with; a prompt without a reply gets its
-        first). The old reply stays, as another branch (unless it failed before any token)."""
+        first). The old reply stays, as another branch (unless it failed before any token).
+        A reply that answers tool results is written again from the same results."""
         path = self.messages()
         if not any(m.role == Role.USER for m in path):
             raise UsageError("There is nothing to regenerate yet: send a message first.")
@@ -343,20 +351,21 @@ class ChatSession:
         prompt = target
         if target.role != Role.USER:
             parent = self.store.get_message(target.parent_id) if target.parent_id else None
-            if parent is None or parent.role != Role.USER:
+            if parent is None or parent.role not in (Role.USER, Role.TOOL):
                 raise UsageError("That reply answers no message of yours, so it cannot be "
                                  "written again; edit a message of yours instead.")
             prompt = parent
             self._replace_if_empty(target)
         if prompt.id != path[-1].id:
             yield ActivePathChanged(self.conversation.id, prompt.id)
-        async with contextlib.aclosing(self._reply(client, model, parameters,
-                                                   prompt.id)) as replies:
+        async with contextlib.aclosing(self._exchange(client, model, parameters, prompt.id,
+                                                      tools)) as replies:
             async for event in replies:
                 yield event
 
     async def edit_and_resend(self, message_id: str, new_text: str, *, client: ProviderClient,
-                              model: str, parameters: Parameters | None = None
+                              model: str, parameters: Parameters | None = None,
+                              tools: ToolBox | None = None
                               ) -> AsyncGenerator[SessionEvent, None]:
         """`new_text` as a sibling of user message `message_id`, with its own new reply; the
         original and everything after it stay, as the other branch."""
@@ -370,8 +379,8 @@ class ChatSession:
         self.store.add_message(edited, as_root=original.parent_id is None)
         yield ActivePathChanged(self.conversation.id, original.parent_id)
         yield UserMessageSaved(edited)
-        async with contextlib.aclosing(self._reply(client, model, parameters,
-                                                   edited.id)) as replies:
+        async with contextlib.aclosing(self._exchange(client, model, parameters, edited.id,
+                                                      tools)) as replies:
             async for event in replies:
                 yield event
 
@@ -411,11 +420,39 @@ class ChatSession:
 
     # -- internals -----------------------------------------------------------------------
 
+    async def _exchange(self, client: ProviderClient, model: str,
+                        parameters: Parameters | None, prompt_id: str, box: ToolBox | None, *,
+                        new_prompt: Message | None = None, files: Sequence[Attachment] = ()
+                        ) -> AsyncGenerator[SessionEvent, None]:
+        """A reply to `prompt_id`; with `box`, its tools offered and the loop run: each
+        reply that calls tools is followed by the calls' tool messages, then the next reply
+        (core.tool_exchange)."""
+        tools = await box.offered() if box is not None else []
+        parent = prompt_id
+        for step in range(box.max_steps + 1 if box is not None else 1):
+            finished: Message | None = None
+            async with contextlib.aclosing(self._reply(
+                    client, model, parameters, parent, new_prompt=new_prompt, files=files,
+                    tools=tools)) as replies:
+                async for event in replies:
+                    if isinstance(event, ReplyFinished):
+                        finished = event.message
+                    yield event
+            new_prompt, files = None, ()
+            if box is None or not tools or finished is None or not finished.tool_calls:
+                return
+            async with contextlib.aclosing(run_calls(
+                    self.store, box, finished, over=step == box.max_steps)) as calls:
+                async for call_event in calls:
+                    parent = call_event.message.id
+                    yield call_event
+
     async def _reply(self, client: ProviderClient, model: str, parameters: Parameters | None,
                      prompt_id: str, *, activate: bool = True, new_prompt: Message | None = None,
-                     files: Sequence[Attachment] = ()) -> AsyncGenerator[SessionEvent, None]:
+                     files: Sequence[Attachment] = (), tools: Sequence[dict[str, Any]] = ()
+                     ) -> AsyncGenerator[SessionEvent, None]:
         """Stream a reply to `prompt_id`; `new_prompt`: that prompt, saved together with the
-        reply's first row (with `files`, its attachments)."""
+        reply's first row (with `files`, its attachments); `tools`: offered in the request."""
         if parameters is not None and parameters != self.conversation.parameters:
             self.set_parameters(parameters)
         reply = Message(conversation_id=self.conversation.id, parent_id=prompt_id,
@@ -438,7 +475,8 @@ class ChatSession:
             # aclosing: the response is closed now, not when the garbage collector gets to it.
             sent = self._sent_parameters(parameters)
             async with contextlib.aclosing(client.stream_chat(
-                    model, history, sent, e2ee=sent.e2ee)) as stream:
+                    model, history, sent, e2ee=sent.e2ee,
+                    extra={"tools": list(tools)} if tools else None)) as stream:
                 async for event in stream:
                     fold.apply(event)
                     if fold.since_flush() >= self.flush_interval:

@@ -38,6 +38,8 @@ Schema history (`PRAGMA user_version`):
   scrubs every stored text of API keys that an older tui-chat may have written (store_v6).
   `messages.sent_as`: how a reply was sent ("end-to-end", "TEE", both; NULL: neither), which
   a reopened conversation and an export show (core/protection).
+- 7: `messages.tool_run` (JSON: a `tool` message's status, tool, server and seconds; NULL
+  for every other message): what became of a tool call, kept as it happens (core/tool_turns).
 
 `seq` (an integer primary key) is the insertion order: children are ordered by it; `id` is the
 stable public id. Timestamps are ISO 8601 text in UTC with microseconds, so they sort as text and
@@ -60,13 +62,14 @@ from tui_chat.core.models import (
     MessageStatus,
     Parameters,
     Role,
+    ToolRun,
     Usage,
 )
 from tui_chat.core.secrets import scrub
 from tui_chat.core.store_attachments import infos_from
 from tui_chat.core.store_v6 import migrate_v5_to_v6
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 SCHEMA_V1 = """
 CREATE TABLE conversations (
@@ -208,13 +211,18 @@ CREATE TABLE attachments (
 );
 """
 
+MIGRATE_V6_TO_V7 = """
+ALTER TABLE messages ADD COLUMN tool_run TEXT;
+"""
+
 Step = str | Callable[[sqlite3.Connection], "str | None"]
 """A migration step: an SQL script, or a function that changes the database (inside the
 step's transaction) and returns a sentence for the user, or None."""
 
 # MIGRATIONS[n] takes a database at version n to version n + 1.
 MIGRATIONS: dict[int, Step] = {0: SCHEMA_V1, 1: MIGRATE_V1_TO_V2, 2: MIGRATE_V2_TO_V3,
-                               3: MIGRATE_V3_TO_V4, 4: MIGRATE_V4_TO_V5, 5: migrate_v5_to_v6}
+                               3: MIGRATE_V3_TO_V4, 4: MIGRATE_V4_TO_V5, 5: migrate_v5_to_v6,
+                               6: MIGRATE_V6_TO_V7}
 OUR_TABLES = frozenset({"conversations", "messages"})
 
 
@@ -297,11 +305,11 @@ CONVERSATION_READ = f"{CONVERSATION_SELECT}, context_from, context_from_set"
 MESSAGE_WRITTEN = ("id", "conversation_id", "parent_id", "role", "content", "reasoning",
                    "provider", "model", "status", "error", "finish_reason", "usage",
                    "time_to_first_token", "tokens_per_second", "created",
-                   "partial_in_context", "tool_calls", "tool_call_id", "sent_as")
+                   "partial_in_context", "tool_calls", "tool_call_id", "sent_as", "tool_run")
 """The columns `message_row` gives, which adding and importing a message write."""
 MESSAGE_CHANGING = ("content", "reasoning", "provider", "model", "status", "error",
                     "finish_reason", "usage", "time_to_first_token", "tokens_per_second",
-                    "partial_in_context", "tool_calls", "sent_as")
+                    "partial_in_context", "tool_calls", "sent_as", "tool_run")
 """The columns `Store.update_message` writes: a message's place, role, id and date never
 change."""
 MESSAGE_SELECT = ", ".join((*MESSAGE_WRITTEN, "attachments"))
@@ -368,7 +376,8 @@ def message_row(m: Message) -> dict[str, object]:
             "time_to_first_token": m.time_to_first_token,
             "tokens_per_second": m.tokens_per_second, "created": to_text(m.created),
             "partial_in_context": int(m.partial_in_context), "tool_calls": tool_calls,
-            "tool_call_id": m.tool_call_id, "sent_as": m.sent_as}
+            "tool_call_id": m.tool_call_id, "sent_as": m.sent_as,
+            "tool_run": m.tool_run.model_dump_json() if m.tool_run is not None else None}
 
 
 _ROLES = {role.value: role for role in Role}
@@ -390,6 +399,8 @@ def message_from(row: sqlite3.Row) -> Message:
         rare["tool_call_id"] = tool_call_id
     if isinstance(sent_as := value.get("sent_as"), str):
         rare["sent_as"] = sent_as
+    if isinstance(tool_run := value.get("tool_run"), str):
+        rare["tool_run"] = ToolRun.model_validate_json(tool_run)
     return Message.model_validate(dict(
         id=value["id"], conversation_id=value["conversation_id"],
         role=_ROLES.get(role) or Role(role), content=value["content"],

@@ -1,4 +1,4 @@
-"""Tool calls in a reply. tui-chat sends no tools, so a model that calls one anyway has none run.
+"""Tool calls in a reply. A model that calls a tool when none was offered has none run.
 
 A call streams as fragments of OpenAI's `delta.tool_calls`, keyed by `index`: the first brings
 its id and name, the others pieces of its arguments (JSON text). `ToolCalls` joins them; the
@@ -47,16 +47,18 @@ class ToolCalls:
                 for _, (ids, name, arguments) in sorted(self._calls.items())]
 
 
-def tool_call_lines(message: Message) -> tuple[str, list[str]] | None:
+def tool_call_lines(message: Message, *, run: bool = False) -> tuple[str, list[str]] | None:
     """(the sentence, one `name(arguments)` line per call) of a finished reply that called
-    tools, else None."""
+    tools, else None. `run`: tools were offered and the calls answered (the tool messages
+    below the reply say how), else the sentence says none was run."""
     # Not by finish_reason: some servers end a reply that called tools with "stop".
     if message.status is not MessageStatus.COMPLETE or not message.tool_calls:
         return None
     calls = [(call.name or _NO_NAME, call.arguments) for call in message.tool_calls]
     names = ", ".join(dict.fromkeys(name for name, _ in calls))
     count = f"{len(calls)} tools" if len(calls) > 1 else "a tool"
-    head = f"{_HEAD}{count} ({names}), but {TOOLS_NOT_ENABLED}."
+    head = (f"The model called {count} ({names})." if run
+            else f"{_HEAD}{count} ({names}), but {TOOLS_NOT_ENABLED}.")
     return head, [f"{name}({arguments})" for name, arguments in calls]
 
 

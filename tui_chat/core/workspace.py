@@ -56,11 +56,14 @@ from tui_chat.core.models import (
 )
 from tui_chat.core.providers import Provider
 from tui_chat.core.session import ChatSession, ReplyFinished, SessionEvent
+from tui_chat.core.tool_exchange import ToolBox
 
 if TYPE_CHECKING:  # imported on first use: the app's start-up path has no HTTP stack
     from tui_chat.core.client import ProviderClient
     from tui_chat.core.compare import CompareEvent
     from tui_chat.core.dialect import UsageRefusals
+    from tui_chat.core.mcp.approval import Grants
+    from tui_chat.core.mcp.manager import ServerManager
     from tui_chat.core.model_catalog import ModelCatalog
     from tui_chat.core.personas import Persona
     from tui_chat.core.store import Store
@@ -141,6 +144,11 @@ class Workspace:
         self.asker: Asker = REFUSE
         """How the exchange in progress asks the user (see core.asker): the one `send` or
         `compare` was given, while its events are read; `REFUSE` between exchanges."""
+        self.approve_tools = False
+        """Run every tool call without asking (`ask --approve-tools`)."""
+        self._servers: ServerManager | None = None  # started on first use, closed by aclose
+        self._grants: dict[str, Grants] = {}  # a conversation's "always" answers
+        self._tools_off: dict[str, set[str]] = {}  # servers turned off per conversation
 
     # --- what is in force -----------------------------------------------------------------
 
@@ -479,6 +487,64 @@ class Workspace:
             path.pop()
         return path
 
+    # --- tools ----------------------------------------------------------------------------
+
+    def tool_servers(self) -> list[str]:
+        """The tool servers on for the conversation on screen: those enabled in config.toml
+        that it did not turn off."""
+        off = self._tools_off.get(self.session.conversation.id, set())
+        return [name for name in self.settings.mcp.enabled_servers() if name not in off]
+
+    def set_tool_server(self, name: str, on: bool) -> None:
+        """Turn server `name` on or off for the conversation on screen (for this run)."""
+        off = self._tools_off.setdefault(self.session.conversation.id, set())
+        (off.discard if on else off.add)(name)
+
+    def takes_tools(self) -> bool:
+        """Whether the current model may be offered tools (see ModelInfo.takes_tools)."""
+        facts = self.facts()
+        return facts is not None and facts.takes_tools
+
+    def compare_note(self) -> str | None:
+        """The sentence a comparison shows when the conversation has tool servers on."""
+        servers = self.tool_servers()
+        if not servers:
+            return None
+        return (f"Compare sends no tools: the tool servers on for this conversation "
+                f"({', '.join(servers)}) are offered only when one model answers.")
+
+    def _toolbox(self, asker: Asker) -> ToolBox | None:
+        servers = self.tool_servers()
+        if not servers:
+            return None
+        from tui_chat.core.mcp.approval import Grants
+        from tui_chat.core.mcp.exchange import McpToolBox
+        from tui_chat.core.mcp.manager import ServerManager
+
+        if self._servers is None:
+            self._servers = ServerManager(self.settings.mcp, env=self.env)
+        grants = self._grants.setdefault(self.session.conversation.id, Grants())
+        return McpToolBox(self._servers, servers, asker, grants,
+                          approve_all=self.approve_tools)
+
+    async def _with_tools(self, box: ToolBox | None,
+                          start: Callable[[ToolBox | None], AsyncGenerator[SessionEvent, None]]
+                          ) -> AsyncGenerator[SessionEvent, None]:
+        """The exchange `start` makes, with `box` when the model takes tools; for one that
+        does not, sent without them only when the user agrees (else UsageError, nothing
+        sent)."""
+        if box is not None and not self.takes_tools():
+            said = (f"{self.model} does not take tools (its provider does not list it as "
+                    "taking them; a custom provider's model says `tools = true` under "
+                    "[models] in config.toml)")
+            if not await self.asker.confirm(f"{said}. Send this message without them?"):
+                raise UsageError(f"{said}, so nothing was sent: choose a model that takes "
+                                 "tools, or turn the tool servers off for this conversation.")
+            box = None
+        async with contextlib.aclosing(start(box)) as events:
+            async for event in events:
+                yield event
+
     # --- exchanges ------------------------------------------------------------------------
 
     def send(self, prompt: str, parameters: Parameters | None = None,
@@ -494,10 +560,10 @@ class Workspace:
         client, model = self.client(), self.require_model()
         self.check_attachments(attachments)
         self._fit(self.context_plan(prompt, parameters=parameters, attachments=attachments))
-        return self._leased(client, self.session.send(prompt, client=client, model=model,
-                                                      parameters=parameters,
-                                                      continue_partial=continue_partial,
-                                                      attachments=attachments), asker)
+        return self._leased(client, self._with_tools(
+            self._toolbox(asker), lambda box: self.session.send(
+                prompt, client=client, model=model, parameters=parameters,
+                continue_partial=continue_partial, attachments=attachments, tools=box)), asker)
 
     def compare(self, prompt: str, parameters: Parameters | None = None,
                 attachments: Sequence[Attachment] = (), *, asker: Asker = REFUSE
@@ -536,22 +602,26 @@ class Workspace:
                 self.choose(reply.provider, reply.model)
         return change
 
-    def regenerate(self, reply_id: str | None = None) -> AsyncGenerator[SessionEvent, None]:
+    def regenerate(self, reply_id: str | None = None, *, asker: Asker = REFUSE
+                   ) -> AsyncGenerator[SessionEvent, None]:
         """A reply again in place of `reply_id` (None: the last), the old one kept as a
         branch (see ChatSession.regenerate)."""
         client, model = self.client(), self.require_model()
         self._fit(self.context_plan(path=self._prompt_path(reply_id)))
-        return self._leased(client, self.session.regenerate(client=client, model=model,
-                                                            reply_id=reply_id))
+        return self._leased(client, self._with_tools(
+            self._toolbox(asker), lambda box: self.session.regenerate(
+                client=client, model=model, reply_id=reply_id, tools=box)), asker)
 
-    def edit_and_resend(self, message_id: str, text: str) -> AsyncGenerator[SessionEvent, None]:
+    def edit_and_resend(self, message_id: str, text: str, *, asker: Asker = REFUSE
+                        ) -> AsyncGenerator[SessionEvent, None]:
         if not text.strip():
             raise UsageError("The message is empty: type some text to send.")
         client, model = self.client(), self.require_model()
         parent = self.store.get_message(message_id).parent_id
         self._fit(self.context_plan(text, path=self.store.path_to(parent) if parent else []))
-        return self._leased(client, self.session.edit_and_resend(message_id, text,
-                                                                 client=client, model=model))
+        return self._leased(client, self._with_tools(
+            self._toolbox(asker), lambda box: self.session.edit_and_resend(
+                message_id, text, client=client, model=model, tools=box)), asker)
 
     async def _leased(self, client: ProviderClient,
                       events: AsyncGenerator[SessionEvent, None], asker: Asker = REFUSE
@@ -595,3 +665,6 @@ class Workspace:
 
     async def aclose(self) -> None:
         await self._clients.aclose()
+        if self._servers is not None:
+            await self._servers.aclose()
+            self._servers = None

@@ -179,7 +179,7 @@ async def run_tool_loop(stream: Stream, manager: ServerManager, ask: CallAsker,
                 record = CallRecord(call_id, name, None, arguments, "not-run",
                                     "Not run: tui-chat stopped the tool calls at their limit.")
             else:
-                record = await _run_call(call_id, name, arguments, manager, ask, grants,
+                record = await run_call(call_id, name, arguments, manager, ask, grants,
                                          notify)
             notify(CallFinished(record))
             result.calls.append(record)
@@ -207,7 +207,7 @@ async def _reply(stream: Stream, conversation: list[Wire], tools: list[Wire],
     return "".join(text), fragments
 
 
-async def _run_call(call_id: str, name: str, arguments: str, manager: ServerManager,
+async def run_call(call_id: str, name: str, arguments: str, manager: ServerManager,
                     ask: CallAsker, grants: Grants, notify: Callable[[LoopEvent], None]
                     ) -> CallRecord:
     tool = manager.find(name)

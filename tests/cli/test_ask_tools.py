@@ -1,0 +1,88 @@
+"""`ask` with tool servers: "what time is it in Kolkata?" → the model calls the time tool
+(mcp-server-time, a real server) → approval on the terminal → result → answer; with no
+terminal it refuses in one sentence unless --approve-tools. Real subprocesses."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.cli.terminal import run_with_controlling_terminal
+from tests.fakeprovider import FakeProvider, Reply, tool_call_stream
+
+KEY = "cpk_fake-test-key-not-real-0123.SECRET"
+MODEL = "deepseek-ai/DeepSeek-V3-0324"
+KOLKATA = ("time__get_current_time", '{"timezone": "Asia/Kolkata"}')
+QUESTION = "What time is it in Kolkata?"
+
+
+@pytest.fixture
+def env(chutes_server: FakeProvider, tmp_path: Path) -> dict[str, str]:
+    config = tmp_path / "config.toml"
+    config.write_text(f"""
+[mcp.servers.time]
+command = {json.dumps(sys.executable)}
+args = ["-m", "mcp_server_time", "--local-timezone", "UTC"]
+
+[models."chutes:{MODEL}"]
+tools = true
+""", encoding="utf-8")
+    return {"CHUTES_BASE_URL": chutes_server.url, "CHUTES_API_KEY": KEY,
+            "TUI_CHAT_CONFIG": str(config)}
+
+
+def posts(server: FakeProvider) -> list[dict[str, object]]:
+    return [r.body for r in server.requests if r.method == "POST"]
+
+
+def test_the_call_is_approved_on_the_terminal_and_the_answer_printed(
+        chutes_server: FakeProvider, env: dict[str, str]) -> None:
+    chutes_server.script(Reply(tool_call_stream([KOLKATA], ids=["call_k"])))
+    code, out, err, shown = run_with_controlling_terminal(
+        ["ask", "-m", MODEL, QUESTION], until=b"Choose 1-4:", answer=b"1\n", env=env)
+    assert code == 0, err
+    assert b"get_current_time" in shown and b"Asia/Kolkata" in shown
+    assert out.startswith("The tool call_k said: ") and "Asia/Kolkata" in out
+    assert "tui-chat: running time__get_current_time…" in err
+    assert "Result of time__get_current_time (server time) ·" in err and "· ok." in err
+    assert KEY not in out + err
+    first, second = posts(chutes_server)
+    assert "tools" in first
+    assert [m["role"] for m in second["messages"]] == ["user", "assistant", "tool"]
+
+
+def test_a_denial_on_the_terminal_goes_back_to_the_model(
+        chutes_server: FakeProvider, env: dict[str, str]) -> None:
+    chutes_server.script(Reply(tool_call_stream([KOLKATA], ids=["call_k"])))
+    code, out, err, _ = run_with_controlling_terminal(
+        ["ask", "-m", MODEL, QUESTION], until=b"Choose 1-4:", answer=b"4\n", env=env)
+    assert code == 0, err
+    assert "· denied." in err
+    assert "did not allow this call" in out
+
+
+def test_with_no_terminal_it_refuses_in_one_sentence_and_sends_nothing(
+        chutes_server: FakeProvider, env: dict[str, str]) -> None:
+    result = subprocess.run([sys.executable, "-m", "tui_chat", "ask", "-m", MODEL, QUESTION],
+                            capture_output=True, text=True, env={**os.environ, **env},
+                            timeout=60, start_new_session=True, check=False)
+    assert result.returncode != 0
+    assert "--approve-tools" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert posts(chutes_server) == []
+
+
+def test_approve_tools_runs_the_calls_without_a_terminal(
+        chutes_server: FakeProvider, env: dict[str, str]) -> None:
+    chutes_server.script(Reply(tool_call_stream([KOLKATA], ids=["call_k"])))
+    result = subprocess.run([sys.executable, "-m", "tui_chat", "ask", "--approve-tools",
+                             "-m", MODEL, QUESTION], capture_output=True, text=True,
+                            env={**os.environ, **env}, timeout=60, start_new_session=True,
+                            check=False)
+    assert result.returncode == 0, result.stderr
+    assert "Asia/Kolkata" in result.stdout and "· ok." in result.stderr

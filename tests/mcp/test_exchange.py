@@ -1,0 +1,208 @@
+"""The tool loop inside the exchange (Workspace.send, regenerate): every step kept in the tree
+as it happens, requests that stay valid, models that take no tools, compare without tools.
+Against the fake provider and mcp-server-time, a real server."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakeprovider import FakeProvider, Reply, stream_of, tool_call_stream
+from tests.mcp.conftest import time_server
+from tui_chat.core.config import Settings
+from tui_chat.core.errors import UsageError
+from tui_chat.core.mcp.config import McpServerConfig, McpSettings
+from tui_chat.core.mcp.loop import DENIED
+from tui_chat.core.model_facts import ModelSettings
+from tui_chat.core.models import MessageStatus, Role
+from tui_chat.core.session import ReplyFinished, SessionEvent
+from tui_chat.core.store import Store
+from tui_chat.core.tool_exchange import ToolCallFinished, ToolCallStarted
+from tui_chat.core.workspace import Workspace
+
+MODEL = "deepseek-ai/DeepSeek-V3-0324"
+KOLKATA = ("time__get_current_time", '{"timezone": "Asia/Kolkata"}')
+
+
+class Choosing:
+    """The exchange's asker: chooses `choice` for every tool call, says `yes` to every
+    confirmation; keeps the questions."""
+
+    def __init__(self, choice: str | None = "Run once", yes: bool = False) -> None:
+        self.choice, self.yes = choice, yes
+        self.questions: list[str] = []
+        self.confirmations: list[str] = []
+
+    async def confirm(self, question: str) -> bool:
+        self.confirmations.append(question)
+        return self.yes
+
+    async def ask(self, question: str, choices: Sequence[str]) -> str | None:
+        self.questions.append(question)
+        return self.choice
+
+
+def settings(servers: dict[str, McpServerConfig], *, tools: bool = True,
+             **mcp: Any) -> Settings:
+    return Settings(mcp=McpSettings(servers=servers, **mcp),
+                    models={f"chutes:{MODEL}": ModelSettings(tools=tools)})
+
+
+@pytest.fixture
+async def workspace_of(chutes_server: FakeProvider, tmp_path: Path
+                       ) -> AsyncIterator[Any]:
+    made: list[tuple[Workspace, Store]] = []
+
+    def make(given: Settings) -> Workspace:
+        store = Store.open(tmp_path / "store.sqlite3")
+        env = {"CHUTES_BASE_URL": chutes_server.url, "CHUTES_API_KEY": "cpk_test-0001",
+               "PATH": "/usr/bin:/bin"}
+        workspace = Workspace(given, store, env=env)
+        made.append((workspace, store))
+        return workspace
+
+    yield make
+    for workspace, store in made:
+        await workspace.aclose()
+        store.close()
+
+
+def bodies(server: FakeProvider) -> list[dict[str, Any]]:
+    return [r.body for r in server.requests if r.method == "POST"]
+
+
+async def collect(events: AsyncIterator[SessionEvent]) -> list[SessionEvent]:
+    return [event async for event in events]
+
+
+async def test_a_question_a_call_an_approval_a_result_and_the_answer_all_kept(
+        chutes_server: FakeProvider, workspace_of: Any) -> None:
+    workspace: Workspace = workspace_of(settings({"time": time_server()}))
+    chutes_server.script(Reply(tool_call_stream([KOLKATA], ids=["call_k"], pieces=3)))
+    asker = Choosing("Run once")
+    events = await collect(workspace.send("What time is it in Kolkata?", asker=asker))
+    kinds = [type(e).__name__ for e in events
+             if isinstance(e, ReplyFinished | ToolCallStarted | ToolCallFinished)]
+    assert kinds == ["ReplyFinished", "ToolCallStarted", "ToolCallFinished", "ReplyFinished"]
+    assert len(asker.questions) == 1 and "get_current_time" in asker.questions[0]
+    user, called, tool, answer = workspace.session.messages()
+    assert (user.role, called.role, tool.role, answer.role) == (
+        Role.USER, Role.ASSISTANT, Role.TOOL, Role.ASSISTANT)
+    assert [c.id for c in called.tool_calls] == ["call_k"]
+    assert tool.parent_id == called.id and answer.parent_id == tool.id
+    assert tool.tool_call_id == "call_k" and tool.status is MessageStatus.COMPLETE
+    assert tool.tool_run is not None
+    assert (tool.tool_run.status, tool.tool_run.server) == ("ok", "time")
+    assert tool.tool_run.seconds is not None
+    assert json.loads(tool.content)["timezone"] == "Asia/Kolkata"
+    assert answer.content == f"The tool call_k said: {tool.content}"
+    first, second = bodies(chutes_server)
+    assert [t["function"]["name"] for t in first["tools"]] == [
+        "time__get_current_time", "time__convert_time"]
+    assert [m["role"] for m in second["messages"]] == ["user", "assistant", "tool"]
+    assert second["messages"][1]["tool_calls"][0]["id"] == "call_k"
+    assert second["messages"][2] == {"role": "tool", "tool_call_id": "call_k",
+                                     "content": tool.content}
+    # Reopened, the tree is as it was, and search finds the tool's result.
+    workspace.open_conversation(workspace.session.conversation.id)
+    assert [m.id for m in workspace.session.messages()] == [user.id, called.id, tool.id,
+                                                            answer.id]
+    hits = workspace.store.search("Asia/Kolkata")
+    assert tool.id in {hit.message_id for hit in hits}
+
+
+async def test_a_denied_call_is_kept_and_its_denial_goes_back(
+        chutes_server: FakeProvider, workspace_of: Any) -> None:
+    workspace: Workspace = workspace_of(settings({"time": time_server()}))
+    chutes_server.script(Reply(tool_call_stream([KOLKATA], ids=["call_k"])))
+    await collect(workspace.send("What time is it in Kolkata?", asker=Choosing("Deny")))
+    tool = workspace.session.messages()[2]
+    assert tool.tool_run is not None and tool.tool_run.status == "denied"
+    assert tool.content.startswith(DENIED)
+    assert bodies(chutes_server)[1]["messages"][-1]["content"] == tool.content
+
+
+async def test_regenerate_after_the_tools_writes_the_answer_again_from_the_same_results(
+        chutes_server: FakeProvider, workspace_of: Any) -> None:
+    workspace: Workspace = workspace_of(settings({"time": time_server()}))
+    chutes_server.script(Reply(tool_call_stream([KOLKATA], ids=["call_k"])))
+    await collect(workspace.send("What time is it in Kolkata?", asker=Choosing()))
+    *_, tool, answer = workspace.session.messages()
+    await collect(workspace.regenerate(asker=Choosing()))
+    *_, tool_again, again = workspace.session.messages()
+    assert tool_again.id == tool.id and again.id != answer.id and again.parent_id == tool.id
+    assert [m["role"] for m in bodies(chutes_server)[-1]["messages"]] == [
+        "user", "assistant", "tool"]
+
+
+async def test_the_loop_stops_at_max_steps_and_every_call_is_answered(
+        chutes_server: FakeProvider, workspace_of: Any) -> None:
+    workspace: Workspace = workspace_of(settings({"time": time_server(approve="always")},
+                                                 max_steps=1))
+    for call_id in ("call_1", "call_2"):
+        chutes_server.script(Reply(tool_call_stream([KOLKATA], ids=[call_id])))
+    await collect(workspace.send("What time is it in Kolkata?", asker=Choosing(None)))
+    path = workspace.session.messages()
+    assert [m.role for m in path] == [Role.USER, Role.ASSISTANT, Role.TOOL, Role.ASSISTANT,
+                                      Role.TOOL]
+    last = path[-1]
+    assert last.tool_run is not None and last.tool_run.status == "not-run"
+    assert "max_steps" in last.content
+    assert len(bodies(chutes_server)) == 2
+
+
+async def test_a_model_that_takes_no_tools_is_sent_without_them_only_if_the_user_agrees(
+        chutes_server: FakeProvider, workspace_of: Any) -> None:
+    workspace: Workspace = workspace_of(settings({"time": time_server()}, tools=False))
+    refusing = Choosing(yes=False)
+    with pytest.raises(UsageError, match=r"does not take tools.*nothing was sent"):
+        await collect(workspace.send("What time is it?", asker=refusing))
+    assert len(refusing.confirmations) == 1 and bodies(chutes_server) == []
+    assert not workspace.session.is_saved
+    chutes_server.script(Reply(stream_of(["I cannot tell."])))
+    await collect(workspace.send("What time is it?", asker=Choosing(yes=True)))
+    [body] = bodies(chutes_server)
+    assert "tools" not in body
+
+
+async def test_compare_says_it_sends_no_tools(workspace_of: Any) -> None:
+    workspace: Workspace = workspace_of(settings({"time": time_server()}))
+    note = workspace.compare_note()
+    assert note is not None and note.startswith("Compare sends no tools")
+    workspace.set_tool_server("time", False)
+    assert workspace.compare_note() is None and workspace.tool_servers() == []
+
+
+async def test_no_servers_no_tools(chutes_server: FakeProvider, workspace_of: Any) -> None:
+    workspace: Workspace = workspace_of(settings({}))
+    chutes_server.script(Reply(tool_call_stream([KOLKATA])))
+    await collect(workspace.send("What time is it?"))
+    assert "tools" not in bodies(chutes_server)[0]
+    [_, reply] = workspace.session.messages()
+    assert reply.tool_calls and reply.role is Role.ASSISTANT
+
+
+
+
+async def test_export_and_import_round_trip_the_tool_messages(
+        chutes_server: FakeProvider, workspace_of: Any, tmp_path: Path) -> None:
+    from tui_chat.core.export import export_json, export_markdown, import_file
+
+    workspace: Workspace = workspace_of(settings({"time": time_server()}))
+    chutes_server.script(Reply(tool_call_stream([KOLKATA], ids=["call_k"])))
+    await collect(workspace.send("What time is it in Kolkata?", asker=Choosing()))
+    conversation = workspace.session.conversation.id
+    markdown = export_markdown(workspace.store, [conversation])
+    assert "The model called a tool (time__get_current_time)." in markdown
+    assert "*Result of time__get_current_time (server time) ·" in markdown
+    assert "tools are not enabled" not in markdown
+    exported = tmp_path / "export.json"
+    exported.write_text(export_json(workspace.store, [conversation]), encoding="utf-8")
+    with Store.open(tmp_path / "other.sqlite3") as other:
+        import_file(other, exported)
+        assert other.get_messages(conversation) == workspace.session.messages()
+        assert other.get_messages(conversation)[2].tool_run is not None
