@@ -14,12 +14,18 @@ implements and the tests fake.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import time
 from collections.abc import AsyncGenerator, Sequence
 from typing import TYPE_CHECKING, Literal
 
 from msgspec import Struct
 
+from tui_chat.core.errors import TuiChatError
 from tui_chat.core.models import Attachment, Message
+from tui_chat.core.store import ConversationGoneError
+from tui_chat.ui.advice import sentence
 
 if TYPE_CHECKING:
     from tui_chat.core.compare import CompareEvent
@@ -28,6 +34,12 @@ if TYPE_CHECKING:
     from tui_chat.ui.conversation.view import ConversationView
     from tui_chat.ui.widgets.compare_view import CompareView
 
+YIELD_EVERY = 0.004
+"""Seconds of event handling after which the exchange lets key presses in."""
+YIELD_PAUSE = 0.001
+"""How long it then steps aside. Not sleep(0): a key press goes through several tasks (app,
+screen, prompt, then the frame), each behind another slice of the worker; a millisecond lets
+them all run (benchmarks/bench_ui_stream.py: key press to screen while a reply streams)."""
 STILL_STREAMING = "A reply is still streaming: press Esc first."
 
 
@@ -137,6 +149,13 @@ class ConversationController:
         comparison, self._comparison = self._comparison, None
         return comparison
 
+    async def settle_comparison(self) -> None:
+        """The comparison on screen gives way to the reply the conversation continues with
+        (the one chosen, else the first): a message like any other, ‹ n/m › in its header."""
+        comparison = self.take_comparison()
+        if comparison is not None:
+            await self.view.comparison_settled(comparison)
+
     # --- sending ------------------------------------------------------------------------------
 
     def exchange_for(self, text: str, attachments: Sequence[Attachment]) -> Exchange:
@@ -153,6 +172,55 @@ class ConversationController:
     def regenerate(self, reply_id: str | None = None) -> None:
         """Write `reply_id` (None: the last reply) again."""
         self.view.start_exchange(Exchange("regenerate", message_id=reply_id))
+
+    async def run(self, exchange: Exchange) -> None:
+        """Run `exchange` to its end, drawn by the view's presenter (in the view's worker:
+        cancelling it stops the reply, saved as interrupted)."""
+        view = self.view
+        if not await view.whole_path():
+            return  # asked for in a conversation no longer shown
+        if view.shows_messages and not self.workspace.session.is_saved:
+            await view.show_messages([])  # the one shown was deleted: a new one starts
+        await self.settle_comparison()
+        presenter = view.presenter_for(exchange)
+        try:
+            # aclosing: stopped between two events (drawing one), the session still saves the
+            # reply as interrupted before `stopped()` reads it, not whenever it is collected.
+            async with contextlib.aclosing(self.events_for(exchange)) as events:
+                turn = time.perf_counter()
+                async for event in events:
+                    await presenter.apply(event)
+                    if time.perf_counter() - turn > YIELD_EVERY:
+                        # One network read can hold hundreds of events, and an async
+                        # generator hands them over without returning to the loop.
+                        await asyncio.sleep(YIELD_PAUSE)
+                        turn = time.perf_counter()
+            await presenter.finished()
+        except asyncio.CancelledError:
+            await presenter.stopped()
+            raise
+        except ConversationGoneError as error:
+            await presenter.failed_before_reply(error.message, notify=False)
+            self.conversation_gone(error, replied=False)
+        except TuiChatError as error:
+            await presenter.failed_before_reply(sentence(error))
+        except Exception:
+            await presenter.stopped()  # a bug: show what was saved, then report it
+            raise
+        finally:
+            view.exchange_ended()
+
+    def conversation_gone(self, error: ConversationGoneError, *, replied: bool) -> None:
+        """The conversation on screen was deleted elsewhere: say so once; the next message
+        starts a new conversation (what is on screen stays until then)."""
+        if not self.workspace.forget_conversation(error.conversation_id):
+            return
+        then = ("the reply stays on screen but is not saved. " if replied else
+                "your message is back in the prompt. ")
+        self.view.say(f"{error.message.rstrip('.')}: {then}The next message starts a new "
+                      "conversation.", title="Conversation deleted", severity="warning",
+                      timeout=15)
+        self.view.refresh_chrome()
 
     def events_for(self, exchange: Exchange
                    ) -> AsyncGenerator[SessionEvent | CompareEvent, None]:

@@ -11,10 +11,33 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
+    from tui_chat.core.compare import CompareEvent
     from tui_chat.core.models import Message
+    from tui_chat.core.session import SessionEvent
     from tui_chat.ui.conversation.controller import Exchange
+    from tui_chat.ui.widgets.compare_view import CompareView
 
 Severity = Literal["information", "warning", "error"]
+
+
+class ExchangePresenter(Protocol):
+    """Draws one exchange as its events arrive (ReplyPresenter, ComparePresenter)."""
+
+    async def apply(self, event: SessionEvent | CompareEvent) -> None:
+        ...
+
+    async def finished(self) -> None:
+        """The exchange's events have all arrived."""
+        ...
+
+    async def stopped(self) -> None:
+        """The exchange was cancelled (Esc, quit, another conversation): show what was
+        saved."""
+        ...
+
+    async def failed_before_reply(self, text: str, *, notify: bool = True) -> None:
+        """The exchange failed before any reply (`text`: the one sentence saying why)."""
+        ...
 
 
 class ConversationView(Protocol):
@@ -67,4 +90,26 @@ class ConversationView(Protocol):
 
     async def show_messages(self, messages: list[Message]) -> None:
         """Show the conversation now open in the workspace (its first messages)."""
+        ...
+
+    @property
+    def shows_messages(self) -> bool:
+        """Messages are on screen."""
+        ...
+
+    async def whole_path(self) -> bool:
+        """Wait until the conversation shown is read whole; False: another one was shown
+        meanwhile."""
+        ...
+
+    def presenter_for(self, exchange: Exchange) -> ExchangePresenter:
+        """The drawing of `exchange`, begun (its prompt goes back if nothing arrives)."""
+        ...
+
+    async def comparison_settled(self, comparison: CompareView) -> None:
+        """`comparison` gives way to the reply the conversation continues with."""
+        ...
+
+    def exchange_ended(self) -> None:
+        """The exchange ended, however (the sidebar and the memory's upkeep follow)."""
         ...

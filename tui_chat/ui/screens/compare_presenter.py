@@ -59,8 +59,9 @@ class ComparePresenter:
         self.received = False
         self._live: dict[int, _Live] = {}
 
-    def begin(self, sent_text: str, models: list[ModelRef]) -> None:
-        self.sent_text, self.models = sent_text, models
+    def begin(self, sent_text: str) -> None:
+        self.sent_text = sent_text
+        self.models = list(self.host.workspace.compare_models)
         self.received = False
         self._live = {}
         self.view = None

@@ -7,9 +7,7 @@ interrupted. Errors come back as one sentence: inline on the message and as a no
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, ClassVar, cast
 
@@ -30,9 +28,8 @@ from tui_chat.core.store import ConversationGoneError
 from tui_chat.core.text import one_line, sanitize
 from tui_chat.core.workspace import SettingsChange, Workspace
 from tui_chat.ui import gc_policy
-from tui_chat.ui.advice import sentence
 from tui_chat.ui.conversation.controller import ConversationController, Exchange
-from tui_chat.ui.conversation.view import Severity
+from tui_chat.ui.conversation.view import ExchangePresenter, Severity
 from tui_chat.ui.key_hints import hint_key
 from tui_chat.ui.messages import ConversationChanged
 from tui_chat.ui.screens.attach_flow import AttachFlow
@@ -53,14 +50,6 @@ if TYPE_CHECKING:  # imported on first use: not on the start-up path
     from tui_chat.ui.screens.compare_presenter import ComparePresenter
     from tui_chat.ui.widgets.compare_view import CompareView
     from tui_chat.ui.widgets.conversation_list import ConversationList
-
-YIELD_EVERY = 0.004
-"""Seconds of event handling after which the worker lets key presses in."""
-YIELD_PAUSE = 0.001
-"""How long it then steps aside. Not sleep(0): a key press goes through several tasks (app,
-screen, prompt, then the frame), each behind another slice of the worker; a millisecond lets
-them all run (benchmarks/bench_ui_stream.py: key press to screen while a reply streams)."""
-
 
 def empty_hint() -> str:
     """The empty conversation's hint, naming the user's keys ([keys])."""
@@ -342,63 +331,31 @@ class ConversationScreen(SidebarRequests, Screen[None]):
         self.run_exchange(self.controller.exchange_for(text, attachments))
 
     def conversation_gone(self, error: ConversationGoneError, *, replied: bool) -> None:
-        """The conversation on screen was deleted elsewhere: say so once; the next message
-        starts a new conversation (what is on screen stays until then)."""
-        if not self.workspace.forget_conversation(error.conversation_id):
-            return
-        then = ("the reply stays on screen but is not saved. " if replied else
-                "your message is back in the prompt. ")
-        self.notify(f"{error.message.rstrip('.')}: {then}The next message starts a new "
-                    "conversation.", title="Conversation deleted", severity="warning",
-                    markup=False, timeout=15)
-        self.refresh_chrome()
+        self.controller.conversation_gone(error, replied=replied)
 
     @work(exclusive=True, group="llm", exit_on_error=False)
     async def run_exchange(self, exchange: Exchange) -> None:
-        if not await self.whole_path():
-            return  # asked for in a conversation no longer shown
-        if self.message_list.messages and not self.workspace.session.is_saved:
-            await self.show_messages([])  # the one shown was deleted: a new one starts
-        await self.settle_comparison()
+        await self.controller.run(exchange)
+
+    @property
+    def shows_messages(self) -> bool:
+        return bool(self.message_list.messages)
+
+    def presenter_for(self, exchange: Exchange) -> ExchangePresenter:
         presenter: ReplyPresenter | ComparePresenter = self.presenter
         if exchange.kind == "compare":
             presenter = self.compare_presenter
-            presenter.begin(exchange.text, list(self.workspace.compare_models))
-        else:
-            self.presenter.begin(exchange.text)
+        presenter.begin(exchange.text)
         self.attach_flow.in_flight = list(exchange.attachments)
-        try:
-            # aclosing: stopped between two events (drawing one), the session still saves the
-            # reply as interrupted before `stopped()` reads it, not whenever it is collected.
-            async with contextlib.aclosing(self.controller.events_for(exchange)) as events:
-                turn = time.perf_counter()
-                async for event in events:
-                    await presenter.apply(event)
-                    if time.perf_counter() - turn > YIELD_EVERY:
-                        # One network read can hold hundreds of events, and an async
-                        # generator hands them over without returning to the loop.
-                        await asyncio.sleep(YIELD_PAUSE)
-                        turn = time.perf_counter()
-            if presenter is self.compare_presenter:
-                await self.compare_presenter.finished()
-        except asyncio.CancelledError:
-            await presenter.stopped()
-            raise
-        except ConversationGoneError as error:
-            await presenter.failed_before_reply(error.message, notify=False)
-            self.conversation_gone(error, replied=False)
-        except TuiChatError as error:
-            await presenter.failed_before_reply(sentence(error))
-        except Exception:
-            await presenter.stopped()  # a bug: show what was saved, then report it
-            raise
-        finally:
-            if self.workspace.session.is_saved:
-                self.post_message(ConversationChanged(self.workspace.session.conversation.id))
-            if gc_policy.reclaim_is_overdue():
-                self.call_after_refresh(gc_policy.reclaim)
-            else:  # whether one is due is asked then, not while the reply's end is drawn
-                self.set_timer(gc_policy.IDLE_BEFORE_RECLAIM, self._reclaim_if_idle)
+        return presenter
+
+    def exchange_ended(self) -> None:
+        if self.workspace.session.is_saved:
+            self.post_message(ConversationChanged(self.workspace.session.conversation.id))
+        if gc_policy.reclaim_is_overdue():
+            self.call_after_refresh(gc_policy.reclaim)
+        else:  # whether one is due is asked then, not while the reply's end is drawn
+            self.set_timer(gc_policy.IDLE_BEFORE_RECLAIM, self._reclaim_if_idle)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "stop":  # Esc stops a reply or cancels an edit; else it is not offered
@@ -489,12 +446,10 @@ class ConversationScreen(SidebarRequests, Screen[None]):
             self.message_list.focus()
 
     async def settle_comparison(self) -> None:
-        """The comparison on screen gives way to the reply the conversation continues with
-        (the one chosen, else the first): a message like any other, ‹ n/m › in its header."""
-        view = self.controller.take_comparison()
-        if view is None:
-            return
-        await view.remove()
+        await self.controller.settle_comparison()
+
+    async def comparison_settled(self, comparison: CompareView) -> None:
+        await comparison.remove()
         shown = self.message_list.messages
         for message in self.workspace.session.path_below(shown[-1].id if shown else None):
             await self.message_list.add_message(message)
