@@ -118,26 +118,68 @@ def stream_of(
 
 
 def tool_call_stream(calls: Sequence[tuple[str, str]], *, text: str = "",
-                     model: str = "deepseek-ai/DeepSeek-V3-0324") -> list[bytes]:
+                     model: str = "deepseek-ai/DeepSeek-V3-0324", pieces: int = 2,
+                     ids: Sequence[str] | None = None) -> list[bytes]:
     """A reply that calls tools, as OpenAI-compatible servers stream it (the AsyncAPI files'
     `delta.tool_calls`): optional `text`, then per (name, arguments) call a first fragment
-    with its index, id, type and name, the arguments in two pieces, and `finish_reason:
-    "tool_calls"`."""
+    with its index, id (`ids[index]`, default `call_INDEX`), type and name, the arguments in
+    `pieces` pieces, and `finish_reason: "tool_calls"`."""
     frames = [sse(chunk("", role="assistant", model=model))]
     if text:
         frames.append(sse(chunk(text, model=model)))
     for index, (name, arguments) in enumerate(calls):
-        head = {"index": index, "id": f"call_{index}", "type": "function",
+        call_id = ids[index] if ids is not None else f"call_{index}"
+        head = {"index": index, "id": call_id, "type": "function",
                 "function": {"name": name, "arguments": ""}}
         frames.append(sse(chunk(model=model, tool_calls=[head])))
-        middle = len(arguments) // 2
-        for piece in (arguments[:middle], arguments[middle:]):
+        for piece in _split(arguments, pieces):
             frames.append(sse(chunk(model=model, tool_calls=[
                 {"index": index, "function": {"arguments": piece}}])))
     frames.append(sse(chunk(model=model, finish_reason="tool_calls")))
     frames.append(sse(usage_chunk(model=model)))
     frames.append(DONE)
     return frames
+
+
+def _split(text: str, pieces: int) -> list[str]:
+    """`text` in `pieces` pieces of about the same length (a piece may split a character's
+    JSON escape, as real streams do; never a character itself)."""
+    size = max(1, -(-len(text) // max(1, pieces)))
+    return [text[start:start + size] for start in range(0, len(text), size)] or [""]
+
+
+def tool_result_reply(request: dict[str, Any], *, flavour: str = "chutes") -> Reply | None:
+    """The answer to a request whose last message is a tool result (`role: "tool"`): "The
+    tool call_0 said: …" for each tool message since the last assistant message, in order.
+    None for any other request."""
+    messages = [m for m in request.get("messages") or [] if isinstance(m, dict)]
+    if not messages or messages[-1].get("role") != "tool":
+        return None
+    results: list[dict[str, Any]] = []
+    for message in reversed(messages):
+        if message.get("role") != "tool":
+            break
+        results.insert(0, message)
+    text = " ".join(f"The tool {m.get('tool_call_id')} said: {_content_text(m.get('content'))}"
+                    for m in results)
+    model = str(request.get("model", "m"))
+    return Reply(stream_of([text], model=model, flavour=flavour))
+
+
+def tools_scenario(model: str, request: dict[str, Any]) -> Reply | None:
+    """`tools/NAME`: a reply that calls the offered tool NAME once, its arguments the user's
+    last message when that is a JSON object, else `{}`; after the tool's result, an answer
+    that quotes it (`tool_result_reply`). For trying the tool loop by hand."""
+    if not model.startswith("tools/"):
+        return None
+    messages = request.get("messages") or [{}]
+    last = _content_text(messages[-1].get("content", "")).strip()
+    try:
+        arguments = json.dumps(json.loads(last)) if last.startswith("{") else "{}"
+    except ValueError:
+        arguments = "{}"
+    return Reply(tool_call_stream([(model.split("/", 1)[1], arguments)], model=model,
+                                  pieces=3))
 
 
 @dataclass
@@ -198,6 +240,9 @@ def echo_reply(request: dict[str, Any], flavour: str, *, counted: bool = False) 
 
 def scenario_for(model: str, request: dict[str, Any], flavour: str) -> Reply:
     """Faults chosen by model name, for subprocess tests and trying the app by hand."""
+    answered = tool_result_reply(request, flavour=flavour) or tools_scenario(model, request)
+    if answered is not None:
+        return answered
     words = [f"word{i} " for i in range(20)]
     scenarios: dict[str, Reply] = {
         "fault/stall": Reply(stream_of(words, model=model), stall_after=6),

@@ -86,6 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to listen on (default: 127.0.0.1, this machine only)")
     serve.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    from tui_chat.commands.mcp import add_mcp_command
+
+    add_mcp_command(commands)
     add_store_commands(commands)
     return parser
 
@@ -147,6 +150,10 @@ def _run_command(args: argparse.Namespace, context: Context) -> int:
         from tui_chat.commands.models import run_models
 
         return asyncio.run(run_models(args, context))
+    if args.command == "mcp":
+        from tui_chat.commands.mcp import run_mcp
+
+        return asyncio.run(run_mcp(args, context))
     if args.command == "serve":
         from tui_chat.commands.serve import run_serve
 

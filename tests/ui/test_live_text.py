@@ -12,38 +12,33 @@ from rich.console import Console
 from rich.text import Text
 from textual.strip import Strip
 
-from tui_chat.ui.widgets.code_blocks import count_code_blocks
 from tui_chat.ui.widgets.live_text import (
     FENCE_LINES,
     LiveText,
-    Numbering,
     Split,
+    markdown_text,
     split_lines,
-    split_markdown,
 )
-from tui_chat.ui.widgets.markdown_render import markdown_renderable
+from tui_chat.ui.widgets.markdown_render import markdown_rows
+from tui_chat.ui.widgets.piece_context import PieceContext
 
 CONSOLE = Console(file=io.StringIO(), width=200, color_system="truecolor")
 
 
-FROM_ONE = Numbering()
+WHOLE = PieceContext()
 
 
-def draw_markdown(text: str, width: int, numbering: Numbering = FROM_ONE) -> list[Strip]:
-    if not text.strip():
-        return []
-    options = CONSOLE.options.update_width(width)
-    renderable = markdown_renderable(text, "monokai", first_code=numbering.first,
-                                     continues_code=numbering.continues)
-    return [Strip(line) for line in CONSOLE.render_lines(renderable, options, pad=False)]
+def draw_markdown(text: str, width: int, context: PieceContext = WHOLE) -> list[Strip]:
+    return markdown_rows(text, CONSOLE, CONSOLE.options.update_width(width),
+                         code_theme="monokai", context=context)
 
 
-def markdown_text() -> LiveText:
-    """A LiveText of Markdown, its code blocks numbered as the live reply's are."""
-    return LiveText(draw_markdown, split_markdown, gap=True, count_blocks=count_code_blocks)
+def markdown_live() -> LiveText:
+    """A LiveText of Markdown as the live reply's, but every piece drawn as it settles."""
+    return markdown_text(draw_markdown, None)
 
 
-def draw_plain(text: str, width: int, _numbering: Numbering = FROM_ONE) -> list[Strip]:
+def draw_plain(text: str, width: int, _context: PieceContext = WHOLE) -> list[Strip]:
     if not text:
         return []
     options = CONSOLE.options.update_width(width)
@@ -84,10 +79,10 @@ def test_code_blocks_are_numbered_across_pieces_as_in_the_whole() -> None:
     list above them: no code block.)"""
     assert labels(draw_markdown(ANSWER, 40)) == ["[1]", "[2]"]
     cut_in_the_fence = ANSWER.index("value_50")
-    live = streamed(markdown_text(), ANSWER, [cut_in_the_fence, len(ANSWER) - 3], 40)
+    live = streamed(markdown_live(), ANSWER, [cut_in_the_fence, len(ANSWER) - 3], 40)
     first, second, _tail = live.rows.pieces
     assert first.fence_open and not second.fence_open
-    assert (first.numbering, second.numbering) == (Numbering(1, False), Numbering(1, True))
+    assert (first.context, second.context) == (PieceContext(1, False), PieceContext(1, True))
     assert labels(live.lines) == ["[1]", "[2]"]
     assert rows(live.lines) == rows(draw_markdown(ANSWER, 40))
 
@@ -102,7 +97,7 @@ def test_split_lines_settles_every_complete_line() -> None:
 def test_markdown_streamed_in_any_pieces_draws_the_rows_of_the_whole(cuts: list[int]) -> None:
     """Paragraphs, lists (tight and loose), a quote, indented code, a table, a heading, a rule
     and a fence long enough to be cut in two: the same rows, no seam."""
-    live = streamed(markdown_text(), ANSWER, cuts, 40)
+    live = streamed(markdown_live(), ANSWER, cuts, 40)
     assert live.source == ANSWER
     assert rows(live.lines) == rows(draw_markdown(ANSWER, 40))
 
@@ -112,7 +107,7 @@ def test_markdown_streamed_in_any_pieces_draws_the_rows_of_the_whole(cuts: list[
        st.lists(st.integers(min_value=0, max_value=300), max_size=20))
 def test_plain_text_streamed_in_any_pieces_draws_the_rows_of_the_whole(
         text: str, cuts: list[int]) -> None:
-    live = streamed(LiveText(draw_plain, split_lines, gap=False), text, cuts, 12)
+    live = streamed(LiveText(draw_plain, split_lines, markdown=False), text, cuts, 12)
     assert rows(live.lines) == rows(draw_plain(text, 12))
 
 
@@ -122,12 +117,12 @@ def test_a_long_fence_closed_right_after_it_was_split_adds_no_row() -> None:
     text = ("Intro.\n\n```python\n" + "".join(f"value_{i} = {i}\n" for i in range(60))
             + "```\n\nDone.")
     cut = text.index("```\n\nDone.")
-    live = streamed(markdown_text(), text, [cut], 60)
+    live = streamed(markdown_live(), text, [cut], 60)
     assert rows(live.lines) == rows(draw_markdown(text, 60))
 
 
 def test_redraw_at_a_new_width_gives_the_rows_drawn_at_that_width() -> None:
-    live = streamed(markdown_text(), ANSWER,
+    live = streamed(markdown_live(), ANSWER,
                     list(range(0, len(ANSWER), 97)), 40)
     live.redraw(70)
     assert live.width == 70
@@ -135,7 +130,7 @@ def test_redraw_at_a_new_width_gives_the_rows_drawn_at_that_width() -> None:
 
 
 def test_an_append_drawn_for_an_old_width_is_drawn_again_for_the_new() -> None:
-    live = markdown_text()
+    live = markdown_live()
     live.take(live.prepare("First paragraph.\n\nSecond", 40))
     drawn = live.prepare(" paragraph, drawn at 40 then taken at 30.", 40)
     live.redraw(30)  # a resize while the append was drawn in its thread
@@ -145,7 +140,7 @@ def test_an_append_drawn_for_an_old_width_is_drawn_again_for_the_new() -> None:
 
 
 def test_lines_for_another_width_leaves_the_shown_lines_alone() -> None:
-    live = streamed(markdown_text(), ANSWER,
+    live = streamed(markdown_live(), ANSWER,
                     list(range(0, len(ANSWER), 131)), 40)
     shown = live.lines
     assert rows(live.lines_for(70)) == rows(draw_markdown(ANSWER, 70))

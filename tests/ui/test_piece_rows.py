@@ -11,9 +11,9 @@ from textual.strip import Strip
 
 from benchmarks.textgen import markdown_chunks
 from tests.ui.test_live_text import ANSWER, draw_markdown, rows, streamed
-from tui_chat.ui.widgets.code_blocks import count_code_blocks
-from tui_chat.ui.widgets.live_text import LiveText, Numbering, block_pieces, split_markdown
-from tui_chat.ui.widgets.piece_rows import ChainRows, estimate_markdown_rows
+from tui_chat.ui.widgets.live_text import LiveText, block_pieces, markdown_text
+from tui_chat.ui.widgets.piece_context import PieceContext
+from tui_chat.ui.widgets.piece_rows import ChainRows, as_drawn_whole, estimate_markdown_rows
 
 LONG = "".join(f"Paragraph {i} with **bold** and `code` that wraps at the width.\n\n"
                for i in range(120)) + "The end."
@@ -25,17 +25,16 @@ class CountedDraw:
     def __init__(self) -> None:
         self.texts: list[str] = []
 
-    def __call__(self, text: str, width: int, numbering: Numbering) -> list[Strip]:
+    def __call__(self, text: str, width: int, context: PieceContext) -> list[Strip]:
         self.texts.append(text)
-        return draw_markdown(text, width, numbering)
+        return draw_markdown(text, width, context)
 
 
 def lazy_text(draw: CountedDraw | None = None, *, piece_chars: int = 60,
               eager_rows: int = 4) -> LiveText:
     """A LiveText of Markdown as the live reply's, with small pieces, few drawn early."""
-    return LiveText(draw or draw_markdown, split_markdown, gap=True,
-                    count_blocks=count_code_blocks, estimate=estimate_markdown_rows,
-                    piece_chars=piece_chars, eager_rows=eager_rows)
+    return markdown_text(draw or draw_markdown, estimate_markdown_rows,
+                         piece_chars=piece_chars, eager_rows=eager_rows)
 
 
 @settings(max_examples=40, deadline=None)
@@ -129,3 +128,13 @@ def test_chained_rows_read_through_their_parts_without_drawing_the_lazy_one() ->
     assert len(draw.texts) == drawn
     assert [row.text for row in chain] == [row.text for row in
                                            [*head, *draw_markdown(LONG, 60), *foot]]
+
+
+def test_rows_not_those_of_the_whole_are_replaced_by_the_whole_s() -> None:
+    """The finished reply's check (reply_view.finished_lines): the same rows are kept as
+    they are; other rows give the whole's, those equal to a row kept being that object."""
+    rows = draw_markdown("One.\n\nTwo.\n\nThree.", 40)
+    assert as_drawn_whole(rows, draw_markdown("One.\n\nTwo.\n\nThree.", 40)) is rows
+    fixed = as_drawn_whole(rows, draw_markdown("One.\n\nTwo!\n\nThree.", 40))
+    assert [row.text.rstrip() for row in fixed] == ["One.", "", "Two!", "", "Three."]
+    assert fixed[0] is rows[0] and fixed[4] is rows[4] and fixed[2] is not rows[2]

@@ -22,7 +22,8 @@ LATER = ("pydantic", "pydantic_core", "annotated_types", "httpx", "tui_chat.core
          "tui_chat.ui.screens.confirm", "tui_chat.ui.widgets.compare_view",
          "tui_chat.ui.screens.help", "tui_chat.ui.commands", "tui_chat.ui.keymap",
          "tui_chat.ui.screens.compare_presenter", "tui_chat.ui.widgets.conversation_list",
-         "tui_chat.ui.widgets.attachment_list")
+         "tui_chat.ui.widgets.attachment_list", "mcp", "mcp_types", "httpx2",
+         "tui_chat.core.mcp.manager", "tui_chat.core.mcp.connection", "tui_chat.commands.mcp")
 
 
 def test_the_app_imports_no_pydantic_http_markdown_or_dialog_code_at_start() -> None:

@@ -129,8 +129,30 @@ def test_a_terminal_that_widens_vs16_and_joins_skin_tones_gets_its_model() -> No
     assert not cells.install(cells.CellModel(vs16_wide=True, modifiers_join=True))
 
 
+def test_emoji_newer_than_the_terminal_s_tables_take_the_cells_it_gives_them() -> None:
+    """🩷 🩵 🛜 🫷 (Unicode 15 and later) are two cells, but none where the probe found the
+    terminal draws them as nothing (tmux 3.3a on Debian 12: test_cell_probe)."""
+    assert [cell_len(emoji) for emoji in "🩷🩵🛜🫷👍"] == [2, 2, 2, 2, 2]
+    cells.install(cells.CellModel(new_emoji=False))
+    assert [cell_len(emoji) for emoji in "🩷🩵🛜🫷👍"] == [0, 0, 0, 0, 2]
+    assert cell_len("🫷🏻") == 2  # the skin tone is still drawn, in two cells
+    assert cell_len("परीक्षण") == 6
+
+
+@pytest.mark.skipif(__import__("unicodedata").unidata_version != "14.0.0",
+                    reason="derived from Unicode 14's data (Python 3.11's unicodedata)")
+def test_the_emoji_since_unicode_15_are_the_wide_ones_unicode_14_did_not_have() -> None:
+    import unicodedata
+
+    derived = {point for start, end in cell_table.WIDE
+               for point in range(max(start, 0x1F000), min(end, 0x1FAFF) + 1)
+               if unicodedata.category(chr(point)) == "Cn"}
+    listed = {point for start, end in cells.EMOJI_SINCE_15 for point in range(start, end + 1)}
+    assert listed == derived
+
+
 def test_the_table_has_no_overlaps_and_keeps_ascii_narrow() -> None:
-    for model in (cells.DEFAULT, cells.CellModel(False, True, True)):
+    for model in (cells.DEFAULT, cells.CellModel(False, True, True, False)):
         widths = cells.build_table(model).widths
         for (_, end, _), (start, _, _) in itertools.pairwise(widths):
             assert end < start

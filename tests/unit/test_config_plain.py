@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from tui_chat.core.config import ProviderConfig, Settings, Timeouts, load_settings
 from tui_chat.core.config_checks import plainly_valid
+from tui_chat.core.mcp.config import McpServerConfig, McpSettings
 from tui_chat.core.model_facts import ModelSettings
 from tui_chat.core.models import Parameters
 from tui_chat.core.records import After, Before, Record
@@ -45,6 +46,20 @@ _PROVIDER = st.fixed_dictionaries({}, optional={
     "proxy": st.sampled_from([False, True, " http://p:3128 ", "socks5h://p", "ftp://p", "",
                               "p:3128"]),
     "ca_file": _TEXT, "verify": st.one_of(st.booleans(), st.just(0)), "unknown": _TEXT})
+_SERVER = st.fixed_dictionaries({}, optional={
+    "command": st.one_of(_TEXT, st.sampled_from(["uvx", "${TOOL}", "${"]), st.integers()),
+    "args": st.lists(st.sampled_from(["-m", "${X}", "${1}", 2]), max_size=2),
+    "env": st.dictionaries(st.sampled_from(["A", "B"]),
+                           st.sampled_from(["v", "${V}", "${V", 1]), max_size=2),
+    "cwd": _TEXT, "url": st.sampled_from(["http://h/mcp", "https://x.io/${P}", "ftp://x", ""]),
+    "headers": st.dictionaries(st.sampled_from(["Authorization", "bad header"]),
+                               st.sampled_from(["Bearer ${T}", "é", "${"]), max_size=2),
+    "enabled": st.one_of(st.booleans(), st.just(1)),
+    "approve": st.sampled_from(["ask", "read-only", "always", "never", 1]),
+    "timeout": _SCALARS, "start_timeout": _SCALARS, "unknown": _TEXT})
+_MCP = st.fixed_dictionaries({}, optional={
+    "servers": st.dictionaries(st.sampled_from(["time", "web"]), _SERVER, max_size=2),
+    "max_result_chars": _SCALARS, "max_steps": _SCALARS, "unknown": _SCALARS})
 _CONFIG = st.fixed_dictionaries({}, optional={
     "default_provider": _SCALARS, "default_model": _SCALARS, "system_prompt": _SCALARS,
     "theme": _SCALARS, "reading_width": _SCALARS, "max_retries": _SCALARS,
@@ -57,6 +72,7 @@ _CONFIG = st.fixed_dictionaries({}, optional={
                                                          max_size=2)), max_size=2),
     "models": st.dictionaries(st.sampled_from(["chutes:m", "local:m", "nope", "other:m"]),
                               _section(list(ModelSettings.model_fields)), max_size=2),
+    "mcp": st.one_of(_MCP, _SCALARS),
     "colour": _SCALARS})
 
 
@@ -101,6 +117,12 @@ def _vouched_alike(data: dict[str, Any]) -> None:
         validated = _pydantic(data)
         assert validated is not None, data
         _same(plain, validated)
+
+
+@settings(max_examples=600, deadline=None)
+@given(_MCP)
+def test_tool_servers_it_vouches_for_pydantic_validates_the_same(mcp: dict[str, Any]) -> None:
+    _vouched_alike({"mcp": mcp})
 
 
 @settings(max_examples=600, deadline=None)
@@ -150,13 +172,15 @@ def test_every_check_a_model_adds_is_one_it_makes() -> None:
     """A validator added to a settings model must be added to plainly_valid too: this list
     is what it knows of."""
     known = {"ProviderConfig": {"proxy", "api_key", "headers", "base_url"},
-             "Settings": {"reading_width", "models"}}
-    for model in (Settings, ProviderConfig, Timeouts, Parameters, ModelSettings):
+             "Settings": {"reading_width", "models"},
+             "McpServerConfig": {"command", "args", "env", "cwd", "url", "headers"}}
+    for model in (Settings, ProviderConfig, Timeouts, Parameters, ModelSettings,
+                  McpServerConfig, McpSettings):
         fields = {name for name, info in model.model_fields.items()
                   if any(isinstance(item, Before | After) for item in info.metadata)}
         assert fields == known.get(model.__name__, set()), model.__name__
         whole = model.problem is not Record.problem  # a check of the record as a whole
-        assert whole == (model is ProviderConfig), model.__name__
+        assert whole == (model in (ProviderConfig, McpServerConfig)), model.__name__
 
 
 def test_a_plain_file_imports_no_pydantic(tmp_path: Any) -> None:
@@ -173,6 +197,26 @@ def test_a_plain_file_imports_no_pydantic(tmp_path: Any) -> None:
                             text=True, check=True, timeout=60)
     assert result.stdout.split() == ["nord", "False"]
     assert load_settings(path).providers["chutes"].api_key == Secret("cpk_abc")
+
+
+def test_a_file_with_five_tool_servers_imports_no_pydantic(tmp_path: Any) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "config.toml"
+    path.write_text("".join(
+        f'[mcp.servers.s{index}]\ncommand = "uvx"\nargs = ["server-{index}"]\n'
+        f'env = {{ TOKEN = "${{TOKEN}}" }}\napprove = "read-only"\ntimeout = 30\n'
+        for index in range(4)) + '[mcp.servers.web]\nurl = "https://h/mcp"\n'
+        'headers = { Authorization = "Bearer ${T}" }\n', encoding="utf-8")
+    code = ("import sys; from pathlib import Path; from tui_chat.core import config\n"
+            "settings = config.load_settings(Path(sys.argv[1]))\n"
+            "print(len(settings.mcp.servers), 'pydantic' in sys.modules, 'mcp' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
+                            text=True, check=True, timeout=60)
+    assert result.stdout.split() == ["5", "False", "False"]
+    _same(load_settings(path), Settings.model_validate(
+        __import__("tomllib").loads(path.read_text(encoding="utf-8"))))
 
 
 def test_the_defaults_are_settings_as_pydantic_makes_them(tmp_path: Any) -> None:

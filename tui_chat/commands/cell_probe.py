@@ -1,8 +1,9 @@
 """Ask the terminal how many cells it gives the characters terminals disagree on.
 
 For each sample (`SAMPLES`: a consonant with a spacing vowel sign, an emoji with VS16, an
-emoji with a skin tone) the probe returns the carriage, prints the sample, asks where the
-cursor is (CSI 6n) and erases the line again, all in one write, so nothing stays on screen.
+emoji with a skin tone, an emoji of Unicode 15) the probe returns the carriage, prints the
+sample, asks where the cursor is (CSI 6n) and erases the line again, all in one write, so
+nothing stays on screen.
 It is sent before the UI is even imported and read just before the app starts: the answers
 arrive while Python imports Textual, so the first frame waits for nothing (a terminal that
 does not answer costs at most `WAIT` seconds, and then the usual widths are used). Between
@@ -28,6 +29,7 @@ SAMPLES: dict[str, str] = {
     "spacing_marks": "\u0915\u0940",  # की: 2 cells where a vowel sign takes one
     "vs16_wide": "\u2764\ufe0f",  # ❤️: 2 cells where VS16 widens
     "modifiers_join": "\U0001f44d\U0001f3fd",  # 👍🏽: 2 cells where a skin tone joins
+    "new_emoji": "\U0001fa77",  # 🩷 (Unicode 15): 2 cells where the terminal knows it
 }
 WAIT = 0.15
 _REPLY = re.compile(rb"\x1b\[(\d+);(\d+)R")

@@ -192,13 +192,18 @@ class ProviderClient:
         parameters: Parameters | None = None,
         *,
         e2ee: E2EEMode | None = None,
+        extra: Mapping[str, Any] | None = None,
     ) -> AsyncGenerator[StreamEvent, None]:
         """Yield typed events until the reply is complete; raise a ProviderError otherwise.
         `e2ee`: a conversation's own choice over the provider's (tui_chat.core.e2ee).
 
         Closing the iterator (or cancelling the task consuming it) closes the response at once.
+        `extra`: keys set over the request's body (`tools`; `messages` already in the wire
+        format, for a conversation with tool calls: core.mcp.loop).
         """
         payload = self.build_payload(model, messages, parameters)
+        if extra:
+            payload.update(extra)
         extensions = e2ee_extensions(self, model, e2ee)
         attempt = 0
         without_options = False

@@ -48,6 +48,7 @@ from tui_chat.core.errors import (
 from tui_chat.core.files import move_aside as move_aside
 from tui_chat.core.files import real_path
 from tui_chat.core.files import write_private_file as write_private_file
+from tui_chat.core.mcp.config import McpSettings
 from tui_chat.core.model_facts import ModelSettings
 from tui_chat.core.models import Parameters
 from tui_chat.core.providers import BUILTIN_PROVIDERS, Provider, ProviderSpec, url_problem
@@ -156,6 +157,8 @@ class Settings(Record):
         field(default_factory=dict))
     """`[models."provider:model-id"]`: a model's window, prices and whether it reads images,
     over what its provider lists (see `tui_chat.core.model_facts`)."""
+    mcp: McpSettings = field(default_factory=McpSettings)
+    """`[mcp]`: tool servers (see `tui_chat.core.mcp.config`)."""
 
     def model_settings(self, provider: str, model: str) -> ModelSettings | None:
         """The user's own settings for `model` of `provider`, if any."""

@@ -103,9 +103,14 @@ def plainly_valid(data: Mapping[str, object]) -> Settings | None:
 
     values = _plain_fields(Settings, data, {
         "parameters": Parameters, "timeouts": Timeouts, "providers": None, "models": None,
-        "keys": None})
+        "keys": None, "mcp": None})
     if values is None:
         return None
+    if "mcp" in data:
+        mcp = _plain_mcp(data["mcp"])
+        if mcp is None:
+            return None
+        values["mcp"] = mcp
     if "reading_width" in values and reading_width_problem(values["reading_width"]):
         return None
     keys = data.get("keys", {})
@@ -139,6 +144,36 @@ def plainly_valid(data: Mapping[str, object]) -> Settings | None:
     if "models" in data:
         values["models"] = plain_models
     return Settings(**values)
+
+
+def _plain_mcp(data: object) -> Record | None:
+    """`[mcp]` and its servers, when every value is plainly right (else None)."""
+    from tui_chat.core.mcp.config import McpServerConfig, McpSettings, checked_server_fields
+
+    fields = _plain_fields(McpSettings, data, {"servers": None})
+    if fields is None or not isinstance(data, dict):
+        return None
+    sections = data.get("servers", {})
+    if not _is_dict(sections):
+        return None
+    servers = {}
+    for name, section in sections.items():
+        server = _plain_fields(McpServerConfig, section, {"approve": None})
+        if server is None or not isinstance(section, dict):
+            return None
+        if "approve" in section:
+            if section["approve"] not in ("ask", "read-only", "always"):
+                return None
+            server["approve"] = section["approve"]
+        if not checked_server_fields(server):
+            return None
+        record = McpServerConfig(**server)
+        if record.problem() is not None:
+            return None
+        servers[name] = record
+    if "servers" in data:
+        fields["servers"] = servers
+    return McpSettings(**fields)
 
 
 def _plain_provider(model: type[Record], data: object) -> Record | None:

@@ -15,7 +15,9 @@ costs what it cost before (benchmarks/bench_cells.py).
 
 A terminal differs from the code-point model in a few known ways, each a field of
 `CellModel`: VS16 (U+FE0F) widening a narrow emoji to two cells, a skin-tone modifier joining
-the emoji before it, and (Rich's old model) spacing marks taking no cell. The default is what
+the emoji before it, (Rich's old model) spacing marks taking no cell, and emoji newer than
+the terminal's tables (Unicode 15 and later: 🩷 🩵 🛜 🫷) drawn as nothing, as tmux 3.3a does
+on Debian 12's C library. The default is what
 tmux 3.3, xterm and VTE do; `tui_chat/commands/cell_probe.py` asks the terminal at start-up
 and `model_from_widths` turns its answers into the model it actually follows.
 """
@@ -35,6 +37,16 @@ Ranges = Iterable[tuple[int, int]]
 EMOJI_MODIFIERS = ((0x1F3FB, 0x1F3FF),)  # Fitzpatrick skin tones
 # One cell each, as glibc and tmux count them: a flag is a pair, and two cells in all.
 REGIONAL_INDICATORS = ((0x1F1E6, 0x1F1FF),)
+# The emoji added since Unicode 14: two cells in the table (cell_table.WIDE, Unicode 18),
+# unknown to a C library whose tables stop at 14 (glibc 2.36, Debian 12). Derived as the
+# code points from U+1F000 to U+1FAFF that are wide in cell_table.WIDE and unassigned in
+# Python 3.11's unicodedata (Unicode 14.0.0); tests/unit/test_cells.py checks it so.
+EMOJI_SINCE_15 = ((0x1F1AE, 0x1F1AE), (0x1F6D8, 0x1F6D9), (0x1F6DC, 0x1F6DC),
+                  (0x1F7DA, 0x1F7DA), (0x1FA75, 0x1FA77), (0x1FA87, 0x1FA8F),
+                  (0x1FAAD, 0x1FAAF), (0x1FABB, 0x1FABF), (0x1FAC6, 0x1FAC6),
+                  (0x1FAC8, 0x1FAC8), (0x1FACC, 0x1FACF), (0x1FADA, 0x1FADD),
+                  (0x1FADF, 0x1FADF), (0x1FAE8, 0x1FAEB), (0x1FAEF, 0x1FAEF),
+                  (0x1FAF7, 0x1FAFA))
 
 
 class CellModel(Struct, frozen=True):
@@ -46,13 +58,17 @@ class CellModel(Struct, frozen=True):
     """U+FE0F turns a one-cell emoji (`❤`) into a two-cell one (kitty, WezTerm, iTerm2)."""
     modifiers_join: bool = False
     """A skin-tone modifier joins the emoji before it: `👍🏽` is 2 cells, not 4."""
+    new_emoji: bool = True
+    """The emoji of Unicode 15 and later (EMOJI_SINCE_15) take two cells; False: none, as
+    a terminal whose tables are older draws them (nothing; tmux 3.3a on glibc 2.36)."""
 
 
 DEFAULT = CellModel()
 
 # What each probe sample (tui_chat/commands/cell_probe.py) measures in a terminal where the
 # field is true, and where it is false.
-_PROBED = {"spacing_marks": (2, 1), "vs16_wide": (2, 1), "modifiers_join": (2, 4)}
+_PROBED = {"spacing_marks": (2, 1), "vs16_wide": (2, 1), "modifiers_join": (2, 4),
+           "new_emoji": (2, 0)}
 
 
 def model_from_widths(widths: dict[str, int]) -> CellModel:
@@ -97,6 +113,8 @@ def build_table(model: CellModel) -> CellTable:
         zero = _subtract(zero, cell_table.SPACING_MARKS)
     if model.modifiers_join:
         zero = sorted(_subtract(zero, EMOJI_MODIFIERS) + list(EMOJI_MODIFIERS))
+    if not model.new_emoji:
+        zero = sorted(_subtract(zero, EMOJI_SINCE_15) + list(EMOJI_SINCE_15))
     wide = _subtract(_subtract(cell_table.WIDE, zero), REGIONAL_INDICATORS)
     widths = sorted([(start, end, 0) for start, end in zero]
                     + [(start, end, 2) for start, end in wide])

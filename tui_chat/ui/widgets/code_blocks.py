@@ -38,7 +38,22 @@ def count_code_blocks(markdown: str) -> int:
 
 
 FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
-"""A line opening (or closing) a code fence; group 1 is the fence itself."""
+"""A line that may open (or close) a code fence; group 1 is the fence itself. It opens one
+only as `opening_fence` says."""
+
+
+def opening_fence(line: str) -> str | None:
+    """The fence `line` opens, if it opens one as CommonMark says (outside a fence, not
+    indented for code): three backticks or tildes or more, but a backtick fence's info
+    string holds no backtick: ```` ```print()``` prints ```` is a paragraph with inline
+    code, not a fence."""
+    match = FENCE.match(line)
+    if match is None:
+        return None
+    fence = match.group(1)
+    if fence[0] == "`" and "`" in line[match.end():]:
+        return None
+    return fence
 
 
 def closes_fence(fence: str, line: str) -> bool:
@@ -59,14 +74,11 @@ def _count_fences(markdown: str) -> int | None:
     count = 0
     fence: str | None = None
     for line in markdown.splitlines():
-        match = FENCE.match(line)
         if fence is not None:
             if closes_fence(fence, line):
                 fence = None
-        elif match:
-            if match.group(1)[0] == "`" and "`" in line[match.end():]:
-                return None  # not a fence: inline code
-            fence, count = match.group(1), count + 1
+        elif (opened := opening_fence(line)) is not None:
+            fence, count = opened, count + 1
         elif _MAYBE_CODE.match(line):
-            return None
+            return None  # inline code (a line of backticks but no fence) is one of these
     return count

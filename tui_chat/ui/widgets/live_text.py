@@ -16,9 +16,14 @@ more per append than the screen shows, and most of it is then never drawn unless
 A piece cut out of a long open fence (see `split_markdown`) is joined to the next without the
 padding rows Rich puts around a code block, so the fence reads as one block.
 
-Code blocks are numbered across pieces as in the whole text (`Numbering`, given to each
-drawing): each settled piece's blocks are counted once, and a fence continued from the piece
-before keeps its number and shows none.
+Each piece is drawn with what it must know of the text around it (piece_context): its code
+block numbers (each settled piece's blocks are counted once; a fence continued from the piece
+before keeps its number and shows none), the seam above it, and the link reference
+definitions of the whole text that it uses. A definition that arrives later changes the
+pieces above that use its label: they are drawn again (those near the end at once, in the
+worker thread; the others when read). So the rows streamed are the rows of the whole text
+drawn at once: the CommonMark and GFM spec examples in any chunking are the test
+(tests/ui/test_streamed_equals_whole.py).
 """
 
 from __future__ import annotations
@@ -30,7 +35,15 @@ from typing import NamedTuple
 from textual.strip import Strip
 
 from tui_chat.core.text import GrowingText
-from tui_chat.ui.widgets.code_blocks import FENCE, closes_fence
+from tui_chat.ui.widgets.code_blocks import closes_fence, opening_fence
+from tui_chat.ui.widgets.piece_context import (
+    Definitions,
+    PieceContext,
+    definitions,
+    merged,
+    next_context,
+    references_for,
+)
 from tui_chat.ui.widgets.piece_rows import Estimate, Piece, PieceRows
 
 FENCE_LINES = 40
@@ -81,26 +94,51 @@ class _Scan(NamedTuple):
 
 def _scan(text: str) -> _Scan:
     fence: str | None = None
+    html_end: re.Pattern[str] | None = None  # the end of the HTML block (kinds 1-5) open
     opener_line = ""
     offset = blank_end = fence_body_start = 0
     cuts: list[int] = []
     for line in text.splitlines(keepends=True):
-        match = FENCE.match(line)
-        if fence is None:
-            if not line.strip():
-                if offset and line.endswith("\n"):
-                    blank_end = offset + len(line)
+        if fence is not None:
+            if closes_fence(fence, line):
+                fence = None
+        elif html_end is not None:
+            if html_end.search(line):
+                html_end = None
+        elif not line.strip():
+            if offset and line.endswith("\n"):
+                blank_end = offset + len(line)
+        else:
+            if blank_end and _starts_a_block(line):
+                cuts.append(blank_end)
+            blank_end = 0
+            opened = opening_fence(line)
+            if opened is not None:
+                fence, opener_line = opened, line
+                fence_body_start = offset + len(line)
             else:
-                if blank_end and _starts_a_block(line):
-                    cuts.append(blank_end)
-                blank_end = 0
-                if match:
-                    fence, opener_line = match.group(1), line
-                    fence_body_start = offset + len(line)
-        elif closes_fence(fence, line):
-            fence = None
+                html_end = _html_block_end(line)
         offset += len(line)
     return _Scan(cuts, fence, opener_line, fence_body_start)
+
+
+_HTML_BLOCKS = [(re.compile(start, re.IGNORECASE), re.compile(end, re.IGNORECASE)) for
+                start, end in ((r" {0,3}<(?:pre|script|style|textarea)(?:[ \t>]|$)",
+                                r"</(?:pre|script|style|textarea)>"),
+                               (r" {0,3}<!--", r"-->"), (r" {0,3}<\?", r"\?>"),
+                               (r" {0,3}<![a-z]", r">"), (r" {0,3}<!\[CDATA\[", r"\]\]>"))]
+"""CommonMark's HTML blocks of kinds 1 to 5 (start, end): they run until the end's line,
+over blank lines (the others end at a blank line, as a paragraph does)."""
+
+
+def _html_block_end(line: str) -> re.Pattern[str] | None:
+    """What ends the HTML block `line` starts if it starts one that runs over blank lines
+    and does not end on the same line (a line in a list item may start one too: that it
+    is taken for one only keeps the text from being cut there)."""
+    for start, end in _HTML_BLOCKS:
+        if start.match(line):
+            return None if end.search(line) else end
+    return None
 
 
 def block_pieces(text: str, max_chars: int) -> list[str]:
@@ -143,16 +181,9 @@ def split_lines(text: str) -> Split | None:
     return Split(text[:end], text[end:], False) if end else None
 
 
-class Numbering(NamedTuple):
-    """How a piece's code blocks are numbered: from `first`; with `continues`, the first one
-    is the block the piece before left open (it keeps that number, and shows none)."""
-
-    first: int = 1
-    continues: bool = False
-
-
-Draw = Callable[[str, int, Numbering], list[Strip]]
-"""Draws a piece of text for a width, in lines; must be safe to call in a worker thread."""
+Draw = Callable[[str, int, PieceContext], list[Strip]]
+"""Draws a piece of text for a width, in lines, as in the whole text (see piece_context);
+must be safe to call in a worker thread."""
 
 
 class Drawn(NamedTuple):
@@ -164,8 +195,15 @@ class Drawn(NamedTuple):
     pieces: list[Piece]
     """What settled, in pieces: those near the end drawn, the others left for when read."""
     tail: Piece
-    after: Numbering
-    """The next piece's (and the tail's)."""
+    after: PieceContext
+    """The next piece's (the tail's, without its references)."""
+    definitions: Definitions
+    """The link reference definitions of the settled text."""
+    found: Definitions
+    """Those of the whole text so far (the tail's too)."""
+    again: list[tuple[int, Piece]]
+    """Pieces settled before, by index, with the references they now use: to be drawn
+    again (those near the end are drawn)."""
 
 
 PIECE_CHARS = 800
@@ -183,25 +221,25 @@ class LiveText:
     """Streamed text as lines (see the module doc). Not a widget: `ReplyView` shows it."""
 
     def __init__(self, draw: Draw, split: Callable[[str], Split | None], *,
-                 gap: bool, count_blocks: Callable[[str], int] | None = None,
-                 estimate: Estimate | None = None, piece_chars: int = PIECE_CHARS,
-                 eager_rows: int = EAGER_ROWS) -> None:
-        """`count_blocks` counts a piece's code blocks (None: the text has none);
-        `estimate` tells about how many rows a text takes at a width: with it, settled
-        text is kept in pieces of about `piece_chars`, and those beyond the last
-        `eager_rows` rows are drawn only when read (see piece_rows); without it, every
-        piece is drawn as it settles."""
+                 markdown: bool, estimate: Estimate | None = None,
+                 piece_chars: int = PIECE_CHARS, eager_rows: int = EAGER_ROWS) -> None:
+        """`markdown`: the text is Markdown, its pieces drawn in their context (see
+        piece_context; plain text needs none); `estimate` tells about how many rows a
+        text takes at a width: with it, settled text is kept in pieces of about
+        `piece_chars`, and those beyond the last `eager_rows` rows are drawn only when
+        read (see piece_rows); without it, every piece is drawn as it settles."""
         self._draw = draw
         self._split = split
-        self._gap = gap
-        self._count_blocks = count_blocks
+        self._markdown = markdown
         self._estimate = estimate
         self._piece_chars = piece_chars
         self.eager_rows = eager_rows
-        self._numbering = Numbering()  # the next settled piece's, and the tail's
+        self._context = PieceContext()  # the next settled piece's, and the tail's
+        self._definitions: Definitions = {}  # of the settled text
+        self._found: Definitions = {}  # of all the text, the tail's too
         self._tail_text = ""
         self._appended = GrowingText()
-        self.rows = PieceRows(draw, 0, gap=gap, estimate=estimate or _one_row)
+        self.rows = PieceRows(draw, 0, estimate=estimate or _one_row)
         self._handed_out = False  # `rows` belong to a finished view too (see lines_for)
         self._on_resize: Callable[[int, int], None] | None = None
 
@@ -248,39 +286,74 @@ class LiveText:
         live = self._tail_text + text
         split = self._split(live)
         tail = split.rest if split else live
-        numbering = self._numbering
-        pieces = self._pieces_of(split, numbering) if split else []
-        after = self._numbering_after(split.settled, split.fence_open, numbering) \
-            if split else numbering
-        tail_piece = Piece(tail, False, after, self._draw(tail, width, after))
-        budget = self.eager_rows if self._estimate else None
-        for piece in reversed(pieces):
-            if budget is not None and budget <= 0:
-                break
-            if not piece.blank:
-                piece.lines = self._draw(piece.text, width, piece.numbering)
-                if budget is not None:
-                    budget -= len(piece.lines)
-        return Drawn(text, width, split, pieces, tail_piece, after)
+        pieces, after = self._pieces_of(split, self._context) if split else ([], self._context)
+        settled, found = self._definitions, self._found
+        if self._markdown:
+            for piece in pieces:
+                settled = merged(settled, definitions(piece.text))
+            found = merged(settled, definitions(tail))
+            for piece in pieces:
+                piece.context = piece.context._replace(
+                    references=references_for(piece.text, found))
+        tail_context = after._replace(references=references_for(tail, found))
+        tail_piece = Piece(tail, False, tail_context, self._draw(tail, width, tail_context))
+        again = self._using_other_references(found) if found != self._found else []
+        self._draw_end(pieces, again, width)
+        return Drawn(text, width, split, pieces, tail_piece, after, settled, found, again)
 
-    def _pieces_of(self, split: Split, numbering: Numbering) -> list[Piece]:
+    def _pieces_of(self, split: Split, context: PieceContext
+                   ) -> tuple[list[Piece], PieceContext]:
         """The settled text in pieces of about PIECE_CHARS, cut between its blocks (one
-        piece when every piece is drawn anyway)."""
+        piece when every piece is drawn anyway), each with its context (but references);
+        and the context after them."""
         texts = (block_pieces(split.settled, self._piece_chars) if self._estimate
                  else [split.settled])
         pieces: list[Piece] = []
         for index, text in enumerate(texts):
             fence_open = split.fence_open and index == len(texts) - 1
-            pieces.append(Piece(text, fence_open, numbering))
-            numbering = self._numbering_after(text, fence_open, numbering)
-        return pieces
+            pieces.append(Piece(text, fence_open, context))
+            if self._markdown:
+                context = next_context(text, context, fence_open=fence_open)
+        return pieces, context
 
-    def _numbering_after(self, settled: str, fence_open: bool, numbering: Numbering
-                         ) -> Numbering:
-        blocks = self._count_blocks(settled) if self._count_blocks else 0
-        if fence_open:  # its last block goes on in the next piece
-            return Numbering(numbering.first + blocks - 1, True)
-        return Numbering(numbering.first + blocks, False)
+    def _using_other_references(self, found: Definitions) -> list[tuple[int, Piece]]:
+        """The pieces settled before (not the tail) whose references differ with the
+        definitions `found`, by index, with them."""
+        again: list[tuple[int, Piece]] = []
+        for index, piece in enumerate(self.rows.pieces[:-1]):
+            references = references_for(piece.text, found)
+            if references != piece.context.references:
+                again.append((index, Piece(piece.text, piece.fence_open,
+                                           piece.context._replace(references=references))))
+        return again
+
+    def _draw_end(self, pieces: list[Piece], again: list[tuple[int, Piece]], width: int
+                  ) -> None:
+        """Draw the new `pieces` and the pieces to draw `again` that lie within the last
+        `eager_rows` rows (all of them without an estimate)."""
+        budget = self.eager_rows if self._estimate else None
+        for piece in reversed(pieces):
+            if budget is not None and budget <= 0:
+                return
+            if not piece.blank:
+                piece.lines = self._draw(piece.text, width, piece.context)
+                if budget is not None:
+                    budget -= len(piece.lines)
+        redraw = dict(again)
+        settled = self.rows.pieces[:-1]  # before this append's (the last is the old tail)
+        for index in range(len(settled) - 1, -1, -1) if redraw else ():
+            if budget is not None and budget <= 0:
+                return
+            changed = redraw.get(index)
+            if changed is not None:
+                changed.lines = self._draw(changed.text, width, changed.context)
+            if budget is not None:
+                budget -= self._rows_of(changed or settled[index], width)
+
+    def _rows_of(self, piece: Piece, width: int) -> int:
+        if piece.lines is not None:
+            return len(piece.lines)
+        return 0 if piece.blank or self._estimate is None else self._estimate(piece.text, width)
 
     def take(self, drawn: Drawn) -> None:
         """Swap in what `prepare` drew (drawn again here if the width changed meanwhile)."""
@@ -289,10 +362,13 @@ class LiveText:
         rows = self._own_rows()
         if not rows.pieces:
             rows.width = drawn.width
+        if drawn.again:  # pieces above using other link definitions now
+            rows.replace_pieces(drawn.again)
         # The last piece is the tail so far: what settled of it, and the new tail, replace it.
         rows.replace_from(max(0, len(rows.pieces) - 1), [*drawn.pieces, drawn.tail])
         self._tail_text = drawn.tail.text
-        self._numbering = drawn.after
+        self._context = drawn.after
+        self._definitions, self._found = drawn.definitions, drawn.found
         self._appended.append(drawn.appended)
 
     def redraw(self, width: int) -> None:
@@ -303,11 +379,11 @@ class LiveText:
         rows.release()
         moved, rows.on_resize = rows.on_resize, None  # everything is laid out again anyway
         try:
-            self._draw_end(rows)
+            self._draw_last_rows(rows)
         finally:
             rows.on_resize = moved
 
-    def _draw_end(self, rows: PieceRows) -> None:
+    def _draw_last_rows(self, rows: PieceRows) -> None:
         if self._estimate:
             rows.draw_tail_rows(self.eager_rows)
         else:
@@ -326,9 +402,15 @@ class LiveText:
             self._handed_out = True
             return self.rows
         rows = self.rows.copy_for(width)
-        self._draw_end(rows)
+        self._draw_last_rows(rows)
         return rows
 
 
 def _one_row(_text: str, _width: int) -> int:
     return 1
+
+
+def markdown_text(draw: Draw, estimate: Estimate | None, **kwargs: int) -> LiveText:
+    """The live text of a reply's answer (Markdown) as ReplyView shows it, drawn by `draw`
+    (`kwargs`: LiveText's piece_chars and eager_rows)."""
+    return LiveText(draw, split_markdown, markdown=True, estimate=estimate, **kwargs)

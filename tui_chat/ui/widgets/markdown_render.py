@@ -1,8 +1,10 @@
-"""Rich Markdown for finished messages and the settled parts of a live reply: code blocks as
+"""Rich Markdown for finished messages and the pieces of a long reply: code blocks as
 one highlighted Text (cached, unless the block reaches the end of the text: there it may be
-the live reply's tail, a fence still growing, drawn once per append and never again). Kept
-apart from message_view so that Rich's Markdown, Pygments
-and markdown-it are imported when the first Markdown is drawn, not at start-up."""
+the live reply's tail, a fence still growing, drawn once per append and never again). A piece
+is drawn with what it must know of the text around it (piece_context.PieceContext): its code
+block numbers, the seam above it, the link definitions of the whole. Kept apart from
+message_view so that Rich's Markdown, Pygments and markdown-it are imported when the first
+Markdown is drawn, not at start-up."""
 
 from __future__ import annotations
 
@@ -15,14 +17,16 @@ from markdown_it.token import Token
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import CodeBlock as RichCodeBlock
 from rich.markdown import Markdown as RichMarkdown
-from rich.markdown import TableElement
+from rich.markdown import MarkdownElement, TableElement
 from rich.padding import Padding
 from rich.style import Style as RichStyle
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
+from textual.strip import Strip
 
 from tui_chat.ui.colour_roles import syntax_theme
+from tui_chat.ui.widgets.piece_context import WHOLE, PieceContext, markdown_env
 from tui_chat.ui.widgets.reading_column import reading_elements
 
 
@@ -103,29 +107,43 @@ class _Table(TableElement):
             yield part
 
 
+class _Seam(MarkdownElement):
+    """The blocks above a piece, drawn in the pieces before it: nothing, but it asks for a
+    blank row before the piece's first block, as they would in the whole text."""
+
+    new_line = True
+
+
+SEAM = "tui_chat_seam"
+"""The token standing for the blocks above a piece (see _Seam)."""
+
+
 class _Markdown(RichMarkdown):
-    """Rich's Markdown with our code blocks, numbered from `first_code` on each drawing, and
-    tables without their edge (`_markdown_class` adds prose at a reading width)."""
+    """Rich's Markdown with our code blocks, numbered from the context's `first` on each
+    drawing, and tables without their edge (`_markdown_class` adds prose at a reading
+    width); a piece of a longer text drawn as in the whole (see PieceContext)."""
 
     elements = {**RichMarkdown.elements, "table_open": _Table, "fence": _CodeBlock,
-                "code_block": _CodeBlock}
+                "code_block": _CodeBlock, SEAM: _Seam}
 
-    def __init__(self, text: str, *, code_theme: str, first_code: int = 1,
-                 continues_code: bool = False) -> None:
+    def __init__(self, text: str, *, code_theme: str,
+                 context: PieceContext = WHOLE) -> None:
         # Rich's Markdown.__init__, but with one parser for every drawing: Rich makes a new
         # MarkdownIt for each (0.5 ms, seven times the parse of a paragraph; a long reply is
         # drawn in hundreds of pieces). The test of this module holds the attributes to Rich's.
         self.markup = text
-        self.parsed = _parser().parse(text)
+        self.parsed = _parser().parse(text, markdown_env(context.references))
+        if context.after_block:
+            self.parsed.insert(0, Token(SEAM, "", 0))
         self.code_theme = code_theme
         self.justify = None
         self.style = "none"
         self.hyperlinks = False
         self.inline_code_lexer = None
         self.inline_code_theme = code_theme
-        self._first_code = first_code
-        self._continues_code = continues_code
-        self._next_code = first_code
+        self._first_code = context.first
+        self._continues_code = context.continues
+        self._next_code = context.first
 
     @functools.cached_property
     def content_lines(self) -> int:
@@ -150,16 +168,26 @@ def _parser() -> MarkdownIt:
     return MarkdownIt().enable("strikethrough").enable("table")
 
 
-def markdown_renderable(text: str, code_theme: str, *, first_code: int = 1,
-                        continues_code: bool = False, reading_width: int | None = None
-                        ) -> RichMarkdown:
+def markdown_renderable(text: str, code_theme: str, *,
+                        context: PieceContext = WHOLE,
+                        reading_width: int | None = None) -> RichMarkdown:
     """Rich Markdown for untrusted text: links shown as text (URL), never as hyperlinks.
-    Its code blocks are numbered from `first_code`; with `continues_code`, the first one
-    continues a block drawn before (a piece of a long fence: see live_text) and shows no
-    number. Prose wraps at `reading_width` cells (None: the width it is given)."""
-    return _markdown_class(reading_width or 0)(text, code_theme=code_theme,
-                                               first_code=first_code,
-                                               continues_code=continues_code)
+    Drawn as a piece of a longer text with `context` (see PieceContext): its code blocks
+    numbered from `context.first`, and so on. Prose wraps at `reading_width` cells (None:
+    the width it is given)."""
+    return _markdown_class(reading_width or 0)(text, code_theme=code_theme, context=context)
+
+
+def markdown_rows(text: str, console: Console, options: ConsoleOptions, *, code_theme: str,
+                  context: PieceContext = WHOLE, reading_width: int | None = None
+                  ) -> list[Strip]:
+    """The rows of Markdown `text` drawn with `context` (see markdown_renderable) for
+    `options.max_width`; none for blank text (any thread)."""
+    if not text.strip():
+        return []
+    renderable = markdown_renderable(text, code_theme, context=context,
+                                     reading_width=reading_width)
+    return [Strip(line) for line in console.render_lines(renderable, options, pad=False)]
 
 
 @functools.cache

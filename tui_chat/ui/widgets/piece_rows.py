@@ -14,11 +14,10 @@ if those rows start above the top of the view, so what is on screen stays in pla
 (`row_moves.keep_in_place`). Estimates err on the tall side, so that the scroll
 moves up, never past the end.
 
-Pieces are joined as Rich draws the whole text (the property tests in
-tests/ui/test_live_text.py and test_piece_rows.py hold them to it): a gap row between two
-blocks whose edge rows both hold cells (Rich draws lists, quotes and tables with an empty row
-above them, and a rule with one below: that row is the gap then), none around the cut of a
-split fence (the fence's padding rows on both sides of the cut are dropped instead).
+Pieces are joined as they come: each is drawn with its context (piece_context), the seam
+above it included, so its rows are its rows of the whole text (the spec examples in
+tests/ui/test_streamed_equals_whole.py hold them to it). But at the cut of a split fence the
+fence's padding rows on both sides of the cut are dropped, so the fence reads as one block.
 """
 
 from __future__ import annotations
@@ -34,11 +33,12 @@ from msgspec import Struct
 from rich.cells import cell_len
 from textual.strip import Strip
 
-from tui_chat.ui.widgets.code_blocks import FENCE, closes_fence
+from tui_chat.ui.widgets.code_blocks import closes_fence, opening_fence
 from tui_chat.ui.widgets.line_cache import ROW_BYTES, SEGMENT_BYTES, strips_bytes
+from tui_chat.ui.widgets.piece_context import PieceContext
 
 if TYPE_CHECKING:
-    from tui_chat.ui.widgets.live_text import Draw, Numbering
+    from tui_chat.ui.widgets.live_text import Draw
 
 
 class Piece(Struct, eq=False):
@@ -47,7 +47,7 @@ class Piece(Struct, eq=False):
     text: str
     fence_open: bool
     """It ends inside a code fence (closed by us) that the next piece reopens."""
-    numbering: Numbering
+    context: PieceContext
     lines: list[Strip] | None = None
     """As the draw function drew it for the rows' width; None: not drawn."""
     estimate: tuple[int, int] | None = None
@@ -72,18 +72,18 @@ def estimate_markdown_rows(text: str, width: int, reading_width: int | None = No
     rows = blocks = cells = 0
     fence: str | None = None
     for line in text.splitlines():
-        match = FENCE.match(line)
         if fence is not None:
             if closes_fence(fence, line):
                 fence, rows = None, rows + 1  # its padding row below
             else:
                 rows += max(1, math.ceil(cell_len(line) / code))
             continue
-        if match or not line.strip():
+        opened = opening_fence(line)
+        if opened is not None or not line.strip():
             if cells:
                 rows, blocks, cells = rows + _prose_rows(cells, prose), blocks + 1, 0
-            if match:
-                fence, rows, blocks = match.group(1), rows + 1, blocks + 1  # its number's row
+            if opened is not None:
+                fence, rows, blocks = opened, rows + 1, blocks + 1  # its number's row
         else:
             cells += cell_len(line) + 1
     if cells:
@@ -125,10 +125,9 @@ class PieceRows(_Rows):
     """The rows of `pieces` at `width`, each piece drawn when first read (see the module
     doc). Thread-safe: a finished reply's rows may be read in a worker thread."""
 
-    def __init__(self, draw: Draw, width: int, *, gap: bool, estimate: Estimate) -> None:
+    def __init__(self, draw: Draw, width: int, *, estimate: Estimate) -> None:
         self._draw = draw
         self.width = width
-        self._gap = gap
         self._estimate = estimate
         self._lock = threading.RLock()
         self.pieces: list[Piece] = []
@@ -159,13 +158,35 @@ class PieceRows(_Rows):
             self._changed_from = first if self._changed_from is None else min(
                 self._changed_from, first)
 
+    def replace_pieces(self, changes: Sequence[tuple[int, Piece]]) -> None:
+        """Each (index, piece) of `changes`: piece `index` becomes `piece` (the same text in
+        another context: see LiveText), if it still holds that text."""
+        moved: list[tuple[int, int]] = []
+        with self._lock:
+            for index, piece in changes:
+                if index >= len(self.pieces) or self.pieces[index].text is not piece.text:
+                    continue
+                before, first = self._total_below(index), self.start(index)
+                self.pieces[index] = piece
+                self._measure(index)
+                self._starts = None
+                self.moves += 1
+                self._changed_from = first if self._changed_from is None else min(
+                    self._changed_from, first)
+                delta = self._total_below(index) - before
+                if delta:
+                    moved.append((first, delta))
+        if self.on_resize is not None:
+            for first, delta in moved:
+                self.on_resize(first, delta)
+
     def copy_for(self, width: int) -> PieceRows:
         """The same pieces at `width`: none drawn yet if it is another, else sharing the
         lines drawn (Strips are never changed); their estimates go too (each says its width)."""
         with self._lock:
-            rows = PieceRows(self._draw, width, gap=self._gap, estimate=self._estimate)
+            rows = PieceRows(self._draw, width, estimate=self._estimate)
             same = width == self.width
-            rows.replace_from(0, [Piece(p.text, p.fence_open, p.numbering,
+            rows.replace_from(0, [Piece(p.text, p.fence_open, p.context,
                                         p.lines if same else None, p.estimate)
                                   for p in self.pieces])
             return rows
@@ -191,7 +212,7 @@ class PieceRows(_Rows):
             piece, width = self.pieces[index], self.width
             if piece.lines is not None:
                 return
-        lines = self._draw(piece.text, width, piece.numbering)  # outside the lock
+        lines = self._draw(piece.text, width, piece.context)  # outside the lock
         with self._lock:
             if (piece.lines is not None or width != self.width or index >= len(self.pieces)
                     or self.pieces[index] is not piece):
@@ -199,8 +220,7 @@ class PieceRows(_Rows):
             piece.lines = lines
             before = self._total_below(index)
             first = self.start(index)
-            for at in range(index, min(index + 2, len(self.pieces))):
-                self._measure(at)  # the next piece's gap depends on this one's last row
+            self._measure(index)
             self._starts = None
             delta = self._total_below(index) - before
             if delta:  # the rows from here down moved: to be painted again (take_changed)
@@ -296,41 +316,39 @@ class PieceRows(_Rows):
         first, last = self._piece_at(start), self._piece_at(stop - 1)
         return list(range(first, last + 1))
 
-    def _previous_drawn_edge(self, index: int) -> tuple[bool, bool] | None:
-        """(whether the row above piece `index` holds cells, whether the piece before it
-        leaves a fence open), or None when nothing is drawn above it (the first rows)."""
-        for at in range(index - 1, -1, -1):
-            piece = self.pieces[at]
-            if piece.blank:
-                continue
-            share = self._shares[at]
-            has_cells = True if share is None or not share else share[-1].cell_length > 0
-            return has_cells, self.pieces[index - 1].fence_open
-        return None
-
     def _measure(self, index: int) -> None:
         """Piece `index`'s share of the rows (if drawn) and its height (estimated if not)."""
         piece = self.pieces[index]
         if piece.blank:
             self._shares[index], self._heights[index] = [], 0
             return
-        above = self._previous_drawn_edge(index)
         if piece.lines is None:
             self._shares[index] = None
-            gap = above is not None and self._gap
             if piece.estimate is None or piece.estimate[0] != self.width:
                 piece.estimate = (self.width, self._estimate(piece.text, self.width))
-            self._heights[index] = piece.estimate[1] + gap
+            self._heights[index] = piece.estimate[1] + piece.context.after_block
             return
         share = list(piece.lines)
-        if above is not None and above[1] and share and _is_blank(share[0]):
+        if index and self.pieces[index - 1].fence_open and share and _is_blank(share[0]):
             share = share[1:]  # the fence's padding rows at the cut go
-        elif (above is not None and above[0] and self._gap and share
-              and share[0].cell_length):
-            share.insert(0, Strip([], 0))  # Rich's blank row between two blocks
         if piece.fence_open and share and _is_blank(share[-1]) and index + 1 < len(self.pieces):
             share.pop()
         self._shares[index], self._heights[index] = share, len(share)
+
+
+def as_drawn_whole(rows: Sequence[Strip], whole: list[Strip]) -> Sequence[Strip]:
+    """`rows` (every one drawn) if they are the rows of `whole`, the same text drawn at
+    once; else `whole`, its rows that `rows` already held kept as those objects (a row
+    painted is not painted again)."""
+    if len(rows) == len(whole) and all(
+            list(row) == list(right) for row, right in zip(rows, whole, strict=True)):
+        return rows
+    kept = dict(zip(map(_segments, rows), rows, strict=True))
+    return [kept.get(_segments(row), row) for row in whole]
+
+
+def _segments(row: Strip) -> tuple[object, ...]:
+    return tuple(row)
 
 
 class ChainRows(_Rows):

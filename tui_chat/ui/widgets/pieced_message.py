@@ -15,36 +15,46 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType
 from textual.strip import Strip
 
 from tui_chat.core.text import sanitize
-from tui_chat.ui.widgets.code_blocks import count_code_blocks
-from tui_chat.ui.widgets.live_text import EAGER_ROWS, PIECE_CHARS, Numbering, block_pieces
-from tui_chat.ui.widgets.markdown_render import markdown_renderable
+from tui_chat.ui.widgets.live_text import EAGER_ROWS, PIECE_CHARS, block_pieces
+from tui_chat.ui.widgets.markdown_render import markdown_rows
+from tui_chat.ui.widgets.piece_context import (
+    Definitions,
+    PieceContext,
+    definitions,
+    merged,
+    next_context,
+    references_for,
+)
 from tui_chat.ui.widgets.piece_rows import ChainRows, Piece, PieceRows, estimate_markdown_rows
 
 
 def pieced_rows(content: str, above: list[RenderableType], below: list[RenderableType],
                 console: Console, options: ConsoleOptions, *, code_theme: str,
-                reading_width: int | None) -> ChainRows:
+                reading_width: int | None, piece_chars: int = PIECE_CHARS) -> ChainRows:
     """The rows of a reply whose text is `content` (Markdown, sanitized here) between the
-    rows of `above` and `below`, for `options.max_width`; its text drawn when read, but for
-    about EAGER_ROWS at its end (any thread)."""
+    rows of `above` and `below`, for `options.max_width`; its text cut at its blocks into
+    pieces of about `piece_chars`, drawn when read, but for about EAGER_ROWS at its end
+    (any thread). Each piece is drawn in its context (see piece_context), so the rows are
+    the whole text's."""
     width = options.max_width
 
-    def draw(text: str, at: int, numbering: Numbering) -> list[Strip]:
-        if not text.strip():
-            return []
-        renderable = markdown_renderable(text, code_theme, first_code=numbering.first,
-                                         continues_code=numbering.continues,
-                                         reading_width=reading_width)
-        return [Strip(line) for line in console.render_lines(
-            renderable, options.update_width(max(1, at)), pad=False)]
+    def draw(text: str, at: int, context: PieceContext) -> list[Strip]:
+        return markdown_rows(text, console, options.update_width(max(1, at)),
+                             code_theme=code_theme, context=context,
+                             reading_width=reading_width)
 
-    rows = PieceRows(draw, width, gap=True,
+    rows = PieceRows(draw, width,
                      estimate=lambda text, at: estimate_markdown_rows(text, at, reading_width))
+    texts = block_pieces(sanitize(content), piece_chars)
+    found: Definitions = {}
+    for text in texts:
+        found = merged(found, definitions(text))
     pieces: list[Piece] = []
-    numbering = Numbering()
-    for text in block_pieces(sanitize(content), PIECE_CHARS):
-        pieces.append(Piece(text, False, numbering))
-        numbering = Numbering(numbering.first + count_code_blocks(text), False)
+    context = PieceContext()
+    for text in texts:
+        pieces.append(Piece(text, False, context._replace(
+            references=references_for(text, found))))
+        context = next_context(text, context)
     rows.replace_from(0, pieces)
     rows.draw_tail_rows(EAGER_ROWS)
     return ChainRows(_drawn(above, console, options), rows, _drawn(below, console, options))

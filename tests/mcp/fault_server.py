@@ -1,0 +1,144 @@
+"""An MCP server built with the SDK, for the faults a client must survive.
+
+`python -m tests.mcp.fault_server MODE` serves over stdio. MODE:
+- `ok`: tools `echo`, `slow` (sleeps until cancelled, writes a marker file when the
+  cancellation reaches it), `crash` (exits mid-call with status 7), `big` (a 10 MB text),
+  `structured`, `image`, `env` (the server's environment as JSON), `read` (read-only).
+- `slow-start`: sleeps before serving (longer than any test's start timeout).
+- `many`: 500 tools (`t0` … `t499`).
+- `http:PORT`: the `ok` tools over Streamable HTTP at http://127.0.0.1:PORT/mcp, with
+  `authorization` (the request's Authorization header).
+Environment: `FAULT_MARKER` is the file `slow` writes when cancelled; `FAULT_STATE`, a file
+whose presence makes `crash` crash only once (it creates it), for the restart test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import (
+    ElicitRequest,
+    ElicitRequestFormParams,
+    ElicitResult,
+    ImageContent,
+    InputRequiredResult,
+    ToolAnnotations,
+)
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import BaseModel
+
+
+class City(BaseModel):
+    city: str
+    days: int = 1
+
+
+def _mark(suffix: str, text: str) -> None:
+    Path(os.environ["FAULT_MARKER"] + suffix).write_text(text, encoding="utf-8")
+
+
+def build(mode: str) -> MCPServer:
+    server = MCPServer("faults")
+    if mode == "many":
+        for index in range(500):
+            server.add_tool(lambda index=index: f"tool {index}", name=f"t{index}",
+                            description=f"Tool number {index}")
+        return server
+
+    @server.tool(description="Says back what it is given.")
+    def echo(text: str) -> str:
+        return text
+
+    @server.tool(description="Reads only.", annotations=ToolAnnotations(readOnlyHint=True))
+    def read() -> str:
+        return "read"
+
+    @server.tool(description="Runs until cancelled.")
+    async def slow() -> str:
+        _mark(".started", "")
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            _mark("", "cancelled")
+            raise
+        return "done"
+
+    @server.tool(description="Exits in the middle of the call.")
+    def crash() -> str:
+        state = os.environ.get("FAULT_STATE")
+        if state is None or not Path(state).exists():
+            if state is not None:
+                Path(state).write_text("crashed once", encoding="utf-8")
+            print("about to crash", file=sys.stderr, flush=True)
+            os._exit(7)
+        return "survived"
+
+    @server.tool(description="Ten megabytes of text.")
+    def big() -> str:
+        return "x" * 10_000_000
+
+    @server.tool(description="A structured result.")
+    def structured() -> dict[str, int]:
+        return {"a": 1, "b": 2}
+
+    @server.tool(description="A tiny image.")
+    def image() -> ImageContent:
+        return ImageContent(type="image", data="iVBORw0KGgo=", mime_type="image/png")
+
+    @server.tool(description="The request's Authorization header (over HTTP).")
+    def authorization(ctx: Context) -> str:
+        return (ctx.headers or {}).get("authorization", "(none)")
+
+    @server.tool(description="Reports its progress in three steps.")
+    async def progress(ctx: Context) -> str:
+        for step in (1, 2, 3):
+            await ctx.report_progress(step, 3, f"step {step}")
+        return "done"
+
+    @server.tool(description="Asks the user for a city.")
+    async def ask_city(ctx: Context) -> Any:
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:  # input asked for in the result
+            answer = (ctx.input_responses or {}).get("city")
+            if answer is None:
+                return InputRequiredResult(input_requests={"city": ElicitRequest(
+                    params=ElicitRequestFormParams(
+                        message="Which city?", requested_schema=City.model_json_schema()))})
+            assert isinstance(answer, ElicitResult)
+            if answer.action != "accept" or answer.content is None:
+                return answer.action
+            data = City.model_validate(answer.content)
+            return f"{data.city} for {data.days} days"
+        elicited = await ctx.elicit("Which city?", City)  # a request of the server's own
+        if elicited.action == "accept":
+            return f"{elicited.data.city} for {elicited.data.days} days"
+        return elicited.action
+
+    @server.tool(description="The server's working folder.")
+    def cwd() -> str:
+        return os.getcwd()
+
+    @server.tool(description="The server's environment.")
+    def env() -> dict[str, str]:
+        return dict(os.environ)
+
+    return server
+
+
+def main() -> None:
+    mode = sys.argv[1] if len(sys.argv) > 1 else "ok"
+    if mode == "slow-start":
+        time.sleep(60)
+    if mode.startswith("http:"):  # Streamable HTTP on 127.0.0.1:PORT/mcp
+        build("ok").run("streamable-http", host="127.0.0.1", port=int(mode[5:]))
+        return
+    build(mode).run("stdio")
+
+
+if __name__ == "__main__":
+    main()

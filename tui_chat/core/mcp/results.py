@@ -1,0 +1,96 @@
+"""A tool's result as text for the model (and for the user, folded under the call).
+
+Each block of the result's content becomes text: text as it is; structured content as
+indented JSON (in place of the text block that repeats it, as servers are asked to send
+one; alone when there is no text; left out when a text block says it in words); an image
+or audio as a line that names its type and size (the model gets no pixels through a tool
+message); a resource link as its name and URI; an embedded resource as its
+text, or a line naming it. A result marked `isError` says so first. A text longer than the
+limit is cut, and the cut is marked where it happened: never silently.
+
+The blocks are read by their `type`, so this works on the SDK's objects and on plain data
+alike, and imports no SDK.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Sequence
+from typing import Any
+
+ERROR_HEAD = "The tool reported an error:"
+
+
+def cut(text: str, limit: int) -> str:
+    """`text`, or its first `limit` characters and a marker that says how much was left."""
+    if len(text) <= limit:
+        return text
+    return (f"{text[:limit]}\n[… cut by tui-chat: the result was {len(text):,} characters, "
+            f"the first {limit:,} are kept]")
+
+
+def result_text(content: Sequence[Any], structured: Any = None, *, is_error: bool = False,
+                limit: int = 100_000) -> str:
+    """The text of a result (see the module's docstring), at most about `limit` characters."""
+    parts: list[str] = []
+    pretty = (json.dumps(structured, indent=2, ensure_ascii=False)
+              if structured is not None else None)
+    for block in content:
+        kind = _get(block, "type")
+        if kind == "text":
+            text = str(_get(block, "text") or "")
+            if pretty is not None and _same_json(text, structured):
+                parts.append(pretty)
+                pretty = None
+            else:
+                parts.append(text)
+        elif kind in ("image", "audio"):
+            parts.append(f"[{kind}: {_get(block, 'mime_type') or 'unknown type'}, "
+                         f"{_size(_get(block, 'data'))}]")
+        elif kind == "resource_link":
+            name = _get(block, "title") or _get(block, "name") or "resource"
+            parts.append(f"[link: {name} <{_get(block, 'uri')}>]")
+        elif kind == "resource":
+            parts.append(_resource(_get(block, "resource")))
+        else:
+            parts.append(f"[a {kind or 'content'} block tui-chat does not read]")
+    if pretty is not None and not any(_get(block, "type") == "text" for block in content):
+        parts.append(pretty)  # a text block that differs is the server's own rendering
+    text = "\n".join(parts) if parts else "(no content)"
+    if is_error:
+        text = f"{ERROR_HEAD}\n{text}"
+    return cut(text, limit)
+
+
+def _get(block: Any, name: str) -> Any:
+    if isinstance(block, dict):
+        camel = "".join(w.capitalize() if i else w for i, w in enumerate(name.split("_")))
+        return block.get(name, block.get(camel))
+    return getattr(block, name, None)
+
+
+def _same_json(text: str, structured: Any) -> bool:
+    try:
+        return bool(json.loads(text) == structured)
+    except ValueError:
+        return False
+
+
+def _size(data: Any) -> str:
+    if not isinstance(data, str):
+        return "no data"
+    try:
+        count = len(base64.b64decode(data, validate=False))
+    except (binascii.Error, ValueError):
+        count = len(data)
+    return f"{count:,} bytes" if count != 1 else "1 byte"
+
+
+def _resource(resource: Any) -> str:
+    text = _get(resource, "text")
+    if isinstance(text, str):
+        return text
+    return (f"[resource: {_get(resource, 'uri')}, "
+            f"{_get(resource, 'mime_type') or 'unknown type'}, {_size(_get(resource, 'blob'))}]")
