@@ -35,8 +35,6 @@ class BranchActions:
 
     def __init__(self, host: ConversationScreen) -> None:
         self.host = host
-        self.continue_partial = False
-        """The next message continues from the reply cut off by a failure (user's choice)."""
         self._known: dict[str, Message] = {}
         self._context_timer: Timer | None = None
 
@@ -51,12 +49,13 @@ class BranchActions:
         elif isinstance(request, MessageList.ContinuePartialRequested):
             self.continue_from(request.message)
 
+    @property
+    def continue_partial(self) -> bool:
+        """The next message continues from the cut-off reply (the controller's)."""
+        return self.host.controller.continue_partial
+
     def _busy(self) -> bool:
-        if self.host.streaming:
-            self.host.notify("A reply is still streaming: press Esc first.", markup=False,
-                             severity="warning")
-            return True
-        return False
+        return self.host.controller.busy()
 
     def _failed(self, error: TuiChatError) -> None:
         self.host.notify(error.message, severity="error", markup=False)
@@ -135,8 +134,7 @@ class BranchActions:
         except TuiChatError as error:
             self._failed(error)
             return
-        if self.host.editing is not None and self.host.editing.id == message.id:
-            self.host.cancel_edit()
+        self.host.controller.forget_edit(message.id)
         if change is not None:
             await self.show_path_change(change.after_id)
         self.host.notify("Deleted, with everything below it.", markup=False)
@@ -159,14 +157,7 @@ class BranchActions:
         self.host.prompt.focus()
 
     def continue_from(self, message: Message) -> None:
-        if self._busy():
+        if not self.host.controller.choose_continue_partial():  # Esc cancels it
             return
-        self.continue_partial = True
-        self.host.refresh_bindings()  # Esc cancels it
         self.host.status.update_info(note=CONTINUE_NOTE)
         self.host.prompt.focus()
-
-    def take_continue_partial(self) -> bool:
-        """Whether the message being sent continues from the cut-off reply (once)."""
-        chosen, self.continue_partial = self.continue_partial, False
-        return chosen

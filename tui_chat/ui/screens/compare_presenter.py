@@ -59,8 +59,9 @@ class ComparePresenter:
         self.received = False
         self._live: dict[int, _Live] = {}
 
-    def begin(self, sent_text: str, models: list[ModelRef]) -> None:
-        self.sent_text, self.models = sent_text, models
+    def begin(self, sent_text: str) -> None:
+        self.sent_text = sent_text
+        self.models = list(self.host.workspace.compare_models)
         self.received = False
         self._live = {}
         self.view = None
@@ -81,7 +82,7 @@ class ComparePresenter:
                                     reading_width=message_list.reading_width or None)
             await message_list.mount(self.view)
             message_list.anchor()
-            self.host.comparison = self.view
+            self.host.controller.comparison_shown(self.view)
             self.host.status.update_info(state=f"comparing {len(self.models)} models…",
                                          time_to_first_token=None, tokens_per_second=None,
                                          usage=None, note="Esc stops them all")
@@ -201,7 +202,7 @@ class ComparePresenter:
         if self.view is not None:
             await self.view.remove()
             self.view = None
-            self.host.comparison = None
+            self.host.controller.take_comparison()
         if notify:
             self.host.notify(sanitize(text), title="Not sent", severity="error",
                              markup=False, timeout=8)

@@ -7,13 +7,10 @@ interrupted. Errors come back as one sentence: inline on the message and as a no
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import time
-from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, ClassVar, cast
 
-from msgspec import Struct
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -26,15 +23,13 @@ from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from tui_chat.core.errors import TuiChatError, unexpected_error_sentence
-from tui_chat.core.models import Attachment, Message, Role
-from tui_chat.core.session import (
-    SessionEvent,
-)
+from tui_chat.core.models import Message, Role
 from tui_chat.core.store import ConversationGoneError
 from tui_chat.core.text import one_line, sanitize
 from tui_chat.core.workspace import SettingsChange, Workspace
 from tui_chat.ui import gc_policy
-from tui_chat.ui.advice import sentence
+from tui_chat.ui.conversation.controller import ConversationController, Exchange
+from tui_chat.ui.conversation.view import ExchangePresenter, Severity
 from tui_chat.ui.key_hints import hint_key
 from tui_chat.ui.messages import ConversationChanged
 from tui_chat.ui.screens.attach_flow import AttachFlow
@@ -52,18 +47,9 @@ from tui_chat.ui.widgets.prompt_input import PromptInput
 from tui_chat.ui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:  # imported on first use: not on the start-up path
-    from tui_chat.core.compare import CompareEvent
     from tui_chat.ui.screens.compare_presenter import ComparePresenter
     from tui_chat.ui.widgets.compare_view import CompareView
     from tui_chat.ui.widgets.conversation_list import ConversationList
-
-YIELD_EVERY = 0.004
-"""Seconds of event handling after which the worker lets key presses in."""
-YIELD_PAUSE = 0.001
-"""How long it then steps aside. Not sleep(0): a key press goes through several tasks (app,
-screen, prompt, then the frame), each behind another slice of the worker; a millisecond lets
-them all run (benchmarks/bench_ui_stream.py: key press to screen while a reply streams)."""
-
 
 def empty_hint() -> str:
     """The empty conversation's hint, naming the user's keys ([keys])."""
@@ -77,19 +63,14 @@ def prompt_placeholder() -> str:
             " or @path attaches a file)")
 
 
-class Exchange(Struct, frozen=True):
-    """What the worker should do: send a prompt, regenerate, or edit and resend."""
-
-    kind: str  # "send" | "regenerate" | "edit" | "compare"
-    text: str = ""
-    message_id: str | None = None
-    continue_partial: bool = False
-    """Send the reply cut off by a failure as context (the user chose to continue from it)."""
-    attachments: tuple[Attachment, ...] = ()
+__all__ = ["ConversationScreen", "Exchange"]
 
 
 class ConversationScreen(SidebarRequests, Screen[None]):
-    """One conversation. The App pushes it once and swaps conversations through it."""
+    """One conversation. The App pushes it once and swaps conversations through it.
+
+    It draws and reports (`ConversationView`); its controller decides and keeps the
+    interaction state (`ConversationController`)."""
 
     # conversation.tcss, beside this file, is read with the app's stylesheet (ui.app).
     AUTO_FOCUS = "#prompt"
@@ -118,7 +99,7 @@ class ConversationScreen(SidebarRequests, Screen[None]):
         super().__init__()
         self.workspace = workspace
         self.clock: Callable[[], float] = workspace.clock
-        self.editing: Message | None = None
+        self.controller = ConversationController(workspace, self)
         self.presenter = ReplyPresenter(self)
         self.context_status = ContextStatus(self)
         self.attach_flow = AttachFlow(self)
@@ -127,8 +108,6 @@ class ConversationScreen(SidebarRequests, Screen[None]):
         self.models = ModelActions(self)
         self.setup = ConversationSetup(self)
         self._compare_presenter: ComparePresenter | None = None
-        self.comparison: CompareView | None = None
-        """The comparison on screen, until a reply is chosen or the conversation moves on."""
         self._first_run_hint = ""
 
     # --- layout ------------------------------------------------------------------------
@@ -187,12 +166,56 @@ class ConversationScreen(SidebarRequests, Screen[None]):
     def streaming(self) -> bool:
         return any(not w.is_finished for w in self.workers if w.group == "llm")
 
+    @property
+    def editing(self) -> Message | None:
+        """The message being edited (the controller's)."""
+        return self.controller.editing
+
+    @property
+    def comparison(self) -> CompareView | None:
+        """The comparison on screen (the controller's)."""
+        return self.controller.comparison
+
+    # --- ConversationView: what the controller draws through ---------------------------
+
+    def start_exchange(self, exchange: Exchange) -> None:
+        self.run_exchange(exchange)
+
+    def cancel_exchange(self) -> None:
+        for worker in self.workers:
+            if worker.group == "llm":
+                worker.cancel()
+
+    async def stop_exchange(self) -> None:
+        await self.stop_streaming()
+
+    def say(self, text: str, *, title: str = "", severity: Severity = "information",
+            timeout: float | None = None) -> None:
+        self.notify(text, title=title, severity=severity, timeout=timeout, markup=False)
+
+    def set_note(self, note: str) -> None:
+        self.status.update_info(note=note)
+
+    def edit_in_prompt(self, text: str) -> None:
+        self.prompt.load_text(text)
+        self.prompt.move_cursor(self.prompt.document.end)
+        self.prompt.focus()
+
+    def clear_prompt(self) -> None:
+        self.prompt.clear()
+
+    def focus_prompt(self) -> None:
+        self.prompt.focus()
+
+    def interaction_changed(self) -> None:
+        self.refresh_bindings()
+
     async def show_messages(self, messages: list[Message], *, above: ReadAbove | None = None
                             ) -> None:
         """Show the current conversation (already opened in the workspace). `above`: the
         messages are the newest part of its path, and this reads the rest (MessageList.load);
         `_path_read` follows once it is read."""
-        self.comparison = None  # unmounted with the rest
+        self.controller.take_comparison()  # unmounted with the rest
         await self.message_list.load(messages, above=above)
         self._set_prompt_history(messages)
         self.refresh_chrome()
@@ -293,9 +316,8 @@ class ConversationScreen(SidebarRequests, Screen[None]):
         event.stop()
         if not await self.whole_path():
             return  # another conversation came meanwhile: the text stays in the prompt
-        if self.streaming:
-            self.notify("A reply is still streaming: wait for it, or press Esc to stop it.",
-                        markup=False, severity="warning")
+        if self.controller.busy("A reply is still streaming: wait for it, or press Esc to "
+                                "stop it."):
             return
         attachments = [] if self.editing is not None else self.attach_flow.collect(event.text)
         if attachments is None:
@@ -305,93 +327,39 @@ class ConversationScreen(SidebarRequests, Screen[None]):
     def _send_now(self, text: str) -> None:
         self.prompt.remember(text)
         self.prompt.clear()
-        if self.editing is not None:
-            message, self.editing = self.editing, None
-            self.start(Exchange("edit", text, message.id))
-        elif self.workspace.compare_models:
-            self.start(Exchange("compare", text, attachments=tuple(self.attach_flow.take())))
-        else:
-            self.start(Exchange("send", text,
-                                continue_partial=self.branches.take_continue_partial(),
-                                attachments=tuple(self.attach_flow.take())))
-
-    def start(self, exchange: Exchange) -> None:
-        self.run_exchange(exchange)
+        attachments = self.attach_flow.take() if self.editing is None else []
+        self.run_exchange(self.controller.exchange_for(text, attachments))
 
     def conversation_gone(self, error: ConversationGoneError, *, replied: bool) -> None:
-        """The conversation on screen was deleted elsewhere: say so once; the next message
-        starts a new conversation (what is on screen stays until then)."""
-        if not self.workspace.forget_conversation(error.conversation_id):
-            return
-        then = ("the reply stays on screen but is not saved. " if replied else
-                "your message is back in the prompt. ")
-        self.notify(f"{error.message.rstrip('.')}: {then}The next message starts a new "
-                    "conversation.", title="Conversation deleted", severity="warning",
-                    markup=False, timeout=15)
-        self.refresh_chrome()
+        self.controller.conversation_gone(error, replied=replied)
 
     @work(exclusive=True, group="llm", exit_on_error=False)
     async def run_exchange(self, exchange: Exchange) -> None:
-        if not await self.whole_path():
-            return  # asked for in a conversation no longer shown
-        if self.message_list.messages and not self.workspace.session.is_saved:
-            await self.show_messages([])  # the one shown was deleted: a new one starts
-        await self.settle_comparison()
+        await self.controller.run(exchange)
+
+    @property
+    def shows_messages(self) -> bool:
+        return bool(self.message_list.messages)
+
+    def presenter_for(self, exchange: Exchange) -> ExchangePresenter:
         presenter: ReplyPresenter | ComparePresenter = self.presenter
         if exchange.kind == "compare":
             presenter = self.compare_presenter
-            presenter.begin(exchange.text, list(self.workspace.compare_models))
-        else:
-            self.presenter.begin(exchange.text)
+        presenter.begin(exchange.text)
         self.attach_flow.in_flight = list(exchange.attachments)
-        try:
-            # aclosing: stopped between two events (drawing one), the session still saves the
-            # reply as interrupted before `stopped()` reads it, not whenever it is collected.
-            async with contextlib.aclosing(self._events_for(exchange)) as events:
-                turn = time.perf_counter()
-                async for event in events:
-                    await presenter.apply(event)
-                    if time.perf_counter() - turn > YIELD_EVERY:
-                        # One network read can hold hundreds of events, and an async
-                        # generator hands them over without returning to the loop.
-                        await asyncio.sleep(YIELD_PAUSE)
-                        turn = time.perf_counter()
-            if presenter is self.compare_presenter:
-                await self.compare_presenter.finished()
-        except asyncio.CancelledError:
-            await presenter.stopped()
-            raise
-        except ConversationGoneError as error:
-            await presenter.failed_before_reply(error.message, notify=False)
-            self.conversation_gone(error, replied=False)
-        except TuiChatError as error:
-            await presenter.failed_before_reply(sentence(error))
-        except Exception:
-            await presenter.stopped()  # a bug: show what was saved, then report it
-            raise
-        finally:
-            if self.workspace.session.is_saved:
-                self.post_message(ConversationChanged(self.workspace.session.conversation.id))
-            if gc_policy.reclaim_is_overdue():
-                self.call_after_refresh(gc_policy.reclaim)
-            else:  # whether one is due is asked then, not while the reply's end is drawn
-                self.set_timer(gc_policy.IDLE_BEFORE_RECLAIM, self._reclaim_if_idle)
+        return presenter
 
-    def _events_for(self, exchange: Exchange
-                    ) -> AsyncGenerator[SessionEvent | CompareEvent, None]:
-        workspace = self.workspace
-        if exchange.kind == "compare":
-            return workspace.compare(exchange.text, attachments=exchange.attachments)
-        if exchange.kind == "regenerate":
-            return workspace.regenerate(exchange.message_id)
-        if exchange.kind == "edit" and exchange.message_id is not None:
-            return workspace.edit_and_resend(exchange.message_id, exchange.text)
-        return workspace.send(exchange.text, attachments=exchange.attachments,
-                              continue_partial=exchange.continue_partial)
+    def exchange_ended(self) -> None:
+        if self.workspace.session.is_saved:
+            self.post_message(ConversationChanged(self.workspace.session.conversation.id))
+        if gc_policy.reclaim_is_overdue():
+            self.call_after_refresh(gc_policy.reclaim)
+        else:  # whether one is due is asked then, not while the reply's end is drawn
+            self.set_timer(gc_policy.IDLE_BEFORE_RECLAIM, self._reclaim_if_idle)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "stop":  # Esc stops a reply or cancels an edit; else it is not offered
-            return self.streaming or self.editing is not None or self.branches.continue_partial
+            return self.controller.interacting
         return True
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -428,31 +396,16 @@ class ConversationScreen(SidebarRequests, Screen[None]):
                 await worker.wait()
 
     async def action_stop(self) -> None:
-        if self.streaming:
-            for worker in self.workers:
-                if worker.group == "llm":
-                    worker.cancel()
-        elif self.editing is not None or self.branches.continue_partial:
-            self.cancel_edit()
-            self.prompt.focus()
+        self.controller.stop()
 
     def cancel_edit(self) -> None:
         """Forget an edit or a choice to continue from a cut-off reply, not yet sent."""
-        if self.editing is not None:
-            self.prompt.clear()
-        self.editing = None
-        self.branches.continue_partial = False
-        self.status.update_info(note="")
-        self.refresh_bindings()
+        self.controller.cancel_edit()
 
     async def action_regenerate(self, choose_model: bool = False, reply_id: str | None = None
                                 ) -> None:
         """Write `reply_id` again (None: the last reply)."""
-        if not await self.whole_path():
-            return
-        if self.streaming:
-            self.notify("A reply is still streaming: press Esc first.", markup=False,
-                        severity="warning")
+        if not await self.whole_path() or self.controller.busy():
             return
         if not any(m.role is Role.USER for m in self.message_list.messages):
             self.notify("There is nothing to regenerate yet: send a message first.",
@@ -461,11 +414,11 @@ class ConversationScreen(SidebarRequests, Screen[None]):
         if choose_model:
             self.choose_model(then_regenerate=True, reply_id=reply_id)
             return
-        self.run_exchange(Exchange("regenerate", message_id=reply_id))
+        self.controller.regenerate(reply_id)
 
     async def action_new_conversation(self) -> None:
         await self.stop_streaming()
-        self.comparison = None
+        self.controller.take_comparison()
         self.workspace.new_conversation()
         self.cancel_edit()
         await self.show_messages([])
@@ -493,12 +446,10 @@ class ConversationScreen(SidebarRequests, Screen[None]):
             self.message_list.focus()
 
     async def settle_comparison(self) -> None:
-        """The comparison on screen gives way to the reply the conversation continues with
-        (the one chosen, else the first): a message like any other, ‹ n/m › in its header."""
-        view, self.comparison = self.comparison, None
-        if view is None:
-            return
-        await view.remove()
+        await self.controller.settle_comparison()
+
+    async def comparison_settled(self, comparison: CompareView) -> None:
+        await comparison.remove()
         shown = self.message_list.messages
         for message in self.workspace.session.path_below(shown[-1].id if shown else None):
             await self.message_list.add_message(message)
@@ -528,23 +479,14 @@ class ConversationScreen(SidebarRequests, Screen[None]):
 
     @on(MessageList.EditRequested)
     def _edit(self, event: MessageList.EditRequested) -> None:
-        if self.streaming:
-            self.notify("A reply is still streaming: press Esc first.", markup=False,
-                        severity="warning")
-            return
-        self.editing = event.message
-        self.prompt.load_text(event.message.content)
-        self.prompt.move_cursor(self.prompt.document.end)
-        self.prompt.focus()
-        self.status.update_info(note="editing: Enter resends from this message, Esc cancels")
-        self.refresh_bindings()  # Esc cancels the edit now
+        self.controller.edit(event.message)
 
     @on(PromptInput.EditorRequested)
     def _editor_requested(self, event: PromptInput.EditorRequested) -> None:
         event.stop()
-        if self.streaming:  # the editor holds the event loop: the reply would stall
-            self.notify("A reply is still streaming: Ctrl+E opens the editor once it ends "
-                        "(Esc stops it).", markup=False, severity="warning")
+        if self.controller.busy(  # the editor holds the event loop: the reply would stall
+                "A reply is still streaming: Ctrl+E opens the editor once it ends (Esc stops "
+                "it)."):
             return
         from tui_chat.ui.editor import compose_in_editor
 

@@ -55,8 +55,6 @@ class ModelActions:
 
     def _use(self, choice: ModelChoice, then_regenerate: bool,
              then: Callable[[], None] | None, reply_id: str | None = None) -> None:
-        from tui_chat.ui.screens.conversation import Exchange
-
         try:
             self.host.workspace.choose(choice.provider, choice.model)
         except TuiChatError as error:
@@ -65,7 +63,7 @@ class ModelActions:
         self.host.refresh_chrome()
         self.host.context_status.changed()
         if then_regenerate:
-            self.host.run_exchange(Exchange("regenerate", message_id=reply_id))
+            self.host.controller.regenerate(reply_id)
         if then is not None:
             then()
 

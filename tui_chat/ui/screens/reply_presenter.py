@@ -179,6 +179,9 @@ class ReplyPresenter:
                 self._restore_prompt()
         self.host.refresh_chrome()
 
+    async def finished(self) -> None:
+        """The exchange's events have all arrived: each was drawn as it came."""
+
     async def stopped(self) -> None:
         """The worker was cancelled (Esc, quit, another conversation): show what was saved."""
         self.wait.stop()

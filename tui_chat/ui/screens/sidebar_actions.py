@@ -98,8 +98,7 @@ class SidebarActions:
         except TuiChatError as error:
             host.notify(error.message, severity="error", markup=False)
             return
-        host.editing = None
-        host.branches.continue_partial = False
+        host.controller.conversation_opened()
         await host.show_messages(messages,
                                  above=host.workspace.reader_above(messages, NEWEST))
         if message_id is not None:
