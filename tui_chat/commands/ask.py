@@ -22,7 +22,13 @@ from tui_chat.commands.context import Context
 from tui_chat.core.attachments import read_attachment
 from tui_chat.core.config import Settings
 from tui_chat.core.errors import ExitCode, TuiChatError, UsageError
-from tui_chat.core.events import ContentDelta, FinishReason, ReasoningDelta, RetryScheduled
+from tui_chat.core.events import (
+    ContentDelta,
+    FinishReason,
+    ReasoningDelta,
+    RetryScheduled,
+    UsageReported,
+)
 from tui_chat.core.models import Parameters
 from tui_chat.core.session import ReplyFailed, ReplyFinished, SessionEvent
 from tui_chat.core.store import Store
@@ -261,6 +267,7 @@ async def print_stream(events: AsyncIterator[SessionEvent], show_reasoning: bool
     wrote_any = False
     ends_with_newline = True
     failure: TuiChatError | None = None
+    note: str | None = None  # the provider's usage made no sense: said after the reply
     try:
         async for event in events:
             if isinstance(event, ContentDelta):
@@ -279,6 +286,8 @@ async def print_stream(events: AsyncIterator[SessionEvent], show_reasoning: bool
                       "--max-tokens for more.", file=err)
             elif isinstance(event, ReplyFailed):
                 failure = event.error
+            elif isinstance(event, UsageReported):
+                note = event.note
             elif isinstance(event, ReplyFinished) and (calls := tool_call_lines(event.message)):
                 if wrote_any and not ends_with_newline:
                     out.write("\n")
@@ -307,4 +316,6 @@ async def print_stream(events: AsyncIterator[SessionEvent], show_reasoning: bool
     if wrote_any and not ends_with_newline and out.isatty():
         out.write("\n")
     out.flush()
+    if note:
+        print(f"{PROG}: {sanitize(note)}", file=err)
     return int(ExitCode.OK)

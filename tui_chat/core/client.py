@@ -31,6 +31,7 @@ from tui_chat.core.chunks import (
     model_info_from,
     parse_chunk,
     provider_message,
+    usage_event,
 )
 from tui_chat.core.config import Timeouts
 from tui_chat.core.errors import (
@@ -51,9 +52,8 @@ from tui_chat.core.events import (
     StreamDone,
     StreamEvent,
     ToolCallDelta,
-    UsageReported,
 )
-from tui_chat.core.models import ChatMessage, ModelInfo, Parameters, Usage
+from tui_chat.core.models import ChatMessage, ModelInfo, Parameters
 from tui_chat.core.provider_errors import (
     classify_status,
     describe,
@@ -347,8 +347,7 @@ class ProviderClient:
         else:
             events = []
         if usage is not None:
-            counts = {key: value for key, value in usage.items() if value is not None}
-            events.append(UsageReported(Usage.model_validate(counts)))
+            events.append(usage_event(usage))
         return events
 
     @staticmethod

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from tui_chat.core.models import ModelInfo, Usage
+from tui_chat.core.models import ModelInfo, Usage, sane_cost
 
 PER = 1_000_000
 
@@ -13,13 +13,16 @@ def reply_cost(usage: Usage, info: ModelInfo) -> float | None:
     """USD for a reply of `usage` at `info`'s prices; None when they are not known."""
     if info.input_price is None or info.output_price is None:
         return None
-    return (usage.prompt_tokens * info.input_price
-            + usage.completion_tokens * info.output_price) / PER
+    # Prices that make no sense (absurd, from a server or a config) give no cost either.
+    return sane_cost((usage.prompt_tokens * info.input_price
+                      + usage.completion_tokens * info.output_price) / PER)
 
 
 def cost_text(usd: float) -> str:
     """"1.35 USD", "0.0420 USD", and a small cost with two significant digits: "0.0012 USD",
     "0.000024 USD" (at most eight decimals: "<0.00000001 USD" below)."""
+    if not math.isfinite(usd) or usd < 0:  # never a figure: the callers' sums are sane
+        return "unknown cost"
     if usd == 0:
         return "0 USD"
     if usd >= 1:

@@ -33,6 +33,7 @@ class ReplyFold:
         self._first_token: float | None = None
         self._last_flush = self._started
         self._tool_calls = ToolCalls()
+        self._usage_note: str | None = None
 
     def apply(self, event: StreamEvent) -> None:
         if isinstance(event, ContentDelta | ReasoningDelta):
@@ -45,7 +46,9 @@ class ReplyFold:
         elif isinstance(event, FinishReason):
             self.message.finish_reason = event.reason
         elif isinstance(event, UsageReported):
-            self.message.usage = event.usage
+            if event.usage is not None:
+                self.message.usage = event.usage
+            self._usage_note = event.note
         elif isinstance(event, ToolCallDelta):
             self._tool_calls.add(event)
 
@@ -70,6 +73,8 @@ class ReplyFold:
         self.message.status = MessageStatus.COMPLETE
         if self._tool_calls:  # none is run: the reply says so, with the calls
             self.message.error = self._tool_calls.note()
+        elif self._usage_note:  # usage is advisory: the reply is complete, and says so
+            self.message.error = self._usage_note
         return self
 
     def fail(self, sentence: str) -> ReplyFold:

@@ -52,7 +52,7 @@ from tui_chat.core.models import (
     MessageStatus,
     Parameters,
     Role,
-    Usage,
+    usage_from_json,
 )
 from tui_chat.core.secrets import scrub
 from tui_chat.core.store_attachments import infos_from
@@ -341,7 +341,7 @@ def message_from(row: sqlite3.Row) -> Message:
         # key in an error (rows are never rewritten behind the user's back).
         status=_STATUSES.get(status) or MessageStatus(status),
         error=scrub(error) if error else error, finish_reason=finish_reason,
-        usage=Usage.model_validate_json(usage) if usage else None,
+        usage=usage_from_json(usage),
         time_to_first_token=time_to_first_token, tokens_per_second=tokens_per_second,
         created=from_text(created), parent_id=parent_id,
         partial_in_context=bool(partial_in_context), attachments=infos_from(attachments),
