@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_chat.core.errors import UsageError
+from tui_chat.core.files import FileTooLargeError, NotAFileError, read_bounded
 from tui_chat.core.models import Attachment, AttachmentInfo
 from tui_chat.core.text import one_line
 from tui_chat.core.tokens import estimate_tokens
@@ -96,12 +97,14 @@ def read_attachment(path: Path, name: str | None = None) -> Attachment:
     try:
         if target.is_dir():
             raise AttachmentError(f"{shown} is a folder; attach the files in it one by one.")
-        size = target.stat().st_size
-        if size > MAX_IMAGE_BYTES and size > MAX_TEXT_BYTES:
-            raise AttachmentError(f"{shown} is {size_text(size)}, larger than an attachment "
-                                  f"may be ({size_text(MAX_IMAGE_BYTES)} for an image, "
-                                  f"{size_text(MAX_TEXT_BYTES)} for text).")
-        data = target.read_bytes()
+        data = read_bounded(target, max(MAX_IMAGE_BYTES, MAX_TEXT_BYTES))
+    except FileTooLargeError as error:
+        raise AttachmentError(f"{shown} is {size_text(error.size)}, larger than an attachment "
+                              f"may be ({size_text(MAX_IMAGE_BYTES)} for an image, "
+                              f"{size_text(MAX_TEXT_BYTES)} for text).") from None
+    except NotAFileError as error:
+        raise AttachmentError(f"Cannot attach {shown}: {error.strerror}; attach a regular "
+                              "file.") from None
     except FileNotFoundError:
         raise AttachmentError(f"There is no file {shown}.") from None
     except OSError as error:

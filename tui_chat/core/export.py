@@ -95,6 +95,7 @@ from pydantic_core import CoreSchema
 
 from tui_chat.core.attachments import image_mime, size_text
 from tui_chat.core.errors import StoreError, UsageError
+from tui_chat.core.files import FileTooLargeError, NotAFileError, read_bounded
 from tui_chat.core.import_check import (
     FROM_AN_EXPORT,
     ExportCount,
@@ -422,12 +423,14 @@ def import_file(store: Store, path: Path) -> ImportResult:
 
 def _read(path: Path) -> str:
     try:
-        size = path.stat().st_size
-        if size > MAX_IMPORT_BYTES:
-            raise UsageError(f"{path} is {size // (1024 * 1024)} MB, more than the "
-                             f"{MAX_IMPORT_BYTES // (1024 * 1024)} MB an import may be; "
-                             "split the export into smaller files.")
-        return path.read_bytes().decode("utf-8")
+        return read_bounded(path, MAX_IMPORT_BYTES).decode("utf-8")
+    except FileTooLargeError as error:
+        raise UsageError(f"{path} is {error.size // (1024 * 1024)} MB, more than the "
+                         f"{MAX_IMPORT_BYTES // (1024 * 1024)} MB an import may be; "
+                         "split the export into smaller files.") from None
+    except NotAFileError as error:
+        raise UsageError(f"Cannot import {path}: {error.strerror}; import an export "
+                         "file.") from None
     except FileNotFoundError:
         raise UsageError(f"There is no file {path} to import.") from None
     except UnicodeDecodeError:
