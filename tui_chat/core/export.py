@@ -93,7 +93,7 @@ from pydantic import (
 )
 from pydantic_core import CoreSchema
 
-from tui_chat.core.attachments import image_mime, size_text
+from tui_chat.core.attachments import IMAGE_TOKENS, fenced, size_text
 from tui_chat.core.errors import StoreError, UsageError
 from tui_chat.core.files import FileTooLargeError, NotAFileError, read_bounded
 from tui_chat.core.import_check import (
@@ -104,6 +104,8 @@ from tui_chat.core.import_check import (
     ExportSeconds,
     ExportText,
     ExportTimestamp,
+    attachment_problem,
+    attachments_problem,
     check_tree,
     check_unique,
     load_json,
@@ -122,6 +124,7 @@ from tui_chat.core.models import (
 from tui_chat.core.store import Store
 from tui_chat.core.store_import import ActiveChoices
 from tui_chat.core.text import sanitize
+from tui_chat.core.tokens import estimate_tokens
 
 EXPORT_FORMAT = "tui-chat-conversations"
 EXPORT_VERSION = 2
@@ -205,6 +208,7 @@ class ExportedAttachment(_Exported):
 
     @model_validator(mode="after")
     def _has_its_content(self) -> ExportedAttachment:
+        raw = None
         if self.kind == "text" and self.text is None:
             raise ValueError("a text attachment needs its \"text\"")
         if self.kind == "image":
@@ -212,16 +216,19 @@ class ExportedAttachment(_Exported):
                 raw = base64.b64decode(self.data or "", validate=True)
             except ValueError:
                 raise ValueError("an image attachment's \"data\" must be base64") from None
-            if image_mime(raw) is None:
-                raise ValueError("an image attachment's \"data\" must be a PNG, JPEG, WebP "
-                                 "or GIF image")
+        problem = attachment_problem(self.kind, self.mime, self.size, self.text, raw)
+        if problem is not None:
+            raise ValueError(problem)
         return self
 
     def attachment(self) -> Attachment:
         data = base64.b64decode(self.data) if self.kind == "image" and self.data else None
-        return Attachment(name=self.name, kind=self.kind, mime=self.mime, size=self.size,
-                          language=self.language, tokens=self.tokens,
-                          text=self.text if self.kind == "text" else None, data=data)
+        attachment = Attachment(name=self.name, kind=self.kind, mime=self.mime, size=self.size,
+                                language=self.language, tokens=IMAGE_TOKENS,
+                                text=self.text if self.kind == "text" else None, data=data)
+        if self.kind == "text":  # the file's estimate is not trusted: counted again
+            attachment.tokens = estimate_tokens(fenced(attachment))
+        return attachment
 
 
 class ExportedMessageV2(ExportedMessage):
@@ -230,6 +237,13 @@ class ExportedMessageV2(ExportedMessage):
     partial_in_context: ExportFlag = False
     active_child_id: ExportId | None = None
     """None for a message with children: its newest child (what an import then chooses)."""
+
+    @model_validator(mode="after")
+    def _carries_no_more_than_a_message_may(self) -> ExportedMessageV2:
+        problem = attachments_problem(a.size for a in self.attachments)
+        if problem is not None:
+            raise ValueError(problem)
+        return self
 
 
 class ExportedConversationV2(ExportedConversation):
@@ -266,6 +280,8 @@ class ImportResult:
     """Ids of messages skipped because another conversation in the store uses them."""
     messages_orphaned: int = 0
     """Messages skipped because one above them was."""
+    messages_renamed: tuple[str, ...] = ()
+    """Ids of messages kept under a new id because another conversation uses theirs."""
 
     def describe(self) -> str:
         """One line: what was imported, what was already there, what was skipped and why."""
@@ -274,15 +290,24 @@ class ImportResult:
         if self.conversations_present:
             parts.append(f"{_count(self.conversations_present, 'conversation')} and "
                          f"{_count(self.messages_present, 'message')} were already there")
+        if self.messages_renamed:
+            parts.append(("gave 1 message a new id, as another conversation in the store "
+                          "already uses its old one" if len(self.messages_renamed) == 1 else
+                          f"gave {len(self.messages_renamed)} messages new ids, as other "
+                          "conversations in the store already use their old ones")
+                         + f" ({_some(self.messages_renamed)})")
         if self.messages_taken:
-            shown = ", ".join(self.messages_taken[:3]) + (", …" if len(self.messages_taken) > 3
-                                                         else "")
             parts.append(f"skipped {_count(len(self.messages_taken), 'message')} whose id "
-                         f"another conversation in the store already uses ({shown})")
+                         "another conversation in the store already uses "
+                         f"({_some(self.messages_taken)})")
             if self.messages_orphaned:
                 parts.append(f"and the {_count(self.messages_orphaned, 'message')} below "
                              f"{'it' if len(self.messages_taken) == 1 else 'them'}")
         return "; ".join(parts) + "."
+
+
+def _some(ids: tuple[str, ...]) -> str:
+    return ", ".join(ids[:3]) + (", …" if len(ids) > 3 else "")
 
 
 def _count(number: int, noun: str) -> str:
@@ -399,6 +424,7 @@ def import_file(store: Store, path: Path) -> ImportResult:
     items = parse_export(_read(path), str(path))
     added = present = messages_added = messages_present = orphaned = 0
     taken: list[str] = []
+    renamed: list[str] = []
     for item in items:
         try:
             if item.choices is None:
@@ -416,9 +442,10 @@ def import_file(store: Store, path: Path) -> ImportResult:
         messages_added += outcome.added
         messages_present += outcome.present
         taken += outcome.taken
+        renamed += outcome.renamed
         orphaned += len(outcome.orphaned)
     return ImportResult(added, present, messages_added, messages_present, tuple(taken),
-                        orphaned)
+                        orphaned, tuple(renamed))
 
 
 def _read(path: Path) -> str:
