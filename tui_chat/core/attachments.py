@@ -8,6 +8,10 @@ known by its first bytes, not its name) goes as an OpenAI content part, `image_u
 before the request with a sentence naming the model, and an image of an earlier message is
 replaced by a line saying it was not sent. Any other file is refused with a sentence.
 
+A symbolic link is followed only while it stays in the folder the user is in: one that leads
+out of it is refused with a sentence saying where it leads (`link_outside`), so a folder's
+harmless-looking `notes.txt` cannot send ~/.ssh/id_rsa under its own name.
+
 Limits, checked when a file is attached and again before sending: MAX_TEXT_BYTES a text file,
 MAX_IMAGE_BYTES an image, MAX_MESSAGE_BYTES all of one message's attachments.
 
@@ -19,6 +23,7 @@ that exists. The prompt keeps its text as written.
 from __future__ import annotations
 
 import base64
+import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -89,12 +94,19 @@ def language_for(name: str) -> str:
     return LANGUAGES.get(base.rsplit(".", 1)[-1], "") if "." in base else ""
 
 
-def read_attachment(path: Path, name: str | None = None) -> Attachment:
+def read_attachment(path: Path, name: str | None = None, folder: Path | None = None
+                    ) -> Attachment:
     """The file at `path` as an attachment called `name` (default: the path as given);
-    AttachmentError with one sentence when it cannot be one."""
+    AttachmentError with one sentence when it cannot be one. `folder` (default: the current
+    one) is the folder the user is in: a link that leads out of it is refused (`link_outside`)."""
     shown = one_line(name or str(path), 120)
     target = path.expanduser()
     try:
+        leads_to = link_outside(target, Path.cwd() if folder is None else folder)
+        if leads_to is not None:
+            where = one_line(str(leads_to), 120)
+            raise AttachmentError(f"{shown} is a link that leads out of its folder, to {where}; "
+                                  "attach that path itself if you mean to send it.")
         if target.is_dir():
             raise AttachmentError(f"{shown} is a folder; attach the files in it one by one.")
         data = read_bounded(target, max(MAX_IMAGE_BYTES, MAX_TEXT_BYTES))
@@ -110,6 +122,21 @@ def read_attachment(path: Path, name: str | None = None) -> Attachment:
     except OSError as error:
         raise AttachmentError(f"Cannot read {shown}: {error.strerror or 'unreadable'}.") from None
     return attachment_from(data, shown)
+
+
+def link_outside(path: Path, folder: Path) -> Path | None:
+    """Where `path` really leads, when a symbolic link on the way takes it out of the folder
+    it is named in (`folder`, the folder the user is in, for a path inside it; else the path's
+    own folder); None when it stays (or is no link). A repository's `notes.txt` that points
+    into ~/.ssh is not sent under its own name: the user names the real file or nothing goes.
+    """
+    named = Path(os.path.abspath(folder / path))  # as written: `..` undone, links kept
+    real = named.resolve()
+    if real == named:
+        return None
+    inside = named.is_relative_to(os.path.abspath(folder))
+    base = (folder if inside else named.parent).resolve()
+    return None if real.is_relative_to(base) else real
 
 
 def attachment_from(data: bytes, name: str) -> Attachment:
