@@ -66,18 +66,24 @@ def server() -> Iterator[FakeProvider]:
         yield fake
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", ["fifo", "zero", "zero-link"])
 def test_ask_refuses_a_special_file_as_an_attachment(kind: str, tmp_path: Path,
                                                     home: dict[str, str],
                                                     server: FakeProvider) -> None:
+    """A FIFO or /dev/zero is refused unread; a link to /dev/zero leads out of the folder,
+    and says so (test_attach_links)."""
     server.script(Reply(stream_of(["never"])))
-    path = special(kind, tmp_path / "notes.txt")
+    path = (Path("/dev/zero") if kind == "zero"
+            else special(kind.removesuffix("-link"), tmp_path / "notes.txt"))
     result = run("-m", "tui_chat", "ask", "-a", str(path), "hi",
                  env={**home, "CHUTES_BASE_URL": server.url, "CHUTES_API_KEY": KEY})
-    what = "a named pipe (FIFO)" if kind == "fifo" else "a character device"
     assert result.returncode == 2, result.stderr
-    assert result.stderr == (f"tui-chat: Cannot attach {path}: it is {what}, not a regular "
-                             "file; attach a regular file.\n")
+    what = "a named pipe (FIFO)" if kind == "fifo" else "a character device"
+    assert result.stderr == (
+        f"tui-chat: Cannot attach {path}: it is {what}, not a regular file; attach a regular "
+        "file.\n" if kind != "zero-link" else
+        f"tui-chat: {path} is a link that leads out of its folder, to /dev/zero; attach that "
+        "path itself if you mean to send it.\n")
     assert server.requests == []
 
 
