@@ -14,9 +14,9 @@ from tests.fakeprovider import FakeProvider
 def test_models_prints_a_hostile_display_name_inertly(chutes_server: FakeProvider,
                                                       tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
-    config.write_text('[providers.local]\nbase_url = "%s"\n'
+    config.write_text(f'[providers.local]\nbase_url = "{chutes_server.url}"\n'
                       'display_name = "Local\\u001b]0;owned\\u0007 \\u202ellama"\n'
-                      'api_key = "local-key-0123456789"\n' % chutes_server.url)
+                      'api_key = "local-key-0123456789"\n')
     chutes_server.models_list = [{"id": "m\x1b[2J1"}]
     env = {**os.environ, "TUI_CHAT_CONFIG": str(config), "CHUTES_BASE_URL": chutes_server.url,
            "XDG_STATE_HOME": str(tmp_path / "state")}
