@@ -37,16 +37,15 @@ from tui_chat.core.models import Message
 from tui_chat.core.text import GrowingText, sanitize
 from tui_chat.ui.widgets.code_blocks import count_code_blocks
 from tui_chat.ui.widgets.line_cache import forget_painted, styled
-from tui_chat.ui.widgets.live_text import LiveText, Numbering, split_lines, split_markdown
-from tui_chat.ui.widgets.markdown_render import markdown_renderable
+from tui_chat.ui.widgets.live_text import LiveText, split_lines, split_markdown
 from tui_chat.ui.widgets.message_view import (
     Position,
     ProviderLabels,
     author_line,
-    capped,
     message_chrome,
 )
-from tui_chat.ui.widgets.piece_rows import ChainRows, estimate_markdown_rows
+from tui_chat.ui.widgets.piece_rows import ChainRows
+from tui_chat.ui.widgets.reply_drawing import ReplyDrawing
 from tui_chat.ui.widgets.row_moves import PaintedRows, RowMoves
 from tui_chat.ui.widgets.selectable import (
     PlacesWhenAsked,
@@ -192,14 +191,16 @@ class ReplyView(PlacesWhenAsked, Widget):
         self._reasoning = GrowingText()
         self._reasoning_words: tuple[int, int] = (0, 0)  # (characters counted, words)
         self._held_cr = ""
-        self.answer = LiveText(self._draw_markdown, split_markdown, gap=True,
+        # The rows' drawing functions hold this, not the view (see reply_drawing):
+        self._drawing = ReplyDrawing(code_theme, reading_width)
+        self.answer = LiveText(self._drawing.markdown, split_markdown, gap=True,
                                count_blocks=count_code_blocks,
-                               estimate=self._estimate_markdown)
+                               estimate=self._drawing.estimate)
         # Rows moved by a piece drawn when read (see piece_rows), below the rows above it:
         self._moves = RowMoves(self, relayout=self._relayout)
         self.answer.on_resize = (lambda row, delta:
                                  self._moves.add(len(self._prefix) + row, delta))
-        self.thinking = LiveText(self._draw_reasoning, split_lines, gap=False)
+        self.thinking = LiveText(self._drawing.reasoning, split_lines, gap=False)
         self.thinking_collapsed = False
         self._answer_stream = PacedStream(partial(self._append, self.answer))
         self._thinking_stream = PacedStream(partial(self._append, self.thinking))
@@ -216,6 +217,7 @@ class ReplyView(PlacesWhenAsked, Widget):
         self._painted_rows = PaintedRows()
 
     def on_mount(self) -> None:
+        self._drawing.app = self.app
         self._answer_stream.start()
         self._thinking_stream.start()
         self._relayout()
@@ -300,23 +302,6 @@ class ReplyView(PlacesWhenAsked, Widget):
 
     def _options(self, width: int) -> ConsoleOptions:
         return self.app.console_options.update_width(max(1, width)).update(highlight=False)
-
-    def _estimate_markdown(self, text: str, width: int) -> int:
-        return estimate_markdown_rows(text, width, self.reading_width)
-
-    def _draw_markdown(self, text: str, width: int, numbering: Numbering) -> list[Strip]:
-        if not text.strip():
-            return []
-        return self._draw_rows(markdown_renderable(text, self.code_theme,
-                                                   first_code=numbering.first,
-                                                   continues_code=numbering.continues,
-                                                   reading_width=self.reading_width), width)
-
-    def _draw_reasoning(self, text: str, width: int, _numbering: Numbering) -> list[Strip]:
-        if not text:
-            return []
-        return self._draw_rows(capped(Text(text.removesuffix("\n"), style="dim italic"),
-                                      self.reading_width), width)
 
     def _draw_rows(self, renderable: RenderableType, width: int) -> list[Strip]:
         lines = self.app.console.render_lines(renderable, self._options(width), pad=False)
