@@ -68,8 +68,9 @@ def test_import_says_what_it_skipped_and_why(db: Path, tmp_path: Path) -> None:
         message_dict(id="shared"), message_dict(id="new")])), encoding="utf-8")
     result = run("import", str(path))
     assert (result.returncode, result.stderr) == (0, "")
-    assert result.stdout == ("Imported 1 conversation and 1 message; skipped 1 message whose "
-                             "id another conversation in the store already uses (shared).\n")
+    assert result.stdout == ("Imported 1 conversation and 2 messages; gave 1 message a new id, "
+                             "as another conversation in the store already uses its old one "
+                             "(shared).\n")
 
 
 @pytest.fixture

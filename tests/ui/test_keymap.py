@@ -105,7 +105,7 @@ async def test_hints_name_the_users_keys(make_app: AppFactory) -> None:
     """The empty conversation's hint, the prompt's placeholder and the advice of an error
     name the keys the user gave those bindings, not the declared ones."""
     settings = Settings(keys={"conversation.model": "f4", "app.help": "f9",
-                              "conversation.attach": ["ctrl+y", "ctrl+t"]})
+                              "conversation.attach": ["ctrl+g", "ctrl+t"]})
     app = make_app(settings=settings)
     async with app.run_test(size=(120, 30)) as pilot:
         screen = conversation(app)
@@ -113,7 +113,7 @@ async def test_hints_name_the_users_keys(make_app: AppFactory) -> None:
         await wait_until(pilot, lambda: "picks a model" in rendered_text(empty))
         hint = " ".join(rendered_text(empty).split())
         assert "F4 picks a model, F9 lists every key" in hint and "F2" not in hint
-        assert "Ctrl+Y or @path attaches a file" in screen.prompt.placeholder
+        assert "Ctrl+G or @path attaches a file" in screen.prompt.placeholder
         assert advice(ModelNotFoundError("No such model.").hinted(Hint.MODEL)) == (
             "Press F4 to pick another model.")
     assert advice(ModelNotFoundError("No such model.").hinted(Hint.MODEL)) == (

@@ -17,6 +17,7 @@ from tui_chat.core import export
 from tui_chat.core.errors import UsageError
 from tui_chat.core.models import Conversation, Message, MessageStatus, Parameters, Role, Usage
 from tui_chat.core.store import Store
+from tui_chat.core.store_import import derived_id
 
 T0 = datetime(2026, 3, 4, 5, 6, 7, 890123, tzinfo=UTC)
 CID = "c" * 32
@@ -113,17 +114,32 @@ def test_a_version_1_file_still_imports_as_one_path(target: Store, tmp_path: Pat
     assert [m.id for m in target.get_messages(CID)] == ["u1", "r1", "u2", "r2"]
 
 
-def test_a_message_whose_id_is_taken_is_skipped_with_the_messages_below_it(
+def test_a_message_whose_id_is_taken_is_kept_under_a_new_id_and_the_tree_follows(
         source: Store, target: Store, tmp_path: Path) -> None:
+    """Import never drops a message: the one whose id another conversation uses gets a new
+    one; its child, its parent's active choice and the active path follow; importing the
+    same file again adds nothing."""
     branched(source)
     target.create_conversation(Conversation(id="o" * 32))
-    target.add_message(Message(id="q2", conversation_id="o" * 32, role=Role.USER))
-    result = export.import_file(target, write(tmp_path / "e.json",
-                                              export.export_json(source, [CID])))
-    assert result.messages_taken == ("q2",) and result.messages_orphaned == 1
-    assert "and the 1 message below it" in result.describe()
-    # The branch point lost its choice: it takes its other child, and the path holds.
-    assert [m.id for m in target.get_messages(CID)] == ["q1", "a1", "q2b", "a3"]
+    target.add_message(Message(id="q2", conversation_id="o" * 32, role=Role.USER,
+                               content="mine"))
+    file = write(tmp_path / "e.json", export.export_json(source, [CID]))
+    result = export.import_file(target, file)
+    new = derived_id(CID, "q2", 0)
+    assert (result.messages_renamed, result.messages_taken, result.messages_orphaned) == (
+        ("q2",), (), 0)
+    assert result.messages_added == source.count_messages(CID)
+    assert "gave 1 message a new id" in result.describe() and "skipped" not in (
+        result.describe())
+    path = [m.id for m in source.get_messages(CID)]
+    assert "q2" in path
+    assert [m.id for m in target.get_messages(CID)] == [new if i == "q2" else i for i in path]
+    assert target.get_message(new).content == "text of q2"
+    assert target.get_message("a2").parent_id == new
+    assert target.get_message("q2").content == "mine"  # the other conversation's, untouched
+    again = export.import_file(target, file)
+    assert (again.messages_added, again.messages_renamed) == (0, ())
+    assert target.count_messages(CID) == source.count_messages(CID)
 
 
 def v2(messages: list[dict[str, Any]], **conversation: Any) -> str:

@@ -28,6 +28,7 @@ from tui_chat.core.models import (
     new_id,
 )
 from tui_chat.core.store import Store
+from tui_chat.core.store_import import derived_id
 
 
 @pytest.fixture
@@ -191,36 +192,66 @@ def test_surrogate_pairs_and_escaped_backslashes_are_text(target: Store, tmp_pat
     assert target.get_message("m").content == "\U0001f600 \\ud800 \\\U0001f600"
 
 
-def test_a_message_id_another_conversation_uses_is_skipped_and_counted(
+def test_a_message_id_another_conversation_uses_is_kept_under_a_new_id(
         target: Store, tmp_path: Path) -> None:
+    """Import never drops a message (a follow-up without its question): it gets a new id,
+    says so, and importing the file again adds nothing."""
     target.create_conversation(Conversation(id="mine", title="Mine"))
     target.add_message(Message(id="shared", conversation_id="mine", role=Role.USER,
                                content="my words"))
     text = document(conversation_dict(id="theirs", messages=[
         message_dict(id="shared", content="their words"), message_dict(id="own")]))
     result = export.import_file(target, write(tmp_path / "f.json", text))
-    assert result == export.ImportResult(1, 0, 1, 0, ("shared",))
+    assert result == export.ImportResult(1, 0, 2, 0, messages_renamed=("shared",))
     assert result.describe() == (
-        "Imported 1 conversation and 1 message; skipped 1 message whose id another "
-        "conversation in the store already uses (shared).")
+        "Imported 1 conversation and 2 messages; gave 1 message a new id, as another "
+        "conversation in the store already uses its old one (shared).")
     assert target.get_message("shared").content == "my words"
-    assert [m.id for m in target.get_messages("theirs")] == ["own"]
+    new = derived_id("theirs", "shared", 0)
+    assert [(m.id, m.content) for m in target.get_messages("theirs")] == [
+        (new, "their words"), ("own", "")]
+    assert target.get_message("own").parent_id == new
     again = export.import_file(target, tmp_path / "f.json")
     assert again.describe() == (
-        "Imported 0 conversations and 0 messages; 1 conversation and 1 message were already "
-        "there; skipped 1 message whose id another conversation in the store already uses "
-        "(shared).")
+        "Imported 0 conversations and 0 messages; 1 conversation and 2 messages were already "
+        "there.")
 
 
-def test_many_skipped_ids_are_named_three_at_most(target: Store, tmp_path: Path) -> None:
+def test_many_renamed_ids_are_named_three_at_most(target: Store, tmp_path: Path) -> None:
     target.create_conversation(Conversation(id="mine"))
     for index in range(5):
         target.add_message(Message(id=f"s{index}", conversation_id="mine", role=Role.USER))
     text = document(conversation_dict(id="theirs", messages=[
         message_dict(id=f"s{index}") for index in range(5)]))
     described = export.import_file(target, write(tmp_path / "f.json", text)).describe()
-    assert described.endswith("skipped 5 messages whose id another conversation in the store "
-                              "already uses (s0, s1, s2, …).")
+    assert described.endswith("gave 5 messages new ids, as other conversations in the store "
+                              "already use their old ones (s0, s1, s2, …).")
+
+
+def test_a_file_made_to_collide_with_every_new_id_skips_only_then(
+        target: Store, tmp_path: Path) -> None:
+    target.create_conversation(Conversation(id="mine"))
+    for attempt in ("shared", *(derived_id("theirs", "shared", n) for n in range(8))):
+        target.add_message(Message(id=attempt, conversation_id="mine", role=Role.USER))
+    text = document(conversation_dict(id="theirs", messages=[message_dict(id="shared")]))
+    described = export.import_file(target, write(tmp_path / "f.json", text)).describe()
+    assert described.endswith("skipped 1 message whose id another conversation in the store "
+                              "already uses (shared).")
+
+
+def test_imported_dates_never_lie_in_the_future(target: Store, tmp_path: Path) -> None:
+    """A file dated 2999 does not become, for ever, the most recent conversation (`ask -c`
+    continues it, the list shows it first)."""
+    target.create_conversation(Conversation(id="mine", title="Mine"))
+    text = document(conversation_dict(
+        id="future", created="2999-01-01T00:00:00Z", updated="2999-01-01T00:00:00Z",
+        messages=[message_dict(id="f1", created="2999-01-01T00:00:00Z")]))
+    export.import_file(target, write(tmp_path / "f.json", text))
+    target.add_message(Message(conversation_id="mine", role=Role.USER, content="later"))
+    latest = target.latest_conversation()
+    assert latest is not None and latest.id == "mine"
+    assert [c.id for c in target.list_conversations()] == ["mine", "future"]
+    assert target.get_message("f1").created.year < 2999
 
 
 # -- our exports: strict JSON, and they always import back ----------------------------------

@@ -360,6 +360,7 @@ class StreamPrinter:
         self.wrote_any = False
         self.ends_with_newline = True
         self.failure: TuiChatError | None = None
+        self.usage_note: str | None = None  # the provider's usage made no sense: said after
 
     @property
     def mid_line(self) -> bool:
@@ -401,8 +402,10 @@ class StreamPrinter:
                 print(f"{PROG}: {one_line(tool_result_line(event.message), 200)}.", file=err)
                 if event.message.tool_run and event.message.tool_run.status == "not-run":
                     print(f"{PROG}: {one_line(event.message.content, 300)}", file=err)
+            case UsageReported():
+                self.usage_note = event.note
             case (ActivePathChanged() | UserMessageSaved() | ReplyStarted() | ToolCallDelta()
-                  | UsageReported() | StreamDone() | SentAs() | ModelChosen()):
+                  | StreamDone() | SentAs() | ModelChosen()):
                 pass  # nothing to print: the reply's text and its end say it all
             case _:
                 assert_never(event)
@@ -445,4 +448,6 @@ async def print_stream(events: AsyncIterator[SessionEvent], show_reasoning: bool
     if printer.mid_line and out.isatty():
         out.write("\n")
     out.flush()
+    if printer.usage_note:
+        print(f"{PROG}: {sanitize(printer.usage_note)}", file=err)
     return int(ExitCode.OK)

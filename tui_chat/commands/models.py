@@ -37,7 +37,8 @@ async def run_models(args: argparse.Namespace, context: Context) -> int:
         if failure is not None and code is ExitCode.OK:
             code = failure.exit_code
         if grouped:
-            print(("\n" if index else "") + f"# {provider.display_name} ({provider.name})")
+            heading = sanitize(f"# {provider.display_name} ({provider.name})")
+            print(("\n" if index else "") + heading)
         for info in models.models:
             print(sanitize(info.id))
     return int(code)

@@ -10,6 +10,10 @@ replaced by a line saying it was not sent. A PDF (known by its first bytes) goes
 file does, its pages' text read with pypdf (`pdf_text`: one without text, or protected by a
 password, is refused with a sentence). Any other file is refused with a sentence.
 
+A symbolic link is followed only while it stays in the folder the user is in: one that leads
+out of it is refused with a sentence saying where it leads (`link_outside`), so a folder's
+harmless-looking `notes.txt` cannot send ~/.ssh/id_rsa under its own name.
+
 Limits, checked when a file is attached and again before sending: MAX_TEXT_BYTES a text file
 (and a PDF's text), MAX_IMAGE_BYTES an image, MAX_PDF_BYTES a PDF, MAX_MESSAGE_BYTES all of
 one message's attachments.
@@ -23,12 +27,14 @@ than sent as plain text. The prompt keeps its text as written.
 from __future__ import annotations
 
 import base64
+import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from tui_chat.core.errors import UsageError
+from tui_chat.core.files import FileTooLargeError, NotAFileError, read_bounded
 from tui_chat.core.models import Attachment, AttachmentInfo
 from tui_chat.core.pdf_text import PdfRefused, is_pdf, pdf_text
 from tui_chat.core.text import one_line
@@ -104,26 +110,50 @@ def language_for(name: str) -> str:
     return LANGUAGES.get(base.rsplit(".", 1)[-1], "") if "." in base else ""
 
 
-def read_attachment(path: Path, name: str | None = None) -> Attachment:
+def read_attachment(path: Path, name: str | None = None, folder: Path | None = None
+                    ) -> Attachment:
     """The file at `path` as an attachment called `name` (default: the path as given);
-    AttachmentError with one sentence when it cannot be one."""
+    AttachmentError with one sentence when it cannot be one. `folder` (default: the current
+    one) is the folder the user is in: a link that leads out of it is refused (`link_outside`)."""
     shown = one_line(name or str(path), 120)
     target = path.expanduser()
     try:
+        leads_to = link_outside(target, Path.cwd() if folder is None else folder)
+        if leads_to is not None:
+            where = one_line(str(leads_to), 120)
+            raise AttachmentError(f"{shown} is a link that leads out of its folder, to {where}; "
+                                  "attach that path itself if you mean to send it.")
         if target.is_dir():
             raise AttachmentError(f"{shown} is a folder; attach the files in it one by one.")
-        size = target.stat().st_size
-        if size > max(MAX_IMAGE_BYTES, MAX_TEXT_BYTES, MAX_PDF_BYTES):
-            raise AttachmentError(f"{shown} is {size_text(size)}, larger than an attachment "
-                                  f"may be ({size_text(MAX_PDF_BYTES)} for a PDF, "
-                                  f"{size_text(MAX_IMAGE_BYTES)} for an image, "
-                                  f"{size_text(MAX_TEXT_BYTES)} for text).")
-        data = target.read_bytes()
+        data = read_bounded(target, max(MAX_IMAGE_BYTES, MAX_TEXT_BYTES, MAX_PDF_BYTES))
+    except FileTooLargeError as error:
+        raise AttachmentError(f"{shown} is {size_text(error.size)}, larger than an attachment "
+                              f"may be ({size_text(MAX_PDF_BYTES)} for a PDF, "
+                              f"{size_text(MAX_IMAGE_BYTES)} for an image, "
+                              f"{size_text(MAX_TEXT_BYTES)} for text).") from None
+    except NotAFileError as error:
+        raise AttachmentError(f"Cannot attach {shown}: {error.strerror}; attach a regular "
+                              "file.") from None
     except FileNotFoundError:
         raise AttachmentError(f"There is no file {shown}.") from None
     except OSError as error:
         raise AttachmentError(f"Cannot read {shown}: {error.strerror or 'unreadable'}.") from None
     return attachment_from(data, shown)
+
+
+def link_outside(path: Path, folder: Path) -> Path | None:
+    """Where `path` really leads, when a symbolic link on the way takes it out of the folder
+    it is named in (`folder`, the folder the user is in, for a path inside it; else the path's
+    own folder); None when it stays (or is no link). A repository's `notes.txt` that points
+    into ~/.ssh is not sent under its own name: the user names the real file or nothing goes.
+    """
+    named = Path(os.path.abspath(folder / path))  # as written: `..` undone, links kept
+    real = named.resolve()
+    if real == named:
+        return None
+    inside = named.is_relative_to(os.path.abspath(folder))
+    base = (folder if inside else named.parent).resolve()
+    return None if real.is_relative_to(base) else real
 
 
 def attachment_from(data: bytes, name: str) -> Attachment:

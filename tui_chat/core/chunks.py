@@ -18,7 +18,8 @@ from typing import Any
 import msgspec
 from typing_extensions import TypedDict
 
-from tui_chat.core.models import ModelInfo
+from tui_chat.core.events import UsageReported
+from tui_chat.core.models import ModelInfo, usage_from
 from tui_chat.core.text import without_lone_surrogates
 
 # TypedDicts: msgspec decodes into plain dicts, and the stream parser runs once per token.
@@ -73,7 +74,8 @@ class ChatCompletionChunk(TypedDict, total=False):
     object: str | None
     model: str | None
     choices: list[ChunkChoice] | None
-    usage: UsageCounts | None
+    usage: Any
+    """Read as it came (`usage_event`): usage is advisory, never a reason to refuse a chunk."""
     error: Any
     message: Any
     code: Any
@@ -119,6 +121,22 @@ def parse_chunk(data: str) -> ChatCompletionChunk:
         except (ValueError, RecursionError, msgspec.ValidationError):
             raise NotAChunk(data[:60]) from None
         return chunk
+
+
+def usage_event(raw: object) -> UsageReported:
+    """A chunk's usage object as an event: its counts, or, when it does not parse (counts
+    that are not whole numbers from 0 up, an object that is not one), none and a note. The
+    reply it ends is complete all the same."""
+    usage = usage_from(raw)
+    if usage is not None:
+        return UsageReported(usage)
+    return UsageReported(None, note=f"The provider's token usage ({preview_of(raw)}) made no "
+                                    "sense, so this reply has no token counts or cost.")
+
+
+def preview_of(raw: object) -> str:
+    text = json.dumps(raw, ensure_ascii=False, default=str)
+    return text if len(text) <= 60 else text[:59] + "…"
 
 
 def _replace_lone_surrogates(value: Any) -> Any:

@@ -33,6 +33,7 @@ from tui_chat.core.chunks import (
     parse_chunk,
     parse_completion,
     provider_message,
+    usage_event,
 )
 from tui_chat.core.config import Timeouts
 from tui_chat.core.e2ee import (
@@ -62,9 +63,8 @@ from tui_chat.core.events import (
     StreamDone,
     StreamEvent,
     ToolCallDelta,
-    UsageReported,
 )
-from tui_chat.core.models import ChatMessage, ModelInfo, Parameters, Usage
+from tui_chat.core.models import ChatMessage, ModelInfo, Parameters
 from tui_chat.core.provider_errors import (
     classify_status,
     describe,
@@ -322,8 +322,7 @@ class ProviderClient:
             events.append(FinishReason(finish))
         usage = completion.get("usage")
         if usage is not None:
-            counts = {key: value for key, value in usage.items() if value is not None}
-            events.append(UsageReported(Usage.model_validate(counts)))
+            events.append(usage_event(usage))
         events.append(StreamDone(whole=True))
         return events
 
@@ -428,8 +427,7 @@ class ProviderClient:
         else:
             events = []
         if usage is not None:
-            counts = {key: value for key, value in usage.items() if value is not None}
-            events.append(UsageReported(Usage.model_validate(counts)))
+            events.append(usage_event(usage))
         return events
 
     def _delta_events(self, delta: ChunkDelta, splitter: ReasoningSplitter) -> list[StreamEvent]:

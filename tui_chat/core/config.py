@@ -43,10 +43,15 @@ from tui_chat.core.errors import (
     TuiChatError,
     UnknownProviderError,
 )
+from tui_chat.core.files import (
+    FileTooLargeError,
+    NotAFileError,
+    read_bounded,
+    real_path,
+)
 
 # move_aside and write_private_file lived here: callers still import them from here.
 from tui_chat.core.files import move_aside as move_aside
-from tui_chat.core.files import real_path
 from tui_chat.core.files import write_private_file as write_private_file
 from tui_chat.core.mcp.config import McpSettings
 from tui_chat.core.model_facts import ModelSettings
@@ -57,6 +62,9 @@ from tui_chat.core.secrets import Secret
 
 if TYPE_CHECKING:
     from tomlkit import TOMLDocument
+
+MAX_CONFIG_BYTES = 1024 * 1024
+"""The most a config file may be: settings, not data (a bigger one is refused, unread)."""
 
 
 def _checked_headers(value: dict[str, str] | None) -> dict[str, str] | None:
@@ -281,12 +289,17 @@ def defaults() -> Settings:
 def load_settings(path: Path) -> Settings:
     """Read and validate `path`; a missing file is the defaults. Raises ConfigError."""
     try:
-        raw = path.read_bytes()
+        raw = read_bounded(path, MAX_CONFIG_BYTES)
     except FileNotFoundError:
         return defaults()
-    except IsADirectoryError:
+    except FileTooLargeError:
         raise ConfigError(
-            f"Cannot read the config file {path}: it is a folder, not a file; move it away."
+            f"The config file {path} is larger than the {MAX_CONFIG_BYTES // 1024} KiB a "
+            "config file may be; fix it or move it away."
+        ) from None
+    except NotAFileError as error:
+        raise ConfigError(
+            f"Cannot read the config file {path}: {error.strerror}; move it away."
         ) from None
     except OSError as error:
         raise ConfigError(
@@ -294,9 +307,13 @@ def load_settings(path: Path) -> Settings:
         ) from None
     try:
         data = tomllib.loads(raw.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+    except ValueError as error:  # TOMLDecodeError, UnicodeDecodeError, an int too long
         raise ConfigError(
             f"The config file {path} is not valid TOML ({error}); fix it or move it away."
+        ) from None
+    except RecursionError:
+        raise ConfigError(
+            f"The config file {path} is nested too deeply to read; fix it or move it away."
         ) from None
     plain = plainly_valid(data)
     if plain is not None:
@@ -361,7 +378,7 @@ def _read_document(path: Path) -> tuple[TOMLDocument, Settings] | None:
         return None
     settings = load_settings(path)
     try:
-        return tomlkit.parse(path.read_text(encoding="utf-8")), settings
+        return tomlkit.parse(read_bounded(path, MAX_CONFIG_BYTES).decode("utf-8")), settings
     except (TOMLKitError, OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"The config file {path} cannot be kept as it is ({error}).") from None
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from tui_chat.core.models import ModelInfo, Usage
+from tui_chat.core.models import ModelInfo, Usage, sane_cost
 
 PER = 1_000_000
 
@@ -15,9 +15,10 @@ def reply_cost(usage: Usage, info: ModelInfo) -> float | None:
     if info.input_price is None or info.output_price is None:
         return None
     cached = usage.cached_tokens if info.cache_read_price is not None else 0
-    return ((usage.prompt_tokens - cached) * info.input_price
-            + cached * (info.cache_read_price or 0.0)
-            + usage.completion_tokens * info.output_price) / PER
+    # Prices that make no sense (absurd, from a server or a config) give no cost either.
+    return sane_cost(((usage.prompt_tokens - cached) * info.input_price
+                      + cached * (info.cache_read_price or 0.0)
+                      + usage.completion_tokens * info.output_price) / PER)
 
 
 def cache_saving(usage: Usage, info: ModelInfo) -> float | None:
@@ -31,6 +32,8 @@ def cache_saving(usage: Usage, info: ModelInfo) -> float | None:
 def cost_text(usd: float) -> str:
     """"1.35 USD", "0.0420 USD", and a small cost with two significant digits: "0.0012 USD",
     "0.000024 USD" (at most eight decimals: "<0.00000001 USD" below)."""
+    if not math.isfinite(usd) or usd < 0:  # never a figure: the callers' sums are sane
+        return "unknown cost"
     if usd == 0:
         return "0 USD"
     if usd >= 1:

@@ -24,9 +24,12 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from tui_chat.core.errors import TuiChatError
+from tui_chat.core.files import read_bounded
 from tui_chat.core.text import one_line
 
 DEFAULT_EDITORS = ("editor", "nano", "vi")
+MAX_DRAFT_BYTES = 16 * 1024 * 1024
+"""The most a draft read back from the editor may be (a prompt, not a disk image)."""
 """Tried in this order when neither variable is set (`editor` is Debian's chosen one)."""
 
 Runner = Callable[[Sequence[str]], int]
@@ -133,7 +136,7 @@ def edit_text(text: str, env: Mapping[str, str], *, run: Runner = run_in_foregro
                    else f"exited with status {status}")
             raise EditorError(f"The editor '{name}' {how}, so what it wrote was not used.")
         try:
-            written = path.read_bytes().decode("utf-8", "replace")
+            written = read_bounded(path, MAX_DRAFT_BYTES).decode("utf-8", "replace")
         except OSError as error:
             raise EditorError(f"What the editor '{name}' wrote could not be read back "
                               f"({error.strerror or type(error).__name__}); nothing was "

@@ -27,7 +27,9 @@ class FinishReason(Struct):
 
 
 class UsageReported(Struct):
-    usage: Usage
+    usage: Usage | None
+    """None: the provider's usage object did not parse (`note` says so); the reply stands."""
+    note: str | None = None
 
 
 class StreamDone(Struct):

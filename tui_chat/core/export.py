@@ -107,8 +107,9 @@ from pydantic import (
 )
 from pydantic_core import CoreSchema
 
-from tui_chat.core.attachments import image_mime, size_text
+from tui_chat.core.attachments import IMAGE_TOKENS, fenced, size_text
 from tui_chat.core.errors import StoreError, UsageError
+from tui_chat.core.files import FileTooLargeError, NotAFileError, read_bounded
 from tui_chat.core.import_check import (
     FROM_AN_EXPORT,
     ExportCount,
@@ -117,6 +118,8 @@ from tui_chat.core.import_check import (
     ExportSeconds,
     ExportText,
     ExportTimestamp,
+    attachment_problem,
+    attachments_problem,
     check_tree,
     check_unique,
     load_json,
@@ -136,6 +139,7 @@ from tui_chat.core.protection import protection_badges
 from tui_chat.core.store import Store
 from tui_chat.core.store_import import ActiveChoices
 from tui_chat.core.text import sanitize
+from tui_chat.core.tokens import estimate_tokens
 from tui_chat.core.tool_calls import legacy_tool_calls, tool_call_lines
 from tui_chat.core.tool_turns import tool_result_line
 
@@ -222,6 +226,7 @@ class ExportedAttachment(_Exported):
 
     @model_validator(mode="after")
     def _has_its_content(self) -> ExportedAttachment:
+        raw = None
         if self.kind == "text" and self.text is None:
             raise ValueError("a text attachment needs its \"text\"")
         if self.kind == "image":
@@ -229,16 +234,19 @@ class ExportedAttachment(_Exported):
                 raw = base64.b64decode(self.data or "", validate=True)
             except ValueError:
                 raise ValueError("an image attachment's \"data\" must be base64") from None
-            if image_mime(raw) is None:
-                raise ValueError("an image attachment's \"data\" must be a PNG, JPEG, WebP "
-                                 "or GIF image")
+        problem = attachment_problem(self.kind, self.mime, self.size, self.text, raw)
+        if problem is not None:
+            raise ValueError(problem)
         return self
 
     def attachment(self) -> Attachment:
         data = base64.b64decode(self.data) if self.kind == "image" and self.data else None
-        return Attachment(name=self.name, kind=self.kind, mime=self.mime, size=self.size,
-                          language=self.language, tokens=self.tokens,
-                          text=self.text if self.kind == "text" else None, data=data)
+        attachment = Attachment(name=self.name, kind=self.kind, mime=self.mime, size=self.size,
+                                language=self.language, tokens=IMAGE_TOKENS,
+                                text=self.text if self.kind == "text" else None, data=data)
+        if self.kind == "text":  # the file's estimate is not trusted: counted again
+            attachment.tokens = estimate_tokens(fenced(attachment))
+        return attachment
 
 
 class ExportedToolCall(_Exported):
@@ -263,6 +271,13 @@ class ExportedMessageV2(ExportedMessage):
     partial_in_context: ExportFlag = False
     active_child_id: ExportId | None = None
     """None for a message with children: its newest child (what an import then chooses)."""
+
+    @model_validator(mode="after")
+    def _carries_no_more_than_a_message_may(self) -> ExportedMessageV2:
+        problem = attachments_problem(a.size for a in self.attachments)
+        if problem is not None:
+            raise ValueError(problem)
+        return self
 
 
 class ExportedConversationV2(ExportedConversation):
@@ -299,6 +314,8 @@ class ImportResult:
     """Ids of messages skipped because another conversation in the store uses them."""
     messages_orphaned: int = 0
     """Messages skipped because one above them was."""
+    messages_renamed: tuple[str, ...] = ()
+    """Ids of messages kept under a new id because another conversation uses theirs."""
 
     def describe(self) -> str:
         """One line: what was imported, what was already there, what was skipped and why."""
@@ -307,15 +324,24 @@ class ImportResult:
         if self.conversations_present:
             parts.append(f"{_count(self.conversations_present, 'conversation')} and "
                          f"{_count(self.messages_present, 'message')} were already there")
+        if self.messages_renamed:
+            parts.append(("gave 1 message a new id, as another conversation in the store "
+                          "already uses its old one" if len(self.messages_renamed) == 1 else
+                          f"gave {len(self.messages_renamed)} messages new ids, as other "
+                          "conversations in the store already use their old ones")
+                         + f" ({_some(self.messages_renamed)})")
         if self.messages_taken:
-            shown = ", ".join(self.messages_taken[:3]) + (", …" if len(self.messages_taken) > 3
-                                                         else "")
             parts.append(f"skipped {_count(len(self.messages_taken), 'message')} whose id "
-                         f"another conversation in the store already uses ({shown})")
+                         "another conversation in the store already uses "
+                         f"({_some(self.messages_taken)})")
             if self.messages_orphaned:
                 parts.append(f"and the {_count(self.messages_orphaned, 'message')} below "
                              f"{'it' if len(self.messages_taken) == 1 else 'them'}")
         return "; ".join(parts) + "."
+
+
+def _some(ids: tuple[str, ...]) -> str:
+    return ", ".join(ids[:3]) + (", …" if len(ids) > 3 else "")
 
 
 def _count(number: int, noun: str) -> str:
@@ -441,6 +467,7 @@ def import_file(store: Store, path: Path) -> ImportResult:
     items = parse_export(_read(path), str(path))
     added = present = messages_added = messages_present = orphaned = 0
     taken: list[str] = []
+    renamed: list[str] = []
     for item in items:
         try:
             if item.choices is None:
@@ -458,19 +485,22 @@ def import_file(store: Store, path: Path) -> ImportResult:
         messages_added += outcome.added
         messages_present += outcome.present
         taken += outcome.taken
+        renamed += outcome.renamed
         orphaned += len(outcome.orphaned)
     return ImportResult(added, present, messages_added, messages_present, tuple(taken),
-                        orphaned)
+                        orphaned, tuple(renamed))
 
 
 def _read(path: Path) -> str:
     try:
-        size = path.stat().st_size
-        if size > MAX_IMPORT_BYTES:
-            raise UsageError(f"{path} is {size // (1024 * 1024)} MB, more than the "
-                             f"{MAX_IMPORT_BYTES // (1024 * 1024)} MB an import may be; "
-                             "split the export into smaller files.")
-        return path.read_bytes().decode("utf-8")
+        return read_bounded(path, MAX_IMPORT_BYTES).decode("utf-8")
+    except FileTooLargeError as error:
+        raise UsageError(f"{path} is {error.size // (1024 * 1024)} MB, more than the "
+                         f"{MAX_IMPORT_BYTES // (1024 * 1024)} MB an import may be; "
+                         "split the export into smaller files.") from None
+    except NotAFileError as error:
+        raise UsageError(f"Cannot import {path}: {error.strerror}; import an export "
+                         "file.") from None
     except FileNotFoundError:
         raise UsageError(f"There is no file {path} to import.") from None
     except UnicodeDecodeError:

@@ -10,6 +10,11 @@
   itself made private.
 - `os_error_reason` turns an OSError into the words that name its real cause (a full disk is
   a full disk, not a permissions problem).
+- Every file tui-chat reads is read by `read_bounded`: only a regular file, and never more
+  than the reader's limit. A named pipe, a device (/dev/zero), a socket, or a link to one is
+  refused before a byte is read: opened without blocking, then checked on the descriptor
+  (no race with a rename), so nothing waits for a writer that never comes and nothing reads
+  an endless device until memory runs out.
 """
 
 from __future__ import annotations
@@ -128,3 +133,64 @@ def os_error_reason(error: OSError) -> str:
 def os_error_advice(error: OSError) -> str:
     """What to do about it, in a few words ("free some space and try again")."""
     return _ADVICE.get(error.errno or 0, "check the disk and the path")
+
+
+class NotAFileError(OSError):
+    """A path that is something other than a regular file (a named pipe, a device...);
+    `strerror` says what it is, in words for a sentence."""
+
+
+class FileTooLargeError(OSError):
+    """A regular file larger than its reader's limit; `size` is its size in bytes, or at
+    least limit + 1 when it grew while being read."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        super().__init__(errno.EFBIG, f"it is larger than the {limit} bytes it may be")
+        self.size, self.limit = size, limit
+
+
+_KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISDIR, "a folder"))
+
+
+def special_kind(mode: int) -> str | None:
+    """What a file of this mode is, in words, when it is not a regular file; else None."""
+    if stat.S_ISREG(mode):
+        return None
+    for test, kind in _KINDS:
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
+def read_bounded(path: Path, limit: int) -> bytes:
+    """The bytes of the regular file at `path` (links followed), at most `limit` of them.
+    Raises NotAFileError for anything else (before reading a byte, and without blocking: the
+    file is opened with O_NONBLOCK, then checked with fstat), FileTooLargeError past `limit`
+    (also when the file grows while read), and OSError as opening or reading raise it."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except IsADirectoryError:
+        raise NotAFileError(errno.EISDIR, "it is a folder, not a file", str(path)) from None
+    try:
+        status = os.fstat(fd)
+        kind = special_kind(status.st_mode)
+        if kind is not None:
+            raise NotAFileError(errno.EINVAL, f"it is {kind}, not a regular file", str(path))
+        if status.st_size > limit:
+            raise FileTooLargeError(status.st_size, limit)
+        chunks: list[bytes] = []
+        left = limit + 1  # one byte more: a file that grew past the limit is caught
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        if left <= 0:
+            raise FileTooLargeError(limit + 1, limit)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)

@@ -21,9 +21,14 @@ The whole file is checked before anything is written, and each problem is one se
   same conversation (so parents come first and there is no cycle); `active_child_id` is null
   or one of the message's children, `active_root_id` null or one of the conversation's roots
   (null where there are some: the newest is chosen, as for a key left out).
+- **Attachments within attaching's limits** (format version 2): what `attachments` lets a
+  user attach, an import takes, no more: a text at most MAX_TEXT_BYTES, an image at most
+  MAX_IMAGE_BYTES and of the type its bytes say, a message's files at most MAX_MESSAGE_BYTES
+  together; and each declares its true size and type (`attachment_problem`). Token estimates
+  are not trusted: they are counted again.
 
-Conflicts with the store are not problems of the file: `Store.import_conversation` skips a
-message whose id another conversation already uses, and the summary counts it.
+Conflicts with the store are not problems of the file: `Store.import_conversation` keeps a
+message whose id another conversation already uses under a new id, and the summary says so.
 """
 
 from __future__ import annotations
@@ -36,6 +41,13 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BeforeValidator, Strict, ValidationError
 
+from tui_chat.core.attachments import (
+    MAX_IMAGE_BYTES,
+    MAX_MESSAGE_BYTES,
+    MAX_TEXT_BYTES,
+    image_mime,
+    size_text,
+)
 from tui_chat.core.errors import UsageError
 from tui_chat.core.validation import first_problem
 
@@ -171,3 +183,45 @@ def check_tree(active_root: str | None, links: list[tuple[str, str | None, str |
         wanted = "null: it has no messages" if not roots else "the id of one of its roots"
         raise UsageError(f"{source} has a problem at '{where}.active_root_id': it must be "
                          f"{wanted}; nothing was imported.")
+
+
+# -- attachments --------------------------------------------------------------------------
+
+_BOM = len("\ufeff".encode())  # a text file's BOM counts in its size, not in its text
+
+
+def attachment_problem(kind: str, mime: str, size: int, text: str | None,
+                       data: bytes | None) -> str | None:
+    """Why an imported attachment (its declared kind, type and size; its text, or an image's
+    decoded bytes) is not one a user could have attached, or None."""
+    if kind == "text":
+        real = len((text or "").encode("utf-8", "surrogatepass"))
+        if real > MAX_TEXT_BYTES:
+            return (f"a text attachment of {size_text(real)} is larger than the "
+                    f"{size_text(MAX_TEXT_BYTES)} attaching allows")
+        if mime != "text/plain":
+            return f'a text attachment\'s "mime" is "text/plain", not "{mime[:40]}"'
+        if size not in (real, real + _BOM):
+            return f'the attachment says it is {size} bytes ("size") but holds {real}'
+        return None
+    raw = data or b""
+    found = image_mime(raw)
+    if len(raw) > MAX_IMAGE_BYTES:
+        return (f"an image attachment of {size_text(len(raw))} is larger than the "
+                f"{size_text(MAX_IMAGE_BYTES)} attaching allows")
+    if found is None:
+        return 'an image attachment\'s "data" must be a PNG, JPEG, WebP or GIF image'
+    if mime != found:
+        return f'the image says it is "{mime[:40]}" ("mime") but its bytes are {found}'
+    if size != len(raw):
+        return f'the attachment says it is {size} bytes ("size") but holds {len(raw)}'
+    return None
+
+
+def attachments_problem(sizes: Iterable[int]) -> str | None:
+    """Why a message's attachments together are more than one message may carry, or None."""
+    total = sum(sizes)
+    if total > MAX_MESSAGE_BYTES:
+        return (f"the message's attachments come to {size_text(total)}, more than the "
+                f"{size_text(MAX_MESSAGE_BYTES)} one message may carry")
+    return None

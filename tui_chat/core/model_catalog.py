@@ -20,6 +20,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from tui_chat.core import paths
 from tui_chat.core.config import Settings, write_private_file
 from tui_chat.core.errors import TuiChatError
+from tui_chat.core.files import read_bounded
 from tui_chat.core.model_facts import merged
 from tui_chat.core.models import ModelInfo
 from tui_chat.core.providers import Provider
@@ -29,6 +30,7 @@ Source = Literal["live", "cache", "known"]
 Fetch = Callable[[Provider], Awaitable[list[ModelInfo]]]
 _LIST_TIMEOUT = 20.0
 FRESH_SECONDS = 600.0
+_MAX_CACHE_BYTES = 64 * 1024 * 1024  # thousands of models each; a bigger file is no cache
 """A live list younger than this is not asked for again when the picker opens."""
 
 
@@ -165,7 +167,8 @@ class ModelCatalog:
     def _read_disk(self) -> dict[str, ProviderModels]:
         if self._disk is None:
             try:
-                self._disk = _CACHE_ADAPTER.validate_json(self.cache_file.read_bytes())
+                self._disk = _CACHE_ADAPTER.validate_json(read_bounded(self.cache_file,
+                                                                    _MAX_CACHE_BYTES))
             except (OSError, ValidationError, ValueError):
                 self._disk = {}  # a missing or unreadable cache is only a cache
         return self._disk

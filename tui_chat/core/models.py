@@ -13,6 +13,7 @@ pydantic.
 
 from __future__ import annotations
 
+import json
 import math
 import uuid
 from dataclasses import field
@@ -50,11 +51,97 @@ class MessageStatus(StrEnum):
     ERROR = "error"
 
 
+MAX_TOKENS = 1_000_000_000
+"""More tokens than any request or reply holds: a count past it is no count."""
+MAX_COST_USD = 1_000_000.0
+"""More USD than any one reply costs: a cost past it is no cost."""
+_COUNTS = ("prompt_tokens", "completion_tokens", "total_tokens")
+
+
 def _no_odd_cost(value: object) -> object:
     # Never a reason to refuse a chunk or a stored row: an unusable figure is no figure.
+    return sane_cost(value)
+
+
+def sane_cost(value: object) -> float | None:
+    """`value` as a cost in USD, or None if it is not one (negative, non-finite, absurd)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    return float(value) if math.isfinite(value) and value >= 0 else None
+    return float(value) if math.isfinite(value) and 0 <= value <= MAX_COST_USD else None
+
+
+def sane_count(value: object) -> int | None:
+    """`value` as a token count, or None if it is not one: a count is a whole number from 0
+    to MAX_TOKENS (an integral float or a string of digits, as some servers write them,
+    counts too); negative, fractional, non-finite, absurd or other values are no count."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float):
+        if not math.isfinite(value) or not value.is_integer():
+            return None
+        value = int(value)
+    elif isinstance(value, str):
+        digits = value.strip()
+        if not (digits.isascii() and digits.isdigit()) or len(digits) > 10:
+            return None
+        value = int(digits)
+    if not isinstance(value, int):
+        return None
+    return value if 0 <= value <= MAX_TOKENS else None
+
+
+def usage_from(raw: object) -> Usage | None:
+    """A provider's or a file's usage object as a Usage, or None if it does not parse:
+    usage is advisory, and counts that make no sense (see `sane_count`) are no facts. A
+    count that is absent or null is 0; any other field is ignored, but a cost that is there
+    must be one (`sane_cost`)."""
+    if isinstance(raw, Usage):
+        details = raw.prompt_tokens_details
+        raw = {"prompt_tokens": raw.prompt_tokens, "completion_tokens": raw.completion_tokens,
+               "total_tokens": raw.total_tokens, "cost_usd": raw.cost_usd,
+               "prompt_tokens_details": None if details is None
+               else {"cached_tokens": details.cached_tokens}}
+    if not isinstance(raw, dict):
+        return None
+    counts: dict[str, int] = {}
+    for key in _COUNTS:
+        value = raw.get(key)
+        if value is not None:
+            count = sane_count(value)
+            if count is None:
+                return None
+            counts[key] = count
+    cost = raw.get("cost_usd")
+    usd = sane_cost(cost)
+    if cost is not None and usd is None:
+        return None
+    return Usage(**counts, cost_usd=usd, prompt_tokens_details=_cache_details(raw))
+
+
+def _cache_details(raw: dict[str, Any]) -> PromptTokensDetails | None:
+    """The cached prompt tokens a usage reports (advisory like the rest: odd ones are none)."""
+    details = raw.get("prompt_tokens_details")
+    if not isinstance(details, dict):
+        return None
+    cached = sane_count(details.get("cached_tokens")) if details.get("cached_tokens") \
+        is not None else None
+    return None if cached is None else PromptTokensDetails(cached_tokens=cached)
+
+
+def usage_from_json(text: str | None) -> Usage | None:
+    """A stored usage's JSON text as a Usage (`usage_from`); None for none, and for text
+    that is not JSON (a store is a file another program may have written)."""
+    if not text:
+        return None
+    try:
+        return usage_from(json.loads(text))
+    except (ValueError, RecursionError):
+        return None
+
+
+def _sane_usage(value: object) -> object:
+    # Message.usage as read from a store row or an import: nonsense is no usage.
+    return None if value is None else usage_from(value)
 
 
 def _no_odd_count(value: object) -> object:
@@ -197,7 +284,7 @@ class Message(Record):
     status: MessageStatus = MessageStatus.COMPLETE
     error: str | None = None
     finish_reason: str | None = None
-    usage: Usage | None = None
+    usage: Annotated[Usage | None, Before(_sane_usage)] = None
     time_to_first_token: float | None = None
     tokens_per_second: float | None = None
     created: datetime = field(default_factory=utc_now)

@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 import tui_chat
 from tui_chat.core import paths
 from tui_chat.core.errors import UsageError
+from tui_chat.core.files import FileTooLargeError, read_bounded
 from tui_chat.core.models import Parameters
 from tui_chat.core.text import one_line
 from tui_chat.core.validation import first_problem
@@ -69,13 +70,15 @@ def persona_dirs() -> list[Path]:
 def load_persona_file(path: Path) -> Persona:
     """Read and validate one file. Raises ValueError with one sentence naming the file."""
     try:
-        if path.stat().st_size > MAX_PERSONA_BYTES:
-            raise ValueError(f"the persona file {path} is larger than 64 KiB")
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_bounded(path, MAX_PERSONA_BYTES).decode("utf-8"))
+    except FileTooLargeError:
+        raise ValueError(f"the persona file {path} is larger than 64 KiB") from None
     except OSError as error:
         raise ValueError(f"cannot read the persona file {path} ({error.strerror})") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+    except ValueError as error:  # TOMLDecodeError, UnicodeDecodeError, an int too long
         raise ValueError(f"the persona file {path} is not valid TOML ({error})") from None
+    except RecursionError:
+        raise ValueError(f"the persona file {path} is nested too deeply to read") from None
     if "source" in data:
         raise ValueError(f"the persona file {path} has a problem at 'source': unknown key")
     data.setdefault("name", path.stem)

@@ -39,6 +39,7 @@ class ReplyFold:
         self._first_token: float | None = None
         self._last_flush = self._started
         self._tool_calls = ToolCalls()
+        self._usage_note: str | None = None
 
     def apply(self, event: StreamEvent) -> None:
         # Exhaustive: a new kind of stream event is a type error here until it is handled.
@@ -53,7 +54,9 @@ class ReplyFold:
             case FinishReason():
                 self.message.finish_reason = event.reason
             case UsageReported():
-                self.message.usage = event.usage
+                if event.usage is not None:
+                    self.message.usage = event.usage
+                self._usage_note = event.note
             case ToolCallDelta():
                 self._tool_calls.add(event)
             case ModelChosen():
@@ -90,6 +93,8 @@ class ReplyFold:
         self.message.status = MessageStatus.COMPLETE
         if self._tool_calls:  # kept as data; none is run (tool_calls.tool_call_lines)
             self.message.tool_calls = self._tool_calls.calls()
+        elif self._usage_note:  # usage is advisory: the reply is complete, and says so
+            self.message.error = self._usage_note
         return self
 
     def fail(self, sentence: str) -> ReplyFold:

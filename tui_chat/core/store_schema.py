@@ -63,7 +63,7 @@ from tui_chat.core.models import (
     Parameters,
     Role,
     ToolRun,
-    Usage,
+    usage_from_json,
 )
 from tui_chat.core.secrets import scrub
 from tui_chat.core.store_attachments import infos_from
@@ -408,7 +408,7 @@ def message_from(row: sqlite3.Row) -> Message:
         status=_STATUSES.get(status) or MessageStatus(status),
         # Scrubbed as read too: no bug, old or new, shows a key from the error column.
         error=scrub(error) if error else error, finish_reason=value["finish_reason"],
-        usage=Usage.model_validate_json(usage) if usage else None,
+        usage=usage_from_json(usage),
         time_to_first_token=value["time_to_first_token"],
         tokens_per_second=value["tokens_per_second"],
         created=from_text(value["created"]), parent_id=value["parent_id"],

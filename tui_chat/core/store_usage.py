@@ -16,12 +16,29 @@ from typing import TYPE_CHECKING
 
 from msgspec import Struct
 
+from tui_chat.core.models import MAX_COST_USD, MAX_TOKENS
 from tui_chat.core.store_schema import to_text
 
-_TOKENS = "coalesce(json_extract(usage, '$.total_tokens'), 0)"
 _PROMPT = "coalesce(json_extract(usage, '$.prompt_tokens'), 0)"
 _COMPLETION = "coalesce(json_extract(usage, '$.completion_tokens'), 0)"
 _COST = "json_extract(usage, '$.cost_usd')"
+
+
+def _sane(field: str, types: str, most: float) -> str:
+    kind = f"json_type(usage, '$.{field}')"
+    return (f"(CASE WHEN {kind} IS NULL OR {kind} = 'null' THEN 1 WHEN {kind} IN ({types}) "
+            f"THEN json_extract(usage, '$.{field}') BETWEEN 0 AND {most} ELSE 0 END)")
+
+
+# A row's usage counts only if it makes sense: a store may hold what an older version or
+# another program wrote (negative, absurd, non-numeric figures), and they are no facts.
+# CASE, not AND: json_type of text that is not JSON raises, and only CASE is evaluated in order.
+_SANE_USAGE = ("CASE WHEN json_valid(usage) AND json_type(usage) = 'object' THEN "
+               + " AND ".join([*(_sane(f, "'integer'", MAX_TOKENS) for f in
+                                 ("prompt_tokens", "completion_tokens", "total_tokens")),
+                               _sane("cost_usd", "'integer', 'real'", MAX_COST_USD)])
+               + " ELSE 0 END")
+_REPLIES = f"role = 'assistant' AND usage IS NOT NULL AND {_SANE_USAGE}"
 
 
 class Spent(Struct, frozen=True):
@@ -71,7 +88,7 @@ class UsageQueries:
         """What the replies of one conversation spent, on every branch."""
         with self._read() as conn:
             row = conn.execute(f"SELECT {_SUMS} FROM messages WHERE conversation_id = ? "
-                               "AND role = 'assistant' AND usage IS NOT NULL",
+                               f"AND {_REPLIES}",
                                (conversation_id,)).fetchone()
         return _spent(row)
 
@@ -88,8 +105,8 @@ class UsageQueries:
         marks = ",".join("?" * len(conversation_ids))
         with self._read() as conn:
             rows = conn.execute(f"SELECT conversation_id, {_SUMS} FROM messages "
-                                f"WHERE conversation_id IN ({marks}) AND role = 'assistant' "
-                                "AND usage IS NOT NULL GROUP BY conversation_id",
+                                f"WHERE conversation_id IN ({marks}) AND {_REPLIES} "
+                                "GROUP BY conversation_id",
                                 conversation_ids).fetchall()
         return {row["conversation_id"]: _spent(row) for row in rows}
 
@@ -103,7 +120,7 @@ class UsageQueries:
             rows = conn.execute(
                 f"SELECT date(created, 'localtime') AS day, coalesce(provider, '') AS provider, "
                 f"coalesce(model, '') AS model, {_SUMS} FROM messages "
-                "WHERE role = 'assistant' AND usage IS NOT NULL AND created >= ? "
+                f"WHERE {_REPLIES} AND created >= ? "
                 "GROUP BY day, provider, model ORDER BY day DESC, provider, model",
                 (to_text(start),)).fetchall()
         return [DayUsage(row["day"], row["provider"], row["model"], _spent(row))

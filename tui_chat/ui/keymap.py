@@ -9,6 +9,15 @@ README lists them all). Textual applies the map (`App.set_keymap`), so the foote
 user's keys; the help screen and the palette show them too (`remapped`). An unknown id, a key
 that is not a key, or two bindings of one screen on the same key is one sentence naming the
 file and the entry; the rest of the map still applies.
+
+A key the prompt uses while you type (its own keys, and those it inherits from Textual's
+TextArea: F6 selects the line, Ctrl+Y redoes, ...) never reaches a binding of the screen or
+the app behind it: given to one of those, it is named as a conflict and left out, so the
+action keeps the key it had rather than disappearing (`_taken_by_the_prompt`).
+
+A map of any size is checked in time linear in its size (config.toml itself is at most
+MAX_CONFIG_BYTES), at most MAX_KEYS_PER_BINDING keys a binding apply, and at most
+MAX_PROBLEMS sentences are said (then one that counts the rest).
 """
 
 from __future__ import annotations
@@ -66,6 +75,13 @@ def binding_classes() -> list[str]:
     return sorted(found)
 
 
+PROMPT = "tui_chat.ui.widgets.prompt_input:PromptInput"
+BEHIND_THE_PROMPT = ("tui_chat.ui.app:TuiChatApp",
+                     "tui_chat.ui.screens.conversation:ConversationScreen")
+"""The classes whose bindings a key the prompt uses never reaches while the prompt has focus."""
+MAX_KEYS_PER_BINDING = 8
+MAX_PROBLEMS = 5
+
 _KEY = re.compile(r"^(?:(?:ctrl|shift|alt|meta|super|hyper)\+)*[a-z0-9_]+$|^.$")
 
 
@@ -104,10 +120,55 @@ def check_keymap(keys: Mapping[str, str | list[str]], source: str
             problems.append(f"{source} [keys] '{binding_id}': {what} (write keys like "
                             "\"ctrl+e\", \"f4\" or \"pageup\"); it was left out.")
         else:
-            keymap[binding_id] = ",".join(wanted)
+            if len(wanted) > MAX_KEYS_PER_BINDING:
+                problems.append(f"{source} [keys] '{binding_id}': {len(wanted)} keys are more "
+                                f"than a binding takes; the first {MAX_KEYS_PER_BINDING} "
+                                "apply.")
+            keymap[binding_id] = ",".join(wanted[:MAX_KEYS_PER_BINDING])
+    problems.extend(_taken_by_the_prompt(declared, keymap, source))
     for bindings in declared.values():
         problems.extend(_clashes(bindings, keymap, source))
+    if len(problems) > MAX_PROBLEMS:
+        more = len(problems) - MAX_PROBLEMS + 1
+        problems[MAX_PROBLEMS - 1:] = [f"{source} [keys]: {more} more entries have problems "
+                                       "like these; they were left out."]
     return keymap, problems
+
+
+def _taken_by_the_prompt(declared: Mapping[str, list[Binding]], keymap: dict[str, str],
+                         source: str) -> list[str]:
+    """Keys given to a binding behind the prompt that the prompt itself uses: each named, and
+    taken out of `keymap` (a binding left with none keeps its own key)."""
+    prompt_class = getattr(import_module(PROMPT.split(":")[0]), PROMPT.split(":")[1])
+    uses: dict[str, str] = {}
+    # As Textual merges them: a class's binding on a key replaces its bases' on that key.
+    for cls in reversed(prompt_class.__mro__):
+        for binding in Binding.make_bindings(cls.__dict__.get("BINDINGS", [])):
+            uses[binding.key] = binding.description or binding.action
+    own = declared.get(PROMPT, [])
+    for binding in own:
+        if binding.id in keymap:  # moved away: its key is free (the base's went with it)
+            uses.pop(binding.key, None)
+    for binding in remapped(own, keymap):
+        uses[binding.key] = binding.description or binding.action
+    problems: list[str] = []
+    for place in BEHIND_THE_PROMPT:
+        for binding in declared.get(place, []):
+            if binding.priority or binding.id not in keymap:
+                continue
+            keys = keymap[binding.id].split(",")
+            kept = [key for key in keys if key not in uses]
+            for key in keys:
+                if key in uses:
+                    problems.append(
+                        f"{source} [keys] '{binding.id}': {key} is the prompt's key for "
+                        f"'{one_line(uses[key], 40)}', so while you type it would never reach "
+                        f"'{binding.id}'; it was left out (choose another key).")
+            if kept:
+                keymap[binding.id] = ",".join(kept)
+            else:
+                del keymap[binding.id]  # the binding keeps the key it had
+    return problems
 
 
 def _clashes(bindings: list[Binding], keymap: Mapping[str, str], source: str) -> list[str]:

@@ -21,6 +21,7 @@ from textual.theme import BUILTIN_THEMES, Theme
 import tui_chat
 from tui_chat.core import paths
 from tui_chat.core.config import Settings
+from tui_chat.core.files import FileTooLargeError, read_bounded
 from tui_chat.core.records import After, Bounds, Record, Text
 from tui_chat.core.text import one_line
 
@@ -138,13 +139,15 @@ def theme_dirs() -> list[Path]:
 def load_theme_file(path: Path) -> Theme:
     """Read and validate one file. Raises ValueError with one sentence naming the file."""
     try:
-        if path.stat().st_size > _MAX_THEME_BYTES:
-            raise ValueError(f"the theme file {path} is larger than 64 KiB")
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_bounded(path, _MAX_THEME_BYTES).decode("utf-8"))
+    except FileTooLargeError:
+        raise ValueError(f"the theme file {path} is larger than 64 KiB") from None
     except OSError as error:
         raise ValueError(f"cannot read the theme file {path} ({error.strerror})") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+    except ValueError as error:  # TOMLDecodeError, UnicodeDecodeError, an int too long
         raise ValueError(f"the theme file {path} is not valid TOML ({error})") from None
+    except RecursionError:
+        raise ValueError(f"the theme file {path} is nested too deeply to read") from None
     data.setdefault("name", path.stem)
     checked = plainly_valid(data) or _validated(data, path)
     try:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -14,6 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DirectoryTree, Input, Label, Static
 
 from tui_chat.core.attachments import complete_path
+from tui_chat.core.text import one_line
 
 
 class PathInput(Input):
@@ -37,6 +39,17 @@ class PathInput(Input):
             return
         self.value = completed
         self.cursor_position = len(completed)
+
+
+class FileTree(DirectoryTree):
+    """The folder's tree, each name drawn inertly: a file name is untrusted text (a cloned
+    repository or an unpacked archive chooses it), and escape sequences in one (OSC 52 sets
+    the clipboard, OSC 0 the title, CSI 2J clears the screen) or a bidi override would reach
+    the terminal as they are. Control characters go, a newline shows as a space."""
+
+    def process_label(self, label: str | Text) -> Text:
+        plain = label.plain if isinstance(label, Text) else label
+        return super().process_label(one_line(plain, 200))
 
 
 class AttachScreen(ModalScreen[str | None]):
@@ -64,7 +77,7 @@ class AttachScreen(ModalScreen[str | None]):
                          "JPEG, WebP, GIF) to models that read them.", markup=False)
             yield PathInput(self.cwd, placeholder="path/to/file", id="path")
             yield Label("", classes="problem", id="problem", markup=False)
-            yield DirectoryTree(self.cwd, id="tree")
+            yield FileTree(self.cwd, id="tree")
 
     def on_mount(self) -> None:
         self.query_one("#path", PathInput).focus()

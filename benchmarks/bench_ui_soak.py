@@ -1,0 +1,113 @@
+"""Memory over a long day of short replies: REPLIES replies of 200 chunks (`bench/200`, about
+1,200 characters each) back to back, PER_CONVERSATION in each conversation (then Ctrl+N), in
+the real app headless at 120×40 against the fake provider in its own process; the app in a
+fresh process of its own (`--child`, as bench_ui_memory), so its memory is its own.
+
+After each reply a reclaim runs (gc_policy: unfreeze, full collection, freeze) and the child
+records VmRSS and the Python heap's blocks. Figure: the growth of VmRSS per 100 replies after
+the first WARM (least-squares slope), target ≤ 1 MB; the heap blocks' slope for reference.
+
+What grew, found with tracemalloc snapshots over such a run (the snapshots' differences
+grouped by traceback, then the holders of what survived walked from the app and
+sys.modules): every finished reply's live view, kept whole. The answer's lazy rows, handed to
+the finished view and to the line cache (message_view.LINES), were drawn by the live view's
+own bound methods, so each held its view: its text in 200 pieces, its drawn rows, its
+widgets, for as long as the cache kept the rows. (A fix, the rows drawn by a small object
+holding only the code theme, the reading width and the app, was written before the live
+reply's drawing was restructured for issue 24 and did not survive the merge: to do again.)
+What else stays is bounded: Rich's cell-width cache (4,096 entries), the line cache's budget.
+
+Run: `python -m benchmarks ui_soak` (100 replies after 20 warm, under a minute on a quiet
+machine); `TUI_CHAT_BENCH_REPLIES=300` for more, `TUI_CHAT_BENCH_PER_CONVERSATION=1000` for
+one long conversation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from benchmarks.bench_ui_memory import rss_mb, slope
+from benchmarks.common import Figure, fake_provider_process, figure, info, report
+
+REPLIES = 100
+WARM = 20
+PER_CONVERSATION = 10
+TARGET_MB_PER_100 = 1.0
+MODEL = "bench/200"
+ROOT = Path(__file__).parent.parent
+
+
+def per_conversation() -> int:
+    return max(1, int(os.environ.get("TUI_CHAT_BENCH_PER_CONVERSATION", PER_CONVERSATION)))
+
+
+async def session(url: str, replies: int) -> dict[str, Any]:
+    from benchmarks.ui_harness import FrameClock, last_view, running_app
+    from tui_chat.ui import gc_policy
+
+    samples: list[dict[str, float]] = []
+    with tempfile.TemporaryDirectory(prefix="tui-chat-bench-") as folder:
+        async with running_app(url, Path(folder), model=MODEL) as (app, pilot, screen):
+            clock = FrameClock(app)
+            each = per_conversation()
+            for index in range(WARM + replies):
+                in_conversation = index % each
+                screen.prompt.load_text(f"reply {index}")
+
+                def shown(count: int = 2 * (in_conversation + 1)) -> bool:
+                    view = last_view(screen)
+                    return (screen.message_list.reply is None and view is not None
+                            and view.message.content.startswith("tok0")
+                            and len(screen.message_list.messages) >= count)
+
+                done = clock.when(shown)
+                await pilot.press("enter")
+                await asyncio.wait_for(done, 120)
+                if in_conversation == each - 1:
+                    await pilot.press("ctrl+n")
+                    await pilot.pause()
+                samples.append(gc_policy.reclaim_counting(
+                    lambda: {"rss_mb": rss_mb(), "heap_blocks": float(sys.getallocatedblocks())}))
+                if index % 20 == 19:
+                    print(f"  reply {index + 1}: {samples[-1]['rss_mb']:.1f} MB", flush=True,
+                          file=sys.stderr)
+    return {"samples": samples}
+
+
+def run() -> dict[str, Figure]:
+    replies = max(20, int(os.environ.get("TUI_CHAT_BENCH_REPLIES", REPLIES)))
+    with fake_provider_process() as url, tempfile.TemporaryDirectory() as name:
+        out = Path(name) / "out.json"
+        subprocess.run([sys.executable, "-m", "benchmarks.bench_ui_soak", "--child", str(out),
+                        url, str(replies)], cwd=ROOT, check=True, timeout=30 * replies + 300)
+        samples = json.loads(out.read_text())["samples"]
+    rss = [s["rss_mb"] for s in samples]
+    heap = [s["heap_blocks"] for s in samples]
+    counted = rss[WARM:]
+    return {
+        "ui.soak_replies": info(replies, ""),
+        "ui.soak_rss_after_warm_mb": info(rss[WARM - 1], "MB"),
+        "ui.soak_rss_last_mb": info(rss[-1], "MB"),
+        "ui.soak_growth_per_100_replies_mb": figure(100 * slope(counted), TARGET_MB_PER_100,
+                                                    "MB"),
+        "ui.soak_heap_blocks_per_100_replies": info(100 * slope(heap[WARM:]), ""),
+    }
+
+
+def child(argv: list[str]) -> None:
+    out, url, replies = Path(argv[0]), argv[1], int(argv[2])
+    out.write_text(json.dumps(asyncio.run(session(url, replies))))
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--child"]:
+        child(sys.argv[2:])
+    else:
+        report("ui_soak", run())
