@@ -58,7 +58,7 @@ def test_a_pdf_goes_as_the_text_of_its_pages(tmp_path: Path) -> None:
     (make_pdf(["secret"], password="pw"), "locked.pdf is protected by a password"),
     (make_pdf(["", ""]), "locked.pdf has no text to read (its 2 pages are images only"),
     (b"%PDF-1.7\nnot really a pdf", "locked.pdf could not be read as a PDF"),
-])
+], ids=["password", "images-only", "not-a-pdf"])  # the bytes differ per run: xdist needs ids
 def test_a_pdf_without_readable_text_is_one_sentence(tmp_path: Path, pdf: bytes,
                                                      said: str) -> None:
     path = tmp_path / "locked.pdf"
