@@ -178,8 +178,9 @@ async def test_a_reply_with_nul_and_a_very_long_line_is_found_by_search(
 
 async def test_a_provider_error_with_a_lone_surrogate_is_saved(
         store: Store, chutes_server: FakeProvider) -> None:
-    chutes_server.script(Reply(status=400, content_type="application/json",
-                               body=b'{"detail": "bad \\ud800 request"}'))
+    refused = Reply(status=400, content_type="application/json",
+                    body=b'{"detail": "bad \\ud800 request"}')
+    chutes_server.script(refused, refused)  # a 400 is tried once more without stream_options
     provider = Settings().resolve_provider("chutes", env={"CHUTES_BASE_URL": chutes_server.url})
     session = ChatSession.start(store)
     async with ProviderClient(provider, "key", max_retries=0) as client:
