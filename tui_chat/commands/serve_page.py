@@ -3,25 +3,29 @@
 - It loads nothing from other hosts: textual-serve's template asks a font host on the
   internet for a stylesheet; the page served is that template without it, the font being
   textual-serve's own copy.
-- Indic text is drawn shaped (issue 24). textual-serve's script (`textual.js`, xterm.js with
+- Indic text is drawn joined (issue 24). textual-serve's script (`textual.js`: xterm.js 5 with
   its WebGL and canvas renderers and Unicode 11 widths) draws every cell on its own, so a
   vowel sign with a cell of its own (`ी`, Mc) came out detached on a dotted circle and
-  conjuncts fell apart. The page serves that script with one call added once the terminal is
-  open, `window.tuiChatTerminal(terminal)`, which `serve_indic.js` (loaded first) answers by
-  registering a character joiner: each run of Indic letters is drawn as one string the browser
-  shapes, from the run's first cell. The cells are the ones the app laid out (a spacing vowel
-  sign takes one, in the app as in xterm.js), so nothing else moves.
+  conjuncts fell apart. The page serves that script with two calls added (`serve_indic.js`,
+  loaded first, answers them): once the terminal is open, `tuiChatTerminal` registers a
+  character joiner, so that each run of Indic letters reaches the renderer as one string the
+  browser shapes; and the glyph atlas draws through `tuiChatFillText`, which fits such a run
+  to its cells: condensed when wider (Tamil at the terminal's size is about a fifth wider than
+  its cells, and would cover the next word), centred when narrower (Hindi is narrower; the
+  spaces between words stay even). The cells are the ones the app laid out, so nothing moves.
 
-  The other ways were measured in headless Chromium (tests/serve/test_serve_indic.py draws a
-  Hindi and a Tamil line): xterm.js's grapheme addon (`@xterm/addon-unicode-graphemes`)
-  keeps drawing cell by cell, puts a whole syllable in one cell that its glyph overflows, and
-  counts cells differently from the app (which lays out for terminals, where `की` is two
-  cells), so every Indic row would move its border; laying the text out differently under
-  the web driver has the same cost and still draws cell by cell. The joiner leaves the layout
-  alone and draws exactly what the browser draws for the word.
+  Why this way, measured: the app and xterm.js's Unicode 11 widths agree on every cell
+  (`परीक्षण` 6, `राजधानी` 7, `தமிழ்நாட்டின்` 10; tests/serve/xterm_widths.js), so only the
+  drawing was wrong. xterm.js's grapheme addon (`@xterm/addon-unicode-graphemes`) counts
+  3, 5, 4 and 7 cells for `हिन्दी`, `परीक्षण`, `राजधानी`, `தமிழ்நாட்டின்` (the app: 5, 6, 7, 10),
+  so every Indic row would end cells short of its border, and it still draws cell by cell, a
+  whole syllable in one cell its glyph overflows; laying the text out under the web driver as
+  that addon counts has the same cost. With the joiner, each word's pixels match Chromium's
+  own drawing of it (0.98 to 1.00 of the ink shared; 0.23 to 0.33 without:
+  tests/serve/test_serve_indic.py).
 
-`textual.js` is patched at one anchor of textual-serve 1.1.3's build (pinned); a build without
-it fails here, at start, with a sentence, and a unit test checks the anchor.
+`textual.js` is patched at two anchors of textual-serve 1.1.3's build (pinned); a build
+without them fails here, as `serve` starts, with a sentence (tests/serve/test_serve_page.py).
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from functools import cache
 from pathlib import Path
 
 SCRIPT_PATH = "/tui-chat/textual.js"
-"""Where the page loads textual-serve's script with the hook added."""
+"""Where the page loads textual-serve's script with the hooks added."""
 INDIC_PATH = "/tui-chat/indic.js"
 """Where the page loads `serve_indic.js`."""
 
