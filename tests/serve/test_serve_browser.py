@@ -31,7 +31,7 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-ne
          # Nothing from the network (the page asks for a web font): only the loopback server.
          f"--host-resolver-rules=MAP {OFF_LOOPBACK_NAME} 127.0.0.1, MAP * ~NOTFOUND, "
          "EXCLUDE 127.0.0.1"]
-PROMPT = "Hello from the browser, परीक्षण"
+PROMPT = "Hello from the browser: हिन्दी में परीक्षण, தமிழில் சோதனை"
 
 playwright_api = pytest.importorskip("playwright.sync_api",
                                      reason="Playwright's Python package is not installed")
