@@ -5,8 +5,9 @@ cell of its own, on a dotted circle, and conjuncts apart (tui_chat/commands/serv
 Here a Hindi and a Tamil line are typed on the page in headless Chromium and sent; for each
 word, the pixels the page's terminal drew over the word's cells are compared with the same
 word drawn by Chromium as plain text in the terminal's font and size, on the same page (the
-system's fonts: Noto for Devanagari and Tamil): the ink must span the same width and cover
-the same pixels. The same words drawn without the joiner (today's textual-serve page) must
+system's fonts: Noto for Devanagari and Tamil), condensed to the word's cells where wider
+(Tamil): the ink must span the same width, cover the same pixels, and sit centred in the
+word's cells. The same words drawn without the joiner (today's textual-serve page) must
 fail that comparison, so the test sees what it is for: detached signs and dotted circles.
 
 Skipped where Chromium, Playwright's Python package, or fonts for Devanagari and Tamil
@@ -111,7 +112,8 @@ DRAW_PLAIN = """([word, font, size, bold, fit]) => {
                                transform: "scaleX(" + fit / natural + ")"});
   }
   const box = div.getBoundingClientRect();
-  return {x: box.left, y: box.top, width: box.width, height: box.height};
+  return {clip: {x: box.left, y: box.top, width: box.width, height: box.height},
+          start: span.getBoundingClientRect().left - box.left, advance: Math.min(natural, fit)};
 }"""
 
 NEXT_FRAME = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
@@ -121,6 +123,7 @@ NEXT_FRAME = "() => new Promise(done => requestAnimationFrame(() => requestAnima
 class Ink:
     """The pixels that differ from the background of a picture (its commonest value)."""
 
+    left: int
     width: int
     height: int
     points: frozenset[tuple[int, int]]
@@ -134,11 +137,11 @@ class Ink:
         points = [(index % width, index // width) for index, value in enumerate(lum)
                   if abs(value - background) > contrast / 2]
         if not points:
-            return cls(0, 0, frozenset())
+            return cls(0, 0, 0, frozenset())
         left = min(x for x, _ in points)
         top = min(y for _, y in points)
         moved = frozenset((x - left, y - top) for x, y in points)
-        return cls(max(x for x, _ in moved) + 1, max(y for _, y in moved) + 1, moved)
+        return cls(left, max(x for x, _ in moved) + 1, max(y for _, y in moved) + 1, moved)
 
     def likeness(self, other: Ink) -> float:
         """Pixels inked in both over pixels inked in either (both placed at their top left)."""
@@ -151,6 +154,11 @@ class Drawn:
     word: str
     page: Ink
     plain: Ink
+    cells: float
+    """The width of the word's cells."""
+    left: float
+    """Where the page's ink should start in them: the word centred in its cells (condensed to
+    them when wider), plus its first letter's own side bearing as the browser draws it."""
 
     def joined(self) -> bool:
         """The page drew the word as the browser draws it: the same width (to a couple of
@@ -158,9 +166,16 @@ class Drawn:
         return (abs(self.page.width - self.plain.width) <= 2 + self.plain.width // 25
                 and self.page.likeness(self.plain) >= 0.6)
 
+    def placed(self) -> bool:
+        """The page drew the word centred in its cells, and within them."""
+        return (abs(self.page.left - self.left) <= 2
+                and self.page.left + self.page.width <= self.cells + 2)
+
     def __str__(self) -> str:
         return (f"{self.word}: {self.page.width} px wide on the page, {self.plain.width} px as "
-                f"text; {self.page.likeness(self.plain):.2f} of the ink shared")
+                f"text; {self.page.likeness(self.plain):.2f} of the ink shared; ink from "
+                f"{self.page.left} px of its {self.cells:g} px of cells ({self.left:g} "
+                "centred)")
 
 
 def _picture(page: Any, clip: dict[str, float], save: Path | None) -> dict[str, Any]:
@@ -181,12 +196,13 @@ def _drawn(page: Any, word: str, folder: Path, tag: str) -> Drawn:
             "width": (place["end"] - place["start"] + 1) * cell_w, "height": cell_h}
     on_page = Ink.of(_picture(page, clip, folder / f"{tag}-{word}-page.png"))
     cells = (place["end"] - place["start"]) * cell_w
-    box = page.evaluate(DRAW_PLAIN, [word, place["font"], place["size"], place["bold"], cells])
+    drawn = page.evaluate(DRAW_PLAIN, [word, place["font"], place["size"], place["bold"], cells])
     try:
-        plain = Ink.of(_picture(page, box, folder / f"{tag}-{word}-text.png"))
+        plain = Ink.of(_picture(page, drawn["clip"], folder / f"{tag}-{word}-text.png"))
     finally:
         page.evaluate("() => document.getElementById('tui-chat-reference').remove()")
-    return Drawn(word, on_page, plain)
+    left = (cells - drawn["advance"]) // 2 + plain.left - drawn["start"]
+    return Drawn(word, on_page, plain, cells, left)
 
 
 def _has_spacing_mark(word: str) -> bool:
@@ -240,6 +256,6 @@ def test_hindi_and_tamil_are_drawn_joined_as_the_browser_draws_them(
     apart = [_drawn(indic_page, word, folder, "apart") for word in WORDS]
     report = "\n".join(f"joined {a}\napart  {b}" for a, b in zip(joined, apart, strict=True))
     print(report)
-    assert all(drawn.joined() for drawn in joined), report
+    assert all(drawn.joined() and drawn.placed() for drawn in joined), report
     # Without the joiner, each word with a spacing vowel sign falls apart.
     assert not any(drawn.joined() for drawn in apart if _has_spacing_mark(drawn.word)), report
