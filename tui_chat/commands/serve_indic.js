@@ -7,11 +7,12 @@
 // - `tuiChatTerminal(terminal)`, once the terminal is open, registers a character joiner
 //   (xterm.js's proposed API, as its ligatures addon uses): each run of Indic letters goes to
 //   the renderer as one string, which the browser shapes as it shapes any text.
-// - `tuiChatFillText(...)` draws every glyph into the renderer's glyph atlas. A joined run is
-//   fitted to its cells: a run wider than them (Tamil letters are wider than a cell of the
-//   terminal's font) is condensed to fit, the browser's own way (fillText's maxWidth), rather
-//   than drawn over the next word; a narrower one is centred in them, so that the spaces
-//   between words stay even. The cells are the ones the app laid out, so nothing else moves.
+// - `tuiChatFillText(...)` draws every glyph into the renderer's glyph atlas. A run of Indic
+//   letters (a joined word, or a cell of its own) is fitted to its cells: a run wider than
+//   them (Tamil letters are wider than a cell of the terminal's font) is condensed to fit,
+//   the browser's own way (fillText's maxWidth), rather than drawn over the next word; a
+//   narrower one is centred in them, so that the spaces between words stay even.
+// The cells are the ones the app laid out, so nothing else moves.
 (function () {
   "use strict";
   // Devanagari to Sinhala, Tibetan, Myanmar, Khmer, Vedic Extensions, Devanagari Extended,
@@ -19,7 +20,7 @@
   const LETTERS = "\u0900-\u0DFF\u0F00-\u0FFF\u1000-\u109F\u1780-\u17FF\u1CD0-\u1CFF" +
     "\uA8E0-\uA8FF\u200C\u200D";
   const RUN = new RegExp("[" + LETTERS + "]{2,}", "g");
-  const WHOLE_RUN = new RegExp("^[" + LETTERS + "]{2,}$");
+  const WHOLE_RUN = new RegExp("^[" + LETTERS + "]+$");  // a letter alone too
 
   function indicRuns(text) {
     const ranges = [];
