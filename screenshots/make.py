@@ -10,14 +10,19 @@ in headless Chromium through `tui-chat serve`), run with its screenshot sent her
 
 Two things in Textual's SVG are adjusted for the PNG (the SVG files stay as exported): the
 root gets `xml:space="preserve"`, without which converters drop the spaces at the ends of a
-run of text ("sutra-v2  SUTRA" came out "sutra-v2SUTRA"); and runs of text in other scripts
-than Latin lose their `textLength`, which makes Chromium stretch Hindi or Tamil letters over
-the cells the terminal gives them (each run keeps its own position, so columns stay put).
+run of text ("sutra-v2  SUTRA" came out "sutra-v2SUTRA"); and a run of text in other scripts
+than Latin is drawn word by word, each word in the cells the terminal gives it, as
+`tui-chat serve` draws it: Rich sizes a run by its code points, not its cells, and drawn
+whole at the font's own width a Hindi run ended cells short of the next run (large gaps
+before a bold word). A Hindi or Tamil word is shaped whole, centred in its cells, and
+condensed to fit them when wider (Tamil; measured by Chromium as it draws the page); a CJK
+character is centred in its two cells; a Latin word is stretched to its cells as before.
 """
 
 from __future__ import annotations
 
 import asyncio
+import html
 import os
 import re
 import shutil
@@ -32,6 +37,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from rich.cells import cell_len  # noqa: E402
 from textual.pilot import Pilot  # noqa: E402
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of  # noqa: E402
@@ -180,7 +186,13 @@ async def take(name: str, shot: Shot, workdir: Path) -> Path:
     return path
 
 
-_TEXT_RUN = re.compile(r'(<text\b[^>]*?) textLength="[^"]*"([^>]*>)([^<]*)(</text>)')
+_TEXT_RUN = re.compile(r'<text\b([^>]*?) x="([0-9.]+)"([^>]*?) textLength="([0-9.]+)"([^>]*)>'
+                       r'([^<]*)</text>')
+# The pieces drawn one by one: a CJK character (centred in its two cells, as terminals draw
+# them), or a word of anything else (Rich writes a space as &#160;).
+_CJK = ("\u1100-\u11ff\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60"
+        "\uffe0-\uffe6\U00020000-\U0003fffd")
+_WORD = re.compile(f"[{_CJK}]|[^ \xa0{_CJK}]+")
 
 
 def _latin_or_drawing(text: str) -> bool:
@@ -188,18 +200,53 @@ def _latin_or_drawing(text: str) -> bool:
                for c in text)
 
 
+def _words(match: re.Match[str]) -> str:
+    """A run of text in other scripts than Latin, as one <text> a word, each in the cells
+    the terminal gives it (Rich's run is as long as its code points, and would squeeze
+    or spread the letters): a Latin word stretched to its cells, any other centred in them,
+    to be condensed by the page in `to_png` if it is wider (as `tui-chat serve` draws them)."""
+    before, x, between, length, after, escaped = match.groups()
+    text = html.unescape(escaped)
+    cell = float(length) / len(text)
+    attributes = before + between + after
+    pieces = []
+    for word in _WORD.finditer(text):
+        start = float(x) + cell_len(text[:word.start()]) * cell
+        width = cell_len(word.group()) * cell
+        body = html.escape(word.group(), quote=False)
+        if _latin_or_drawing(word.group()):
+            pieces.append(f'<text lengthAdjust="spacingAndGlyphs"{attributes} x="{start:g}" '
+                          f'textLength="{width:g}">{body}</text>')
+        else:
+            pieces.append(f'<text text-anchor="middle" data-cells="{width:g}"{attributes} '
+                          f'x="{start + width / 2:g}">{body}</text>')
+    return "".join(pieces)
+
+
 def for_png(svg: str) -> str:
-    """The SVG as converters should draw it: spaces kept, other scripts at their own width."""
+    """The SVG as converters should draw it: spaces kept, other scripts word by word."""
     svg = svg.replace("<svg ", '<svg xml:space="preserve" ', 1)
 
     def run(match: re.Match[str]) -> str:
-        if _latin_or_drawing(match.group(3).replace("&#160;", " ")):
+        if _latin_or_drawing(html.unescape(match.group(6))):
             # Stretch the glyphs, not the gaps between them: a fallback font's glyphs are a
             # little narrower than a cell, and spaced out, border blocks show seams.
             return match.group(0).replace("<text ", '<text lengthAdjust="spacingAndGlyphs" ', 1)
-        return match.group(1) + match.group(2) + match.group(3) + match.group(4)
+        return _words(match)
 
     return _TEXT_RUN.sub(run, svg)
+
+
+# A word wider than its cells (Tamil letters are wider than a cell) is condensed to fit them.
+FIT_WORDS = """<script>
+for (const word of document.querySelectorAll("text[data-cells]")) {
+  const cells = parseFloat(word.dataset.cells);
+  if (word.getComputedTextLength() > cells) {
+    word.setAttribute("textLength", cells);
+    word.setAttribute("lengthAdjust", "spacingAndGlyphs");
+  }
+}
+</script>"""
 
 
 CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -220,8 +267,10 @@ def to_png(svg: Path) -> None:
             assert box is not None, "Textual's SVG has a viewBox"
             height = round(WIDTH * float(box.group(2)) / float(box.group(1)))
             page = Path(scratch) / "page.html"
-            page.write_text(f'<html><body style="margin:0"><img src="{prepared.as_uri()}" '
-                            f'style="width:{WIDTH}px;display:block"></body></html>')
+            inline = text.replace("<svg ", f'<svg width="{WIDTH}" height="{height}" '
+                                  'style="display:block" ', 1)
+            page.write_text(f'<html><head><meta charset="utf-8"></head><body style="margin:0">'
+                            f'{inline}{FIT_WORDS}</body></html>', encoding="utf-8")
             subprocess.run([chromium, *CHROMIUM_FLAGS, f"--window-size={WIDTH},{height}",
                             f"--screenshot={png}", page.as_uri()], check=True,
                            capture_output=True, timeout=120)

@@ -31,7 +31,7 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-ne
          # Nothing from the network (the page asks for a web font): only the loopback server.
          f"--host-resolver-rules=MAP {OFF_LOOPBACK_NAME} 127.0.0.1, MAP * ~NOTFOUND, "
          "EXCLUDE 127.0.0.1"]
-PROMPT = "Hello from the browser, परीक्षण"
+PROMPT = "Hello from the browser: हिन्दी में परीक्षण, தமிழில் சோதனை"
 
 playwright_api = pytest.importorskip("playwright.sync_api",
                                      reason="Playwright's Python package is not installed")
@@ -91,7 +91,7 @@ def test_a_prompt_typed_in_the_browser_reaches_the_provider(served: Served,
             browser.close()
     assert screenshot.stat().st_size > 0
     own = served.origin.split("://")[1]
-    assert any(address.endswith("/static/js/textual.js") for address in loaded)
+    assert any(address.endswith("/tui-chat/textual.js") for address in loaded)
     assert [a for a in loaded if a.split("://")[1].split("/")[0] != own] == []
     request = next(r for r in chutes_server.requests if r.method == "POST")
     assert request.body["messages"][-1]["content"] == PROMPT

@@ -66,7 +66,8 @@ async def test_without_the_token_nothing_is_served(served_with_token: Served) ->
     token_server = served_with_token.url.split("/?")[0]
     assert served_with_token.url == f"{token_server}/?token={TOKEN}"
     async with httpx.AsyncClient() as client:
-        for path in ("/", "/static/js/textual.js", "/ws", "/download/x"):
+        for path in ("/", "/static/js/textual.js", "/tui-chat/textual.js", "/tui-chat/indic.js",
+                     "/ws", "/download/x"):
             response = await client.get(token_server + path)
             assert response.status_code == 403, path
         wrong = await client.get(token_server + "/?token=not-it")
@@ -159,8 +160,11 @@ async def test_the_page_opened_with_the_token_gets_it_as_a_cookie(served_with_to
         cookie = page.headers["set-cookie"]
         assert f"{cookie_of_port}={TOKEN}" in cookie and "HttpOnly" in cookie
         assert "SameSite=Strict" in cookie
-        script = await client.get(token_server + "/static/js/textual.js")  # with the cookie
-        assert script.status_code == 200
+        for path in ("/static/js/textual.js", "/tui-chat/textual.js", "/tui-chat/indic.js"):
+            script = await client.get(token_server + path)  # with the cookie
+            assert script.status_code == 200, path
+            assert script.headers["content-type"].startswith(
+                ("text/javascript", "application/javascript")), path
     async with ClientSession(cookies={cookie_of_port: TOKEN}) as session:
         websocket = await session.ws_connect(token_server + "/ws?width=80&height=24")
         try:

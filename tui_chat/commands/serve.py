@@ -16,9 +16,7 @@ Hence who may open a page:
   along to it: only the Origin tells it apart.
 - On a loopback address the `Host` header must name the server as served, too (a web page on
   another site that rebinds its name to 127.0.0.1 sends its own name).
-- The page loads nothing from other hosts (textual-serve's template asks a font host on the
-  internet for a stylesheet: the page served is that template without it, the font being
-  textual-serve's own copy).
+- The page loads nothing from other hosts, and draws Indic text shaped (`serve_page.py`).
 """
 
 from __future__ import annotations
@@ -102,23 +100,6 @@ class Guard:
         return check
 
 
-def page_template() -> str:
-    """textual-serve's page without what it loads from other hosts (a web font's stylesheet),
-    with its own copy of the font instead."""
-    import re
-    from pathlib import Path
-
-    import textual_serve
-
-    page = (Path(textual_serve.__file__).parent / "templates" / "app_index.html").read_text(
-        encoding="utf-8")
-    page = re.sub(r"<link\b[^>]*\bhref=\"(?:https?:)?//[^\"]*\"[^>]*>", "", page)
-    font = ('<style>@font-face { font-family: "Roboto Mono"; font-weight: 100 700; src: '
-            'url("{{ config.static.url }}fonts/RobotoMono-VariableFont_wght.ttf") '
-            'format("truetype"); }</style>')
-    return page.replace("</head>", f"{font}\n  </head>", 1)
-
-
 SERVED_BY = "TUI_CHAT_SERVED_BY"
 """Set for the apps `serve` starts: the server's process id (see `follow_the_server`)."""
 GRACE = 5.0
@@ -158,16 +139,28 @@ def make_server(host: str, port: int, token: str) -> Any:
     """A textual-serve Server with the guard in front of every route."""
     import aiohttp_jinja2
     import jinja2
+    from aiohttp import web
     from textual_serve.server import Server
 
+    from tui_chat.commands import serve_page
+
     guard = Guard(host, port, token)
-    template = page_template()
+    try:
+        template = serve_page.page_template()
+        scripts = {serve_page.SCRIPT_PATH: serve_page.textual_script(),
+                   serve_page.INDIC_PATH: serve_page.indic_script()}
+    except serve_page.PageError as error:
+        raise UsageError(str(error)) from error
+
+    async def script(request: web.Request) -> web.Response:
+        return web.Response(text=scripts[request.path], content_type="text/javascript")
 
     class GuardedServer(Server):
         async def _make_app(self) -> web.Application:
             app: web.Application = await super()._make_app()
             app.middlewares.append(guard.middleware())
             aiohttp_jinja2.setup(app, loader=jinja2.DictLoader({"app_index.html": template}))
+            app.router.add_routes([web.get(path, script) for path in scripts])
             return app
 
         async def handle_index(self, request: web.Request) -> Any:
