@@ -3,7 +3,9 @@
 `python -m tests.mcp.fault_server MODE` serves over stdio. MODE:
 - `ok`: tools `echo`, `slow` (sleeps until cancelled, writes a marker file when the
   cancellation reaches it), `crash` (exits mid-call with status 7), `big` (a 10 MB text),
-  `structured`, `image`, `env` (the server's environment as JSON), `read` (read-only).
+  `structured`, `image`, `env` (the server's environment as JSON), `read` (read-only),
+  `timed` (sleeps `ms` milliseconds; returns the seconds it spent, as the server measured
+  them: benchmarks/bench_mcp_round_trip.py subtracts them).
 - `slow-start`: sleeps before serving (longer than any test's start timeout).
 - `many`: 500 tools (`t0` … `t499`).
 - `http:PORT`: the `ok` tools over Streamable HTTP at http://127.0.0.1:PORT/mcp, with
@@ -78,6 +80,12 @@ def build(mode: str) -> MCPServer:
             print("about to crash", file=sys.stderr, flush=True)
             os._exit(7)
         return "survived"
+
+    @server.tool(description="Sleeps ms milliseconds; says how long it took, in seconds.")
+    async def timed(ms: int) -> str:
+        began = time.perf_counter()
+        await asyncio.sleep(ms / 1000)
+        return f"{time.perf_counter() - began:.6f}"
 
     @server.tool(description="Ten megabytes of text.")
     def big() -> str:
