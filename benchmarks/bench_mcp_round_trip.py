@@ -83,10 +83,10 @@ def _settings() -> Settings:
     from tui_chat.core.mcp.config import McpServerConfig, McpSettings
     from tui_chat.core.model_facts import ModelSettings
 
-    server = McpServerConfig(command=sys.executable,  # type: ignore[call-arg]
+    server = McpServerConfig(command=sys.executable,
                              args=["-m", "tests.mcp.fault_server", "ok"],
                              env={"PYTHONPATH": str(ROOT)})
-    return Settings(mcp=McpSettings(servers={"f": server}),  # type: ignore[call-arg]
+    return Settings(mcp=McpSettings(servers={"f": server}),
                     models={f"chutes:{MODEL}": ModelSettings(tools=True)})
 
 
@@ -152,8 +152,8 @@ def _p90(values: list[float]) -> float:
 
 def run() -> dict[str, Figure]:
     reference = machine_reference()
-    with tempfile.TemporaryDirectory(prefix="tui-chat-bench-") as name, \
-            _Provider("chutes") as provider:
+    provider = _Provider("chutes")
+    with tempfile.TemporaryDirectory(prefix="tui-chat-bench-") as name, provider:
         totals, overheads = asyncio.run(_rounds(provider, Path(name)))
         calls = asyncio.run(_calls(Path(name)))
     print("  overhead (ms): " + ", ".join(f"{v * 1000:.1f}" for v in overheads), flush=True)

@@ -108,9 +108,9 @@ def run() -> dict[str, Figure]:
         start_once(servers=servers)  # warm the page cache and the bytecode
     for _ in range(RUNS):
         for label, servers in cases.items():
-            wall, cpu = start_once(servers=servers)
-            walls[label].append(wall)
-            cpus[label].append(cpu)
+            ready_s, cpu_s = start_once(servers=servers)
+            walls[label].append(ready_s)
+            cpus[label].append(cpu_s)
     for label in cases:
         print(f"  {label}: " + ", ".join(f"{v:.3f}" for v in walls[label])
               + " s; CPU " + ", ".join(f"{v:.3f}" for v in cpus[label]) + " s", flush=True)
