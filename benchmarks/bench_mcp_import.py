@@ -107,7 +107,7 @@ def pulled_in() -> list[str]:
 
 def run() -> dict[str, Figure]:
     extra = pulled_in()
-    print(f"  mcp brings in {len(extra)} distributions tui-chat does not otherwise need: "
+    print(f"  mcp and {len(extra) - 1} distributions tui-chat does not otherwise need: "
           + ", ".join(extra), flush=True)
     results: dict[str, list[tuple[float, float, int]]] = {label: [] for label in CASES}
     for before, measured in CASES.values():
