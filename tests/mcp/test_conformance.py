@@ -19,6 +19,7 @@ passed when tried by hand (docs/tools.md says so).
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -31,6 +32,9 @@ from tests.mcp.conftest import ROOT
 SUITE = ["npx", "-y", "-p", "node@22", "-p", "@modelcontextprotocol/conformance@0.1.16",
          "conformance"]
 WALL_CLOCK = {"client-sse-retry-timing"}
+NPM = {"npm_config_prefer_offline": "true", "npm_config_fetch_retries": "1",
+       "npm_config_fetch_timeout": "30000"}
+"""What is cached is used as it is, and with no registry npx gives up in about a minute."""
 
 pytestmark = pytest.mark.slow  # the suite and Node 22 start through npx for each scenario
 
@@ -42,7 +46,8 @@ def suite() -> list[str]:
     if shutil.which("npx") is None:
         pytest.skip(reason)
     try:
-        subprocess.run([*SUITE, "--version"], check=True, capture_output=True, timeout=600)
+        subprocess.run([*SUITE, "--version"], check=True, capture_output=True, timeout=600,
+                       env={**os.environ, **NPM})
     except (subprocess.SubprocessError, OSError):
         pytest.skip(reason)
     return SUITE
@@ -62,7 +67,7 @@ def test_client_scenario(suite: list[str], scenario: str, expected: set[str],
     assert " " not in sys.executable, "the suite splits the command on spaces"
     result = subprocess.run([*suite, "client", "--command", command, "--scenario", scenario,
                              "-o", str(tmp_path)], cwd=ROOT, capture_output=True, text=True,
-                            timeout=300, check=False)
+                            timeout=300, check=False, env={**os.environ, **NPM})
     [folder] = tmp_path.iterdir()
     checks = json.loads((folder / "checks.json").read_text())
     status = {check["id"]: check["status"] for check in checks
