@@ -24,6 +24,9 @@ from tui_chat.core.mcp.manager import ElicitAnswer, ElicitRequest, ServerManager
 from tui_chat.core.mcp.tools import NAME_PATTERN
 
 Make = Callable[..., ServerManager]
+NPM = {"npm_config_prefer_offline": "true", "npm_config_fetch_retries": "1",
+       "npm_config_fetch_timeout": "30000"}
+"""npm uses what it has cached as it is, and with no registry gives up in about a minute."""
 
 
 async def _until(check: Callable[[], bool]) -> None:
@@ -269,7 +272,8 @@ def _everything_installed(tmp: Path) -> Path | None:
     try:
         subprocess.run(["npm", "install", "--silent", "--prefix", str(tmp),
                         "@modelcontextprotocol/server-everything"],
-                       check=True, capture_output=True, timeout=300)
+                       check=True, capture_output=True, timeout=300,
+                       env={**os.environ, **NPM})
     except (subprocess.SubprocessError, OSError):
         return None
     entry = tmp / "node_modules" / ".bin" / "mcp-server-everything"
