@@ -4,12 +4,14 @@ start on first use, never on the start-up path, so the first frame must not move
 Measured exactly as `bench_ui_startup` measures the empty store (`start_once`: a fresh
 process, interpreter start and every import included, headless 120×40, to the first frame
 with the prompt focused; bytecode cached; medians of RUNS, the two cases interleaved run by
-run). "None": no config.toml at all, as in `bench_ui_startup`. "Five": a config.toml with
-five `[mcp.servers.*]` sections, four commands (stdio) and one `url` (Streamable HTTP),
-enabled, with `${VAR}`s, env and headers. Each command, were it ever run, first appends its
-name to a file in the run's folder: after every run that file must not exist (no server was
-started before the first frame), and the process must not have imported the SDK (`mcp`,
-`mcp_types`, `httpx2`) by then; either breaks the benchmark, not just its figure.
+run, which goes first alternating so that neither always follows the other; the median of
+the pairs' ratios shown beside). "None": no config.toml at all, as in `bench_ui_startup`.
+"Five": a config.toml with five `[mcp.servers.*]` sections, four commands (stdio) and one
+`url` (Streamable HTTP), enabled, with `${VAR}`s, env and headers. Each command, were it
+ever run, first appends its name to a file in the run's folder: after every run that file
+must not exist (no server was started before the first frame), and the process must not
+have imported the SDK (`mcp`, `mcp_types`, `httpx2`) by then; either breaks the benchmark,
+not just its figure.
 
 Targets: five servers ≤ 1.05 × none (wall; CPU shown beside it).
 Run: `python -m benchmarks mcp_startup`. `python -m benchmarks.bench_mcp_startup
@@ -31,7 +33,7 @@ from pathlib import Path
 from benchmarks.bench_ui_startup import ROOT, bench_env
 from benchmarks.common import Figure, figure, info, machine_reference, median, report
 
-RUNS = 9
+RUNS = 11
 SDK = ("mcp", "mcp_types", "httpx2")
 
 CHILD = """\
@@ -106,8 +108,9 @@ def run() -> dict[str, Figure]:
     cpus: dict[str, list[float]] = {label: [] for label in cases}
     for servers in cases.values():
         start_once(servers=servers)  # warm the page cache and the bytecode
-    for _ in range(RUNS):
-        for label, servers in cases.items():
+    for run_number in range(RUNS):
+        order = list(cases.items())
+        for label, servers in order if run_number % 2 == 0 else reversed(order):
             ready_s, cpu_s = start_once(servers=servers)
             walls[label].append(ready_s)
             cpus[label].append(cpu_s)
@@ -122,6 +125,9 @@ def run() -> dict[str, Figure]:
         "mcp.startup_five_servers_s": info(wall["five servers"], "s"),
         "mcp.startup_five_over_none": figure(wall["five servers"] / wall["none"], 1.05, "x"),
         "mcp.startup_cpu_five_over_none": info(cpu["five servers"] / cpu["none"], "x"),
+        "mcp.startup_paired_five_over_none": info(median(
+            [five / none for five, none in zip(walls["five servers"], walls["none"],
+                                               strict=True)]), "x"),
     }
 
 
