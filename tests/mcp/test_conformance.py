@@ -5,8 +5,9 @@ apply to a client like tui-chat's, run against it (tests/mcp/conformance_client.
 Which apply: `initialize` (the handshake), `tools_call` (list and call a tool),
 `elicitation-sep1034-client-defaults` (a form's defaults reach the server when the user
 accepts it untouched: the client here answers as such a user, so this pins the core's part;
-the app's form must show the defaults filled in for it to hold there) and `sse-retry` (a call's event stream closed by the server is resumed
-with a GET, `Last-Event-ID` and the server's `retry` delay). Not the `auth/*` ones: tui-chat
+the app's form must show the defaults filled in for it to hold there) and `sse-retry` (a
+call's event stream closed by the server is resumed with a GET, `Last-Event-ID` and the
+server's `retry` delay). Not the `auth/*` ones: tui-chat
 sends the headers the user configures (`headers = { Authorization = "Bearer ${TOKEN}" }`)
 and does no OAuth. The suite needs Node 22 (it uses `fs.globSync`); `npx -p node@22` brings
 one from the npm registry whatever Node the machine has. Versions pinned, so that a new
