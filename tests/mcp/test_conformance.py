@@ -7,10 +7,10 @@ Which apply: `initialize` (the handshake), `tools_call` (list and call a tool),
 accepts it untouched: the client here answers as such a user, so this pins the core's part;
 the app's form must show the defaults filled in for it to hold there) and `sse-retry` (a
 call's event stream closed by the server is resumed with a GET, `Last-Event-ID` and the
-server's `retry` delay). Not the `auth/*` ones: tui-chat
-sends the headers the user configures (`headers = { Authorization = "Bearer ${TOKEN}" }`)
-and does no OAuth. The suite needs Node 22 (it uses `fs.globSync`); `npx -p node@22` brings
-one from the npm registry whatever Node the machine has. Versions pinned, so that a new
+server's `retry` delay). Not the `auth/*` ones: tui-chat sends the headers the user
+configures (`headers = { Authorization = "Bearer ${TOKEN}" }`) and does no OAuth. The suite
+needs Node 22 (it uses `fs.globSync`); `npx -p node@22` brings one from the npm registry
+whatever Node the machine has. Versions pinned, so that a new
 release of the suite changes nothing until it is tried.
 
 The suite's `client-sse-retry-timing` check compares wall-clock delays (500 ms, −50/+200):
