@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.terminal import run_with_controlling_terminal
-from tests.fakeprovider import FakeProvider, Reply, tool_call_stream
+from tests.fakeprovider import FakeProvider, Reply, stream_of, tool_call_stream
 
 KEY = "cpk_fake-test-key-not-real-0123.SECRET"
 MODEL = "deepseek-ai/DeepSeek-V3-0324"
@@ -86,3 +86,22 @@ def test_approve_tools_runs_the_calls_without_a_terminal(
                             check=False)
     assert result.returncode == 0, result.stderr
     assert "Asia/Kolkata" in result.stdout and "· ok." in result.stderr
+
+
+def test_compare_sends_no_tools_and_says_so_in_one_sentence(
+        chutes_server: FakeProvider, env: dict[str, str]) -> None:
+    """Compare offers no tools (so it asks no approval, and needs no terminal): one sentence
+    on stderr says so, naming the servers left out."""
+    chutes_server.script(Reply(stream_of(["one"])), Reply(stream_of(["two"])))
+    result = subprocess.run([sys.executable, "-m", "tui_chat", "ask", "--no-save", "--compare",
+                             f"chutes:{MODEL},chutes:other-model", QUESTION],
+                            capture_output=True, text=True, env={**os.environ, **env},
+                            timeout=60, start_new_session=True, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ("tui-chat: Compare sends no tools: the tool servers on for this "
+                             "conversation (time) are offered only when one model answers.\n")
+    sent = posts(chutes_server)
+    assert len(sent) == 2 and all("tools" not in body for body in sent)
+    headers, replies = result.stdout.split("\n")[0::3], result.stdout.split("\n")[1::3]
+    assert headers[:2] == [f"==> chutes:{MODEL} <==", "==> chutes:other-model <=="]
+    assert sorted(replies[:2]) == ["one", "two"]  # which model got which: the order they ask

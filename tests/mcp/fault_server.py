@@ -3,7 +3,10 @@
 `python -m tests.mcp.fault_server MODE` serves over stdio. MODE:
 - `ok`: tools `echo`, `slow` (sleeps until cancelled, writes a marker file when the
   cancellation reaches it), `crash` (exits mid-call with status 7), `big` (a 10 MB text),
-  `structured`, `image`, `env` (the server's environment as JSON), `read` (read-only).
+  `structured`, `image`, `env` (the server's environment as JSON), `read` (read-only),
+  `timed` (sleeps `ms` milliseconds; returns the seconds it spent, as the server measured
+  them: benchmarks/bench_mcp_round_trip.py subtracts them), `garbage` (writes a line of
+  invalid JSON on stdout, then answers), `garbage_only` (writes one, then never answers).
 - `slow-start`: sleeps before serving (longer than any test's start timeout).
 - `many`: 500 tools (`t0` … `t499`).
 - `http:PORT`: the `ok` tools over Streamable HTTP at http://127.0.0.1:PORT/mcp, with
@@ -78,6 +81,23 @@ def build(mode: str) -> MCPServer:
             print("about to crash", file=sys.stderr, flush=True)
             os._exit(7)
         return "survived"
+
+    @server.tool(description="Sleeps ms milliseconds; says how long it took, in seconds.")
+    async def timed(ms: int) -> str:
+        began = time.perf_counter()
+        await asyncio.sleep(ms / 1000)
+        return f"{time.perf_counter() - began:.6f}"
+
+    @server.tool(description="Writes a line that is not JSON on stdout, then answers.")
+    def garbage() -> str:
+        os.write(1, b"{this is not JSON\n")
+        return "answered after the garbage"
+
+    @server.tool(description="Writes a line that is not JSON on stdout instead of answering.")
+    async def garbage_only() -> str:
+        os.write(1, b"<html>not JSON either</html>\n")
+        await asyncio.sleep(3600)
+        return "never"
 
     @server.tool(description="Ten megabytes of text.")
     def big() -> str:

@@ -24,6 +24,9 @@ from tui_chat.core.mcp.manager import ElicitAnswer, ElicitRequest, ServerManager
 from tui_chat.core.mcp.tools import NAME_PATTERN
 
 Make = Callable[..., ServerManager]
+NPM = {"npm_config_prefer_offline": "true", "npm_config_fetch_retries": "1",
+       "npm_config_fetch_timeout": "30000"}
+"""npm uses what it has cached as it is, and with no registry gives up in about a minute."""
 
 
 async def _until(check: Callable[[], bool]) -> None:
@@ -243,6 +246,25 @@ async def test_a_crash_mid_call_restarts_the_server_once(manager_of: Make,
     assert third.text.startswith("The tool server f stopped twice")
 
 
+async def test_invalid_json_on_stdout_mid_session_is_survived(manager_of: Make,
+                                                             markers: Path) -> None:
+    """A line that is not JSON-RPC among a running server's answers: passed over when the
+    answer follows; when it comes instead of the answer, the call's timeout ends the call
+    (and the server hears of it); either way the server goes on serving."""
+    manager = manager_of({"f": fault_server(timeout=0.5)})
+    await manager.tools()
+    garbage, garbage_only, echo = (manager.find(f"f__{name}")
+                                   for name in ("garbage", "garbage_only", "echo"))
+    assert garbage is not None and garbage_only is not None and echo is not None
+    first = await manager.call(garbage, {})
+    assert (first.status, first.text) == ("ok", "answered after the garbage")
+    second = await manager.call(garbage_only, {})
+    assert second.status == "timed-out"
+    assert second.text == "The call did not finish within 0.5 s, so tui-chat cancelled it."
+    assert (await manager.call(echo, {"text": "still here"})).text == "still here"
+    assert manager.failures() == {}
+
+
 def _everything_installed(tmp: Path) -> Path | None:
     """server-everything installed with npm into `tmp`, or None (no npx, no registry)."""
     if shutil.which("npm") is None or shutil.which("node") is None:
@@ -250,7 +272,8 @@ def _everything_installed(tmp: Path) -> Path | None:
     try:
         subprocess.run(["npm", "install", "--silent", "--prefix", str(tmp),
                         "@modelcontextprotocol/server-everything"],
-                       check=True, capture_output=True, timeout=300)
+                       check=True, capture_output=True, timeout=300,
+                       env={**os.environ, **NPM})
     except (subprocess.SubprocessError, OSError):
         return None
     entry = tmp / "node_modules" / ".bin" / "mcp-server-everything"
