@@ -28,18 +28,18 @@ from tui_chat.core.store import ConversationGoneError
 from tui_chat.core.text import one_line, sanitize
 from tui_chat.core.workspace import SettingsChange, Workspace
 from tui_chat.ui import gc_policy
+from tui_chat.ui.conversation.attach_flow import AttachFlow
+from tui_chat.ui.conversation.branch_actions import BranchActions
+from tui_chat.ui.conversation.context_status import ContextStatus
 from tui_chat.ui.conversation.controller import ConversationController, Exchange
+from tui_chat.ui.conversation.conversation_setup import ConversationSetup
+from tui_chat.ui.conversation.model_actions import COMPARE_TITLE, ModelActions
+from tui_chat.ui.conversation.reply_presenter import ReplyPresenter
+from tui_chat.ui.conversation.sidebar_actions import SidebarActions, SidebarRequests
 from tui_chat.ui.conversation.view import ExchangePresenter, Severity
 from tui_chat.ui.key_hints import hint_key
 from tui_chat.ui.messages import ConversationChanged
-from tui_chat.ui.screens.attach_flow import AttachFlow
-from tui_chat.ui.screens.branch_actions import BranchActions
-from tui_chat.ui.screens.context_status import ContextStatus
-from tui_chat.ui.screens.conversation_setup import ConversationSetup
-from tui_chat.ui.screens.model_actions import COMPARE_TITLE, ModelActions
-from tui_chat.ui.screens.reply_presenter import ReplyPresenter
 from tui_chat.ui.screens.settings_note import APPLY_HERE, settings_sentence
-from tui_chat.ui.screens.sidebar_actions import SidebarActions, SidebarRequests
 from tui_chat.ui.widgets.fitted_footer import FittedFooter
 from tui_chat.ui.widgets.message_list import MessageList, ReadAbove
 from tui_chat.ui.widgets.message_view import Position, provider_label
@@ -47,7 +47,7 @@ from tui_chat.ui.widgets.prompt_input import PromptInput
 from tui_chat.ui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:  # imported on first use: not on the start-up path
-    from tui_chat.ui.screens.compare_presenter import ComparePresenter
+    from tui_chat.ui.conversation.compare_presenter import ComparePresenter
     from tui_chat.ui.widgets.compare_view import CompareView
     from tui_chat.ui.widgets.conversation_list import ConversationList
 
@@ -145,7 +145,7 @@ class ConversationScreen(SidebarRequests, Screen[None]):
     def compare_presenter(self) -> ComparePresenter:
         """Made with the first comparison: its widgets are not on the start-up path."""
         if self._compare_presenter is None:
-            from tui_chat.ui.screens.compare_presenter import ComparePresenter
+            from tui_chat.ui.conversation.compare_presenter import ComparePresenter
 
             self._compare_presenter = ComparePresenter(self)
         return self._compare_presenter

@@ -24,8 +24,8 @@ from tui_chat.core.store import ConversationGoneError
 from tui_chat.core.text import sanitize
 from tui_chat.core.tokens import estimate_tokens
 from tui_chat.ui.advice import sentence
+from tui_chat.ui.conversation.first_token_wait import FirstTokenWait
 from tui_chat.ui.key_hints import hint_key
-from tui_chat.ui.screens.first_token_wait import FirstTokenWait
 
 if TYPE_CHECKING:
     from tui_chat.core.compare import CompareEvent

@@ -17,8 +17,8 @@ from textual.timer import Timer
 from tui_chat.core.errors import TuiChatError
 from tui_chat.core.models import Message, Role
 from tui_chat.core.text import one_line
+from tui_chat.ui.conversation.context_status import FIGURES_AFTER
 from tui_chat.ui.messages import ConversationChanged
-from tui_chat.ui.screens.context_status import FIGURES_AFTER
 from tui_chat.ui.widgets.message_list import MessageList
 
 if TYPE_CHECKING:
