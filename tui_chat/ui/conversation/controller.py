@@ -10,6 +10,7 @@ Enter starts (`submit`) and which of the workspace's calls runs it (`events_for`
 
 It draws nothing: it tells its view (`view.ConversationView`), which the conversation screen
 implements and the tests fake.
+
 """
 
 from __future__ import annotations
@@ -18,14 +19,13 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncGenerator, Sequence
-from typing import TYPE_CHECKING, Literal
-
-from msgspec import Struct
+from typing import TYPE_CHECKING
 
 from tui_chat.core.errors import TuiChatError
 from tui_chat.core.models import Attachment, Message
 from tui_chat.core.store import ConversationGoneError
 from tui_chat.ui.advice import sentence
+from tui_chat.ui.conversation.exchange import Exchange
 
 if TYPE_CHECKING:
     from tui_chat.core.compare import CompareEvent
@@ -42,16 +42,7 @@ screen, prompt, then the frame), each behind another slice of the worker; a mill
 them all run (benchmarks/bench_ui_stream.py: key press to screen while a reply streams)."""
 STILL_STREAMING = "A reply is still streaming: press Esc first."
 
-
-class Exchange(Struct, frozen=True):
-    """What the worker should do: send a prompt, regenerate, edit and resend, or compare."""
-
-    kind: Literal["send", "regenerate", "edit", "compare"]
-    text: str = ""
-    message_id: str | None = None
-    continue_partial: bool = False
-    """Send the reply cut off by a failure as context (the user chose to continue from it)."""
-    attachments: tuple[Attachment, ...] = ()
+__all__ = ["STILL_STREAMING", "ConversationController", "Exchange"]
 
 
 class ConversationController:
@@ -155,6 +146,21 @@ class ConversationController:
         comparison = self.take_comparison()
         if comparison is not None:
             await self.view.comparison_settled(comparison)
+
+    # --- the conversation on screen ----------------------------------------------------------
+
+    def active_conversation_id(self) -> str | None:
+        session = self.workspace.session
+        return session.conversation.id if session.is_saved else None
+
+    async def new_conversation(self) -> None:
+        """Stop any reply, forget what was chosen for this conversation, show a new one."""
+        await self.view.stop_exchange()
+        self.take_comparison()
+        self.workspace.new_conversation()
+        self.cancel_edit()
+        await self.view.show_messages([])
+        self.view.focus_prompt()
 
     # --- sending ------------------------------------------------------------------------------
 

@@ -1,8 +1,11 @@
 """The conversation screen: messages, the reply streaming in, the prompt and the status line.
 
-It composes widgets and turns session events into widget calls. One worker (group "llm",
-exclusive) runs an exchange; Esc cancels it, and ChatSession saves the partial reply as
-interrupted. Errors come back as one sentence: inline on the message and as a notification.
+It composes the widgets and implements the conversation's view (`ui.conversation.view`):
+the controller (`ui.conversation.controller`) decides, and the presenters and helpers of
+`ui/conversation/` draw through this screen's widgets and dialogs (`ConversationDialogs`).
+One worker (group "llm", exclusive) runs an exchange; Esc cancels it, and ChatSession saves
+the partial reply as interrupted. Errors come back as one sentence: inline on the message
+and as a notification.
 """
 
 from __future__ import annotations
@@ -24,7 +27,6 @@ from textual.worker import Worker, WorkerState
 
 from tui_chat.core.errors import TuiChatError, unexpected_error_sentence
 from tui_chat.core.models import Message, Role
-from tui_chat.core.store import ConversationGoneError
 from tui_chat.core.text import one_line, sanitize
 from tui_chat.core.workspace import SettingsChange, Workspace
 from tui_chat.ui import gc_policy
@@ -39,6 +41,7 @@ from tui_chat.ui.conversation.sidebar_actions import SidebarActions, SidebarRequ
 from tui_chat.ui.conversation.view import ExchangePresenter, Severity
 from tui_chat.ui.key_hints import hint_key
 from tui_chat.ui.messages import ConversationChanged
+from tui_chat.ui.screens.conversation_dialogs import ConversationDialogs
 from tui_chat.ui.screens.settings_note import APPLY_HERE, settings_sentence
 from tui_chat.ui.widgets.fitted_footer import FittedFooter
 from tui_chat.ui.widgets.message_list import MessageList, ReadAbove
@@ -66,7 +69,7 @@ def prompt_placeholder() -> str:
 __all__ = ["ConversationScreen", "Exchange"]
 
 
-class ConversationScreen(SidebarRequests, Screen[None]):
+class ConversationScreen(SidebarRequests, ConversationDialogs, Screen[None]):
     """One conversation. The App pushes it once and swaps conversations through it.
 
     It draws and reports (`ConversationView`); its controller decides and keeps the
@@ -99,14 +102,16 @@ class ConversationScreen(SidebarRequests, Screen[None]):
         super().__init__()
         self.workspace = workspace
         self.clock: Callable[[], float] = workspace.clock
-        self.controller = ConversationController(workspace, self)
-        self.presenter = ReplyPresenter(self)
-        self.context_status = ContextStatus(self)
-        self.attach_flow = AttachFlow(self)
-        self.sidebar_actions = SidebarActions(self)
-        self.branches = BranchActions(self)
-        self.models = ModelActions(self)
-        self.setup = ConversationSetup(self)
+        self.controller = controller = ConversationController(workspace, self)
+        self.attach_flow = AttachFlow(controller, self)
+        self.context_status = ContextStatus(controller, self, self.attach_flow,
+                                            lambda then: self.choose_model(then=then))
+        self.presenter = ReplyPresenter(controller, self, self.context_status,
+                                        self.attach_flow)
+        self.sidebar_actions = SidebarActions(controller, self)
+        self.branches = BranchActions(controller, self, self.context_status)
+        self.models = ModelActions(controller, self, self.context_status)
+        self.setup = ConversationSetup(controller, self)
         self._compare_presenter: ComparePresenter | None = None
         self._first_run_hint = ""
 
@@ -147,7 +152,8 @@ class ConversationScreen(SidebarRequests, Screen[None]):
         if self._compare_presenter is None:
             from tui_chat.ui.conversation.compare_presenter import ComparePresenter
 
-            self._compare_presenter = ComparePresenter(self)
+            self._compare_presenter = ComparePresenter(self.controller, self, self.presenter,
+                                                       self.attach_flow)
         return self._compare_presenter
 
     @property
@@ -330,9 +336,6 @@ class ConversationScreen(SidebarRequests, Screen[None]):
         attachments = self.attach_flow.take() if self.editing is None else []
         self.run_exchange(self.controller.exchange_for(text, attachments))
 
-    def conversation_gone(self, error: ConversationGoneError, *, replied: bool) -> None:
-        self.controller.conversation_gone(error, replied=replied)
-
     @work(exclusive=True, group="llm", exit_on_error=False)
     async def run_exchange(self, exchange: Exchange) -> None:
         await self.controller.run(exchange)
@@ -398,10 +401,6 @@ class ConversationScreen(SidebarRequests, Screen[None]):
     async def action_stop(self) -> None:
         self.controller.stop()
 
-    def cancel_edit(self) -> None:
-        """Forget an edit or a choice to continue from a cut-off reply, not yet sent."""
-        self.controller.cancel_edit()
-
     async def action_regenerate(self, choose_model: bool = False, reply_id: str | None = None
                                 ) -> None:
         """Write `reply_id` again (None: the last reply)."""
@@ -417,12 +416,7 @@ class ConversationScreen(SidebarRequests, Screen[None]):
         self.controller.regenerate(reply_id)
 
     async def action_new_conversation(self) -> None:
-        await self.stop_streaming()
-        self.controller.take_comparison()
-        self.workspace.new_conversation()
-        self.cancel_edit()
-        await self.show_messages([])
-        self.prompt.focus()
+        await self.controller.new_conversation()
 
     def action_conversation_settings(self) -> None:
         self.setup.open_settings()
@@ -444,9 +438,6 @@ class ConversationScreen(SidebarRequests, Screen[None]):
             self.comparison.focus()  # waiting for a choice: that comes first
         else:
             self.message_list.focus()
-
-    async def settle_comparison(self) -> None:
-        await self.controller.settle_comparison()
 
     async def comparison_settled(self, comparison: CompareView) -> None:
         await comparison.remove()
@@ -541,9 +532,11 @@ class ConversationScreen(SidebarRequests, Screen[None]):
         found = self.query("ConversationList")
         return cast("ConversationList", found.first()) if found else None
 
-    def active_conversation_id(self) -> str | None:
-        session = self.workspace.session
-        return session.conversation.id if session.is_saved else None
+    async def mount_sidebar(self, sidebar: ConversationList) -> None:
+        await self.query_one("#body").mount(sidebar, before=0)
+
+    def mount_above_prompt(self, widget: Widget) -> None:
+        self.query_one("#main").mount(widget, before=self.prompt)
 
     async def action_toggle_sidebar(self) -> None:
         await self.sidebar_actions.toggle()
@@ -553,9 +546,3 @@ class ConversationScreen(SidebarRequests, Screen[None]):
         if sidebar is not None:
             sidebar.reload()
 
-    def conversations_changed(self) -> None:
-        """A title or the list changed: the title bar and the sidebar show it."""
-        self.refresh_chrome()
-        sidebar = self.sidebar
-        if sidebar is not None:
-            sidebar.reload()
