@@ -3,7 +3,8 @@ provider, and a fake view that records what it is told (no Textual app, millisec
 
 What is pinned here is the controller's: which exchange an Enter starts, that it is the one
 writer of `editing`, `continue_partial` and `comparison`, the one streaming guard, what Esc
-does, and how an exchange ends (finished, stopped, failed before a reply).
+does, how an exchange ends (finished, stopped, failed before a reply), and that what an
+exchange asks the user (core.asker) is put to the view and its answer used.
 """
 
 from __future__ import annotations
@@ -15,11 +16,14 @@ from typing import Any
 
 import pytest
 
-from tests.fakeprovider import FakeProvider, Reply, stream_of
+from tests.fakeprovider import FakeProvider, Reply, stream_of, tool_call_stream
+from tests.mcp.conftest import time_server
 from tests.unit.test_workspace import env_for
 from tui_chat.core.compare import TargetEvent
 from tui_chat.core.config import Settings
 from tui_chat.core.events import ContentDelta
+from tui_chat.core.mcp.config import McpServerConfig, McpSettings
+from tui_chat.core.model_facts import ModelSettings
 from tui_chat.core.models import Message, MessageStatus, Role
 from tui_chat.core.session import ReplyFailed, ReplyFinished, ReplyStarted, UserMessageSaved
 from tui_chat.core.store import Store
@@ -73,6 +77,10 @@ class FakeView:
         self.first_delta = asyncio.Event()
         self.comparison_widget = object()
         self.controller: ConversationController
+        self.yes = True
+        """The answer of every confirmation."""
+        self.choice: str | None = None
+        """The answer of every question with choices (None: the first choice)."""
 
     @property
     def streaming(self) -> bool:
@@ -115,7 +123,7 @@ class FakeView:
     def refresh_chrome(self) -> None:
         self.calls.append(("refresh_chrome", None))
 
-    async def show_messages(self, messages: list[Message]) -> None:
+    async def show_messages(self, messages: list[Message], *, above: object = None) -> None:
         self.messages_shown = bool(messages)
 
     @property
@@ -137,14 +145,13 @@ class FakeView:
     def exchange_ended(self) -> None:
         self.calls.append(("exchange_ended", None))
 
-    async def confirm(self, question: str, *, yes: str = "Yes", no: str = "No",
-                      danger: bool = False) -> bool:
+    async def confirm(self, question: str) -> bool:
         self.calls.append(("confirm", question))
-        return True
+        return self.yes
 
     async def ask(self, question: str, choices: Sequence[str]) -> str | None:
         self.calls.append(("ask", question))
-        return choices[-1] if choices else None
+        return self.choice if self.choice is not None else choices[0]
 
 
 @pytest.fixture
@@ -325,3 +332,86 @@ async def test_a_deleted_conversation_is_said_once_and_forgotten(
     await enter(controller, view, "next")
     assert view.said and view.said[-1][0] == "warning"
     assert "The next message starts a new conversation." in view.said[-1][1]
+
+
+async def test_a_new_conversation_stops_the_reply_and_forgets_what_was_chosen(
+        app: Any, chutes_server: FakeProvider) -> None:
+    controller, view = app
+    chutes_server.script(Reply(stream_of(["one"])), Reply(stream_of(["partial", " more"])))
+    await enter(controller, view, "q")
+    first = controller.workspace.session.conversation.id
+    view.hold_deltas.clear()
+    view.first_delta.clear()
+    view.start_exchange(controller.exchange_for("again", []))
+    await view.first_delta.wait()
+    await controller.new_conversation()
+    assert view.presenters[-1].ended == "stopped" and not view.streaming
+    assert not controller.workspace.session.is_saved and controller.editing is None
+    assert controller.active_conversation_id() is None
+    assert ("focus_prompt", None) in view.calls
+    left = controller.workspace.store.get_messages(first)[-1]
+    assert left.role is Role.ASSISTANT and left.status is MessageStatus.INTERRUPTED
+
+
+MODEL = "deepseek-ai/DeepSeek-V3-0324"
+
+
+def with_tools(chutes_server: FakeProvider, store: Store, *, tools: bool,
+               server: McpServerConfig) -> Workspace:
+    settings = Settings(mcp=McpSettings(servers={"time": server}),
+                        models={f"chutes:{MODEL}": ModelSettings(tools=tools)})
+    return Workspace(settings, store, env=env_for(chutes_server))
+
+
+async def test_what_the_exchange_confirms_is_put_to_the_view(
+        store: Store, chutes_server: FakeProvider) -> None:
+    """Tool servers on, a model that takes no tools: the exchange asks whether to send
+    without them (the view answers), and the controller acts on the answer."""
+    workspace = with_tools(chutes_server, store, tools=False, server=time_server())
+    view = FakeView()
+    controller = view.controller = ConversationController(workspace, view)  # type: ignore[arg-type]
+    view.yes = False
+    presenter = await enter(controller, view, "What time is it?")
+    [(_, question)] = [c for c in view.calls if c[0] == "confirm"]
+    assert "does not take tools" in question and question.endswith("without them?")
+    assert (presenter.ended or "").startswith("failed: ") and "nothing was sent" in (
+        presenter.ended or "")
+    assert chutes_server.requests == [] and workspace.asker is not controller
+    view.yes = True
+    chutes_server.script(Reply(stream_of(["I cannot tell."])))
+    presenter = await enter(controller, view, "What time is it?")
+    assert presenter.ended == "finished"
+    assert presenter.replies()[0].content == "I cannot tell."
+    body = chutes_server.requests[-1].body
+    assert isinstance(body, dict) and "tools" not in body
+    await workspace.aclose()
+
+
+async def test_a_tool_call_is_put_to_the_view_and_its_answer_used(
+        store: Store, chutes_server: FakeProvider) -> None:
+    """A real tool server (mcp-server-time): the call is asked through the view, which
+    denies it here; the denial is kept and goes back to the model."""
+    workspace = with_tools(chutes_server, store, tools=True, server=time_server())
+    view = FakeView()
+    controller = view.controller = ConversationController(workspace, view)  # type: ignore[arg-type]
+    view.choice = "Deny"
+    chutes_server.script(Reply(tool_call_stream(
+        [("time__get_current_time", '{"timezone": "Asia/Kolkata"}')], ids=["call_k"])),
+        Reply(stream_of(["Denied, then."])))
+    presenter = await enter(controller, view, "What time is it in Kolkata?")
+    [(_, question)] = [c for c in view.calls if c[0] == "ask"]
+    assert "get_current_time" in question and "Asia/Kolkata" in question
+    assert presenter.ended == "finished"
+    tool = workspace.session.messages()[2]
+    assert tool.tool_run is not None and tool.tool_run.status == "denied"
+    await workspace.aclose()
+
+
+async def test_an_answer_the_question_did_not_offer_is_no_answer(app: Any) -> None:
+    controller, view = app
+    view.choice = "Always, for everything"
+    assert await controller.ask("Run it?", ["Run once", "Deny"]) is None
+    view.choice = "Deny"
+    assert await controller.ask("Run it?", ["Run once", "Deny"]) == "Deny"
+    view.yes = False
+    assert await controller.confirm("Send it?") is False

@@ -11,6 +11,12 @@ Enter starts (`submit`) and which of the workspace's calls runs it (`events_for`
 It draws nothing: it tells its view (`view.ConversationView`), which the conversation screen
 implements and the tests fake.
 
+It is also the exchange's `core.asker.Asker`: whatever runs inside an exchange (a tool call
+waiting for approval, a model that cannot take tools) asks through `Workspace.asker`, which is
+this controller while the exchange runs; it puts the question to the view (`confirm`, `ask`:
+a modal on the screen) and hands the answer back. A new kind of question: a method on
+`core.asker.Asker` (and its refusal on `Refuse`), the same method here passing it on, and an
+awaitable method of that name on `ConversationView` (the screen pushes its modal).
 """
 
 from __future__ import annotations
@@ -147,6 +153,17 @@ class ConversationController:
         if comparison is not None:
             await self.view.comparison_settled(comparison)
 
+    # --- the exchange's questions (core.asker.Asker) -----------------------------------------
+
+    async def confirm(self, question: str) -> bool:
+        """Yes or no, asked through the view: True only when the user said yes."""
+        return await self.view.confirm(question)
+
+    async def ask(self, question: str, choices: Sequence[str]) -> str | None:
+        """One of `choices`, asked through the view; None: declined."""
+        answer = await self.view.ask(question, choices)
+        return answer if answer in choices else None
+
     # --- the conversation on screen ----------------------------------------------------------
 
     def active_conversation_id(self) -> str | None:
@@ -234,14 +251,16 @@ class ConversationController:
         workspace = self.workspace
         match exchange.kind:
             case "compare":
-                return workspace.compare(exchange.text, attachments=exchange.attachments)
+                return workspace.compare(exchange.text, attachments=exchange.attachments,
+                                         asker=self)
             case "regenerate":
-                return workspace.regenerate(exchange.message_id)
+                return workspace.regenerate(exchange.message_id, asker=self)
             case "edit" if exchange.message_id is not None:
-                return workspace.edit_and_resend(exchange.message_id, exchange.text)
+                return workspace.edit_and_resend(exchange.message_id, exchange.text,
+                                                 asker=self)
             case _:
                 return workspace.send(exchange.text, attachments=exchange.attachments,
-                                      continue_partial=exchange.continue_partial)
+                                      continue_partial=exchange.continue_partial, asker=self)
 
     # --- Esc -------------------------------------------------------------------------------------
 
