@@ -51,7 +51,6 @@ from benchmarks.common import (
 )
 from benchmarks.textgen import fence_chunks, markdown_chunks
 from benchmarks.ui_harness import FrameClock, percentile, reply_shown, running_app, send_key
-from tui_chat.core.events import ContentDelta
 from tui_chat.ui.screens.conversation import ConversationScreen
 
 RUNS = 3
@@ -104,17 +103,16 @@ def full_collections(pauses: list[float]) -> Iterator[None]:
 
 def _stamp_deltas(screen: ConversationScreen, stamps: list[tuple[float, int]]) -> None:
     presenter = screen.presenter
-    original = presenter.apply
+    original = presenter.content
     received = 0
 
-    async def apply(event: Any) -> None:
+    async def content(text: str) -> None:
         nonlocal received
-        if isinstance(event, ContentDelta):
-            received += len(event.text)
-            stamps.append((timer(), received))
-        await original(event)
+        received += len(text)
+        stamps.append((timer(), received))
+        await original(text)
 
-    presenter.apply = apply  # type: ignore[method-assign]
+    presenter.content = content  # type: ignore[method-assign]
 
 
 def _prompt_has(screen: ConversationScreen, letters: int) -> Callable[[], bool]:

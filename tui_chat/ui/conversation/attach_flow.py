@@ -5,6 +5,7 @@ check_attachments`), each problem one notification with the prompt kept as it wa
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,7 +24,7 @@ class AttachFlow:
         self.controller = controller
         self.view = view
         self._list: AttachmentList | None = None
-        self.in_flight: list[Attachment] = []
+        self._in_flight: list[Attachment] = []
         """The attachments of the exchange in progress (back in the list if nothing arrives;
         none for a regenerate or an edit)."""
 
@@ -95,11 +96,15 @@ class AttachFlow:
             return []
         return self._list.take()
 
+    def going(self, attachments: Sequence[Attachment]) -> None:
+        """An exchange starts with `attachments` (put back if nothing arrives)."""
+        self._in_flight = list(attachments)
+
     def put_back(self) -> None:
         """Nothing arrived: the message's attachments are listed again."""
-        if self.in_flight:
-            self.listed.put_back(self.in_flight)
-            self.in_flight = []
+        if self._in_flight:
+            self.listed.put_back(self._in_flight)
+            self._in_flight = []
 
     def _say(self, sentence: str, title: str = "Not attached") -> None:
         self.view.say(sentence, title=title, severity="error", timeout=10)

@@ -13,17 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from tui_chat.core.compare import CompareEvent, TargetEvent
 from tui_chat.core.errors import TuiChatError
-from tui_chat.core.events import ContentDelta, ReasoningDelta, RetryScheduled
-from tui_chat.core.models import ActivePathChanged, Message
-from tui_chat.core.session import (
-    ReplyFailed,
-    ReplyFinished,
-    ReplyStarted,
-    SessionEvent,
-    UserMessageSaved,
-)
+from tui_chat.core.models import Message
 from tui_chat.core.text import one_line, sanitize
 from tui_chat.ui.advice import sentence
 from tui_chat.ui.widgets.compare_view import COMPLETE, ColumnFigures, CompareView
@@ -32,6 +23,7 @@ if TYPE_CHECKING:
     from tui_chat.core.workspace import ModelRef, Workspace
     from tui_chat.ui.conversation.attach_flow import AttachFlow
     from tui_chat.ui.conversation.controller import ConversationController
+    from tui_chat.ui.conversation.exchange import Exchange
     from tui_chat.ui.conversation.reply_presenter import ReplyPresenter
     from tui_chat.ui.conversation.view import Surface
 
@@ -71,20 +63,44 @@ class ComparePresenter:
     def workspace(self) -> Workspace:
         return self.controller.workspace
 
-    def begin(self, sent_text: str) -> None:
-        self.sent_text = sent_text
+    def begin(self, exchange: Exchange) -> None:
+        self.sent_text = exchange.text
+        self.attach_flow.going(exchange.attachments)
         self.models = list(self.workspace.compare_models)
         self.received = False
         self._live = {}
         self.view = None
 
-    async def apply(self, event: SessionEvent | CompareEvent) -> None:
-        if isinstance(event, TargetEvent):
-            await self._target(event.target, event.event)
-        elif isinstance(event, UserMessageSaved):
-            await self.presenter.user_message_saved(event.message)
-        elif isinstance(event, ActivePathChanged):
-            await self.presenter.path_changed(event.after_id)
+    async def user_message_saved(self, message: Message) -> None:
+        await self.presenter.user_message_saved(message)
+
+    async def path_changed(self, after_id: str | None) -> None:
+        await self.presenter.path_changed(after_id)
+
+    async def column(self, index: int) -> ColumnPresenter:
+        """Column `index`'s drawing (the comparison is shown with the first event of one)."""
+        await self._ensure_view()
+        return ColumnPresenter(self, index)
+
+    # A comparison's events are its columns': none comes outside one.
+
+    async def reply_started(self, message: Message) -> None:
+        pass
+
+    async def content(self, text: str) -> None:
+        pass
+
+    async def reasoning(self, text: str) -> None:
+        pass
+
+    async def retry(self, reason: str, delay: float) -> None:
+        pass
+
+    async def reply_finished(self, message: Message) -> None:
+        pass
+
+    async def reply_failed(self, message: Message, error: TuiChatError) -> None:
+        pass
 
     async def _ensure_view(self) -> CompareView:
         if self.view is None:
@@ -100,25 +116,26 @@ class ComparePresenter:
                                          usage=None, note="Esc stops them all")
         return self.view
 
-    async def _target(self, index: int, event: SessionEvent) -> None:
-        view = await self._ensure_view()
-        column = view.column(index)
-        if isinstance(event, ContentDelta | ReasoningDelta):
-            if column.reply is not None:
-                if isinstance(event, ContentDelta):
-                    column.reply.add_content(event.text)
-                else:
-                    column.reply.add_reasoning(event.text)
-            self._count(index, thinking=isinstance(event, ReasoningDelta))
-        elif isinstance(event, ReplyStarted):
-            self._live[index] = _Live(self.workspace.clock(), message_id=event.message.id)
-            await column.start(event.message)
-        elif isinstance(event, RetryScheduled):
-            column.show_figures(replace(column.figures, state=(
-                f"{one_line(sanitize(event.reason), 60)}; retry in {event.delay:.0f} s")))
-        elif isinstance(event, ReplyFinished | ReplyFailed):
-            await self._ended(index, event.message,
-                              sentence(event.error) if isinstance(event, ReplyFailed) else None)
+    async def _started(self, index: int, message: Message) -> None:
+        assert self.view is not None  # column() showed it
+        self._live[index] = _Live(self.workspace.clock(), message_id=message.id)
+        await self.view.column(index).start(message)
+
+    def _delta(self, index: int, text: str, *, thinking: bool) -> None:
+        assert self.view is not None
+        reply = self.view.column(index).reply
+        if reply is not None:
+            if thinking:
+                reply.add_reasoning(text)
+            else:
+                reply.add_content(text)
+        self._count(index, thinking=thinking)
+
+    def _retry(self, index: int, reason: str, delay: float) -> None:
+        assert self.view is not None
+        column = self.view.column(index)
+        column.show_figures(replace(column.figures, state=(
+            f"{one_line(sanitize(reason), 60)}; retry in {delay:.0f} s")))
 
     def _count(self, index: int, *, thinking: bool) -> None:
         live = self._live.get(index)
@@ -227,3 +244,40 @@ class ComparePresenter:
         if self.sent_text and not prompt.text.strip():
             prompt.load_text(self.sent_text)
             prompt.move_cursor(prompt.document.end)
+
+
+class ColumnPresenter:
+    """Draws the events of one column of its comparison (`ComparePresenter.column`)."""
+
+    def __init__(self, comparison: ComparePresenter, index: int) -> None:
+        self.comparison = comparison
+        self.index = index
+
+    async def reply_started(self, message: Message) -> None:
+        await self.comparison._started(self.index, message)
+
+    async def content(self, text: str) -> None:
+        self.comparison._delta(self.index, text, thinking=False)
+
+    async def reasoning(self, text: str) -> None:
+        self.comparison._delta(self.index, text, thinking=True)
+
+    async def retry(self, reason: str, delay: float) -> None:
+        self.comparison._retry(self.index, reason, delay)
+
+    async def reply_finished(self, message: Message) -> None:
+        await self.comparison._ended(self.index, message, None)
+
+    async def reply_failed(self, message: Message, error: TuiChatError) -> None:
+        await self.comparison._ended(self.index, message, sentence(error))
+
+    # The prompt and the path are the comparison's, not a column's.
+
+    async def user_message_saved(self, message: Message) -> None:
+        pass
+
+    async def path_changed(self, after_id: str | None) -> None:
+        pass
+
+    async def column(self, index: int) -> None:
+        return None

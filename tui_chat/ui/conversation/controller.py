@@ -6,7 +6,10 @@ It is the one writer of what the user is doing with the conversation on screen:
 - `comparison`: the comparison on screen, until a reply is chosen or the conversation moves on;
 and it decides what the keys mean for them: whether a reply may start while one streams
 (`busy`, one sentence for every place that asks), what Esc does (`stop`), which exchange an
-Enter starts (`submit`) and which of the workspace's calls runs it (`events_for`).
+Enter starts (`submit`) and which of the workspace's calls runs it (`events_for`), and
+which drawing each of its events is for (`present`: one `match` over every kind of session
+and compare event, `assert_never` at its end, so that a new kind is a type error here until
+it is handled).
 
 It draws nothing: it tells its view (`view.ConversationView`), which the conversation screen
 implements and the tests fake.
@@ -25,19 +28,37 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncGenerator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, assert_never
 
+from tui_chat.core.compare import CompareEvent, TargetEvent
 from tui_chat.core.errors import TuiChatError
-from tui_chat.core.models import Attachment, Message
+from tui_chat.core.events import (
+    ContentDelta,
+    FinishReason,
+    ModelChosen,
+    ReasoningDelta,
+    RetryScheduled,
+    SentAs,
+    StreamDone,
+    ToolCallDelta,
+    UsageReported,
+)
+from tui_chat.core.models import ActivePathChanged, Attachment, Message
+from tui_chat.core.session import (
+    ReplyFailed,
+    ReplyFinished,
+    ReplyStarted,
+    SessionEvent,
+    UserMessageSaved,
+)
 from tui_chat.core.store import ConversationGoneError
+from tui_chat.core.tool_exchange import ToolCallFinished, ToolCallStarted
 from tui_chat.ui.advice import sentence
 from tui_chat.ui.conversation.exchange import Exchange
 
 if TYPE_CHECKING:
-    from tui_chat.core.compare import CompareEvent
-    from tui_chat.core.session import SessionEvent
     from tui_chat.core.workspace import Workspace
-    from tui_chat.ui.conversation.view import ConversationView
+    from tui_chat.ui.conversation.view import ConversationView, EventPresenter
     from tui_chat.ui.widgets.compare_view import CompareView
 
 YIELD_EVERY = 0.004
@@ -212,7 +233,7 @@ class ConversationController:
             async with contextlib.aclosing(self.events_for(exchange)) as events:
                 turn = time.perf_counter()
                 async for event in events:
-                    await presenter.apply(event)
+                    await self.present(presenter, event)
                     if time.perf_counter() - turn > YIELD_EVERY:
                         # One network read can hold hundreds of events, and an async
                         # generator hands them over without returning to the loop.
@@ -232,6 +253,37 @@ class ConversationController:
             raise
         finally:
             view.exchange_ended()
+
+    async def present(self, presenter: EventPresenter,
+                      event: SessionEvent | CompareEvent) -> None:
+        """Hand `event` to the method of `presenter` that draws it (a comparison's column
+        events to that column's presenter)."""
+        match event:
+            case ContentDelta():
+                await presenter.content(event.text)
+            case ReasoningDelta():
+                await presenter.reasoning(event.text)
+            case UserMessageSaved():
+                await presenter.user_message_saved(event.message)
+            case ActivePathChanged():
+                await presenter.path_changed(event.after_id)
+            case ReplyStarted():
+                await presenter.reply_started(event.message)
+            case RetryScheduled():
+                await presenter.retry(event.reason, event.delay)
+            case ReplyFinished():
+                await presenter.reply_finished(event.message)
+            case ReplyFailed():
+                await presenter.reply_failed(event.message, event.error)
+            case TargetEvent():
+                column = await presenter.column(event.target)
+                if column is not None:
+                    await self.present(column, event.event)
+            case (ToolCallStarted() | ToolCallFinished() | ToolCallDelta() | FinishReason()
+                  | UsageReported() | StreamDone() | SentAs() | ModelChosen()):
+                pass  # folded into the reply by the session: its end shows them
+            case _:
+                assert_never(event)
 
     def conversation_gone(self, error: ConversationGoneError, *, replied: bool) -> None:
         """The conversation on screen was deleted elsewhere: say so once; the next message

@@ -1,51 +1,30 @@
 """Turns session events into widget calls through the conversation's view.
 
-The view owns the worker and the controller the decisions; this draws one exchange (user
-message, live reply, stats, errors) as its events arrive. `apply` matches every kind of
-event (`assert_never`: a new kind is a type error until it is handled here).
+The view owns the worker and the controller the decisions (which method an event is for:
+`ConversationController.present`); this draws one exchange (user message, live reply, stats,
+errors) as its events arrive.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, assert_never
+from typing import TYPE_CHECKING
 
-from tui_chat.core.compare import TargetEvent
 from tui_chat.core.errors import TuiChatError
-from tui_chat.core.events import (
-    ContentDelta,
-    FinishReason,
-    ModelChosen,
-    ReasoningDelta,
-    RetryScheduled,
-    SentAs,
-    StreamDone,
-    ToolCallDelta,
-    UsageReported,
-)
 from tui_chat.core.models import Message
 from tui_chat.core.protection import protection_badges
-from tui_chat.core.session import (
-    ActivePathChanged,
-    ReplyFailed,
-    ReplyFinished,
-    ReplyStarted,
-    SessionEvent,
-    UserMessageSaved,
-)
 from tui_chat.core.store import ConversationGoneError
 from tui_chat.core.text import sanitize
 from tui_chat.core.tokens import estimate_tokens
-from tui_chat.core.tool_exchange import ToolCallFinished, ToolCallStarted
 from tui_chat.ui.advice import sentence
 from tui_chat.ui.conversation.first_token_wait import FirstTokenWait
 from tui_chat.ui.key_hints import hint_key
 
 if TYPE_CHECKING:
-    from tui_chat.core.compare import CompareEvent
     from tui_chat.core.workspace import Workspace
     from tui_chat.ui.conversation.attach_flow import AttachFlow
     from tui_chat.ui.conversation.context_status import ContextStatus
     from tui_chat.ui.conversation.controller import ConversationController
+    from tui_chat.ui.conversation.exchange import Exchange
     from tui_chat.ui.conversation.view import Surface
     from tui_chat.ui.widgets.reply_view import ReplyView
 
@@ -90,44 +69,42 @@ class ReplyPresenter:
     def workspace(self) -> Workspace:
         return self.controller.workspace
 
-    def begin(self, sent_text: str) -> None:
-        """A new exchange: `sent_text` goes back into the prompt if nothing arrives."""
-        self.sent_text = sent_text
+    def begin(self, exchange: Exchange) -> None:
+        """A new exchange: its text (and attachments) go back into the prompt if nothing
+        arrives."""
+        self.sent_text = exchange.text
         self.received = False
+        self.attach_flow.going(exchange.attachments)
 
-    async def apply(self, event: SessionEvent | CompareEvent) -> None:
-        match event:
-            case ContentDelta():
-                if self.reply is not None:
-                    self.reply.add_content(event.text)
-                self._count_delta(event.text)
-            case ReasoningDelta():
-                if self.reply is not None:
-                    self.reply.add_reasoning(event.text)
-                self._count_delta(event.text, thinking=True)
-            case UserMessageSaved():
-                await self.user_message_saved(event.message)
-            case ActivePathChanged():
-                await self.path_changed(event.after_id)
-            case ReplyStarted():
-                await self._reply_started(event.message)
-            case RetryScheduled():
-                self.view.status.update_info(
-                    state="retrying", note=f"{sanitize(event.reason)}; retry in "
-                    f"{event.delay:.0f} s")
-            case ReplyFinished():
-                await self._reply_ended(event.message)
-            case ReplyFailed():
-                gone = isinstance(event.error, ConversationGoneError)
-                await self._reply_ended(event.message, sentence(event.error), notify=not gone)
-                if isinstance(event.error, ConversationGoneError):  # says so itself, once
-                    self.controller.conversation_gone(event.error, replied=True)
-            case (ToolCallStarted() | ToolCallFinished() | ToolCallDelta() | FinishReason()
-                  | UsageReported() | StreamDone() | SentAs() | ModelChosen() | TargetEvent()):
-                pass  # folded into the reply by the session (its end shows them), or a
-                # comparison's (ComparePresenter's)
-            case _:
-                assert_never(event)
+    async def content(self, text: str) -> None:
+        if self.reply is not None:
+            self.reply.add_content(text)
+        self._count_delta(text)
+
+    async def reasoning(self, text: str) -> None:
+        if self.reply is not None:
+            self.reply.add_reasoning(text)
+        self._count_delta(text, thinking=True)
+
+    async def retry(self, reason: str, delay: float) -> None:
+        self.view.status.update_info(state="retrying",
+                                     note=f"{sanitize(reason)}; retry in {delay:.0f} s")
+
+    async def reply_started(self, message: Message) -> None:
+        await self._reply_started(message)
+
+    async def reply_finished(self, message: Message) -> None:
+        await self._reply_ended(message)
+
+    async def reply_failed(self, message: Message, error: TuiChatError) -> None:
+        gone = isinstance(error, ConversationGoneError)
+        await self._reply_ended(message, sentence(error), notify=not gone)
+        if isinstance(error, ConversationGoneError):  # says so itself, once
+            self.controller.conversation_gone(error, replied=True)
+
+    async def column(self, index: int) -> None:
+        """A reply has no columns (a comparison is ComparePresenter's)."""
+        return None
 
     async def user_message_saved(self, message: Message) -> None:
         """The user's message is in the store: shown, with the context it is sent with."""

@@ -28,9 +28,8 @@ if TYPE_CHECKING:
     from textual.widget import Widget
     from textual.worker import Worker
 
-    from tui_chat.core.compare import CompareEvent
+    from tui_chat.core.errors import TuiChatError
     from tui_chat.core.models import Message
-    from tui_chat.core.session import SessionEvent
     from tui_chat.ui.conversation.exchange import Exchange
     from tui_chat.ui.widgets.compare_view import CompareView
     from tui_chat.ui.widgets.conversation_list import ConversationList
@@ -42,11 +41,47 @@ if TYPE_CHECKING:
 Severity = Literal["information", "warning", "error"]
 
 
-class ExchangePresenter(Protocol):
-    """Draws one exchange as its events arrive (ReplyPresenter, ComparePresenter)."""
+class EventPresenter(Protocol):
+    """Draws one stream of session events: an exchange's, or one column's of a comparison.
+    Which method an event is for is the controller's one `match` over every kind of event
+    (`ConversationController.present`)."""
 
-    async def apply(self, event: SessionEvent | CompareEvent) -> None:
+    async def user_message_saved(self, message: Message) -> None:
         ...
+
+    async def path_changed(self, after_id: str | None) -> None:
+        """The messages shown below `after_id` leave the view (another branch follows)."""
+        ...
+
+    async def reply_started(self, message: Message) -> None:
+        ...
+
+    async def content(self, text: str) -> None:
+        """A piece of the reply's text."""
+        ...
+
+    async def reasoning(self, text: str) -> None:
+        """A piece of the reply's reasoning."""
+        ...
+
+    async def retry(self, reason: str, delay: float) -> None:
+        """The request failed before its first token; it is tried again after `delay` s."""
+        ...
+
+    async def reply_finished(self, message: Message) -> None:
+        ...
+
+    async def reply_failed(self, message: Message, error: TuiChatError) -> None:
+        """The reply failed (`message`: saved as it stands)."""
+        ...
+
+    async def column(self, index: int) -> EventPresenter | None:
+        """The presenter of a comparison's column `index` (None: this draws no comparison)."""
+        ...
+
+
+class ExchangePresenter(EventPresenter, Protocol):
+    """Draws one exchange as its events arrive (ReplyPresenter, ComparePresenter)."""
 
     async def finished(self) -> None:
         """The exchange's events have all arrived."""

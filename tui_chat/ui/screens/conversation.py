@@ -348,8 +348,7 @@ class ConversationScreen(SidebarRequests, ConversationDialogs, Screen[None]):
         presenter: ReplyPresenter | ComparePresenter = self.presenter
         if exchange.kind == "compare":
             presenter = self.compare_presenter
-        presenter.begin(exchange.text)
-        self.attach_flow.in_flight = list(exchange.attachments)
+        presenter.begin(exchange)
         return presenter
 
     def exchange_ended(self) -> None:
