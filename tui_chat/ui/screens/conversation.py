@@ -37,6 +37,7 @@ from tui_chat.ui.conversation.controller import ConversationController, Exchange
 from tui_chat.ui.conversation.conversation_setup import ConversationSetup
 from tui_chat.ui.conversation.model_actions import COMPARE_TITLE, ModelActions
 from tui_chat.ui.conversation.reply_presenter import ReplyPresenter
+from tui_chat.ui.conversation.send_flow import SendFlow
 from tui_chat.ui.conversation.sidebar_actions import SidebarActions, SidebarRequests
 from tui_chat.ui.conversation.view import ExchangePresenter, Severity
 from tui_chat.ui.key_hints import hint_key
@@ -112,6 +113,8 @@ class ConversationScreen(SidebarRequests, ConversationDialogs, Screen[None]):
         self.branches = BranchActions(controller, self, self.context_status)
         self.models = ModelActions(controller, self, self.context_status)
         self.setup = ConversationSetup(controller, self)
+        self.send_flow = SendFlow(controller, self, self.attach_flow, self.context_status,
+                                  self.models)
         self._compare_presenter: ComparePresenter | None = None
         self._first_run_hint = ""
 
@@ -320,21 +323,7 @@ class ConversationScreen(SidebarRequests, ConversationDialogs, Screen[None]):
     @on(PromptInput.Submitted)
     async def _submitted(self, event: PromptInput.Submitted) -> None:
         event.stop()
-        if not await self.whole_path():
-            return  # another conversation came meanwhile: the text stays in the prompt
-        if self.controller.busy("A reply is still streaming: wait for it, or press Esc to "
-                                "stop it."):
-            return
-        attachments = [] if self.editing is not None else self.attach_flow.collect(event.text)
-        if attachments is None:
-            return  # said why; the prompt and the list stay as they are
-        self.context_status.before_send(event.text, self._send_now, attachments)
-
-    def _send_now(self, text: str) -> None:
-        self.prompt.remember(text)
-        self.prompt.clear()
-        attachments = self.attach_flow.take() if self.editing is None else []
-        self.run_exchange(self.controller.exchange_for(text, attachments))
+        await self.send_flow.submit(event.text)
 
     @work(exclusive=True, group="llm", exit_on_error=False)
     async def run_exchange(self, exchange: Exchange) -> None:
@@ -403,16 +392,7 @@ class ConversationScreen(SidebarRequests, ConversationDialogs, Screen[None]):
     async def action_regenerate(self, choose_model: bool = False, reply_id: str | None = None
                                 ) -> None:
         """Write `reply_id` again (None: the last reply)."""
-        if not await self.whole_path() or self.controller.busy():
-            return
-        if not any(m.role is Role.USER for m in self.message_list.messages):
-            self.notify("There is nothing to regenerate yet: send a message first.",
-                        markup=False, severity="warning")
-            return
-        if choose_model:
-            self.choose_model(then_regenerate=True, reply_id=reply_id)
-            return
-        self.controller.regenerate(reply_id)
+        await self.send_flow.regenerate(choose_model, reply_id)
 
     async def action_new_conversation(self) -> None:
         await self.controller.new_conversation()
