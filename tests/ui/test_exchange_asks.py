@@ -54,3 +54,19 @@ async def test_no_in_the_modal_sends_nothing_and_gives_the_prompt_back(
         assert screen.prompt.text == "time?" and not screen.message_list.messages
         assert any("nothing was sent" in text for _, text in notes)
     assert [r for r in chutes_server.requests if r.method == "POST"] == []
+
+
+async def test_the_question_goes_away_with_the_exchange(make_app: AppFactory,
+                                                        chutes_server: FakeProvider) -> None:
+    """The exchange cancelled while its question is open (another conversation, quit): the
+    modal is taken away, nothing is sent, and the app goes on."""
+    app = make_app(settings=no_tools_model())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"time?", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        screen = conversation(app)
+        await screen.stop_streaming()
+        await wait_until(pilot, lambda: app.screen is screen)
+        await wait_idle(pilot)
+        assert not screen.message_list.messages
+    assert [r for r in chutes_server.requests if r.method == "POST"] == []
