@@ -30,7 +30,6 @@ import time
 from collections.abc import AsyncGenerator, Sequence
 from typing import TYPE_CHECKING, assert_never
 
-from tui_chat.core.compare import CompareEvent, TargetEvent
 from tui_chat.core.errors import TuiChatError
 from tui_chat.core.events import (
     ContentDelta,
@@ -57,6 +56,7 @@ from tui_chat.ui.advice import sentence
 from tui_chat.ui.conversation.exchange import Exchange
 
 if TYPE_CHECKING:
+    from tui_chat.core.compare import CompareEvent
     from tui_chat.core.workspace import Workspace
     from tui_chat.ui.conversation.view import ConversationView, EventPresenter
     from tui_chat.ui.widgets.compare_view import CompareView
@@ -275,15 +275,19 @@ class ConversationController:
                 await presenter.reply_finished(event.message)
             case ReplyFailed():
                 await presenter.reply_failed(event.message, event.error)
-            case TargetEvent():
-                column = await presenter.column(event.target)
-                if column is not None:
-                    await self.present(column, event.event)
             case (ToolCallStarted() | ToolCallFinished() | ToolCallDelta() | FinishReason()
                   | UsageReported() | StreamDone() | SentAs() | ModelChosen()):
                 pass  # folded into the reply by the session: its end shows them
             case _:
-                assert_never(event)
+                # A comparison's column (core.compare is loaded by then; imported here, it
+                # stays off the start-up path).
+                from tui_chat.core.compare import TargetEvent
+
+                if not isinstance(event, TargetEvent):
+                    assert_never(event)
+                column = await presenter.column(event.target)
+                if column is not None:
+                    await self.present(column, event.event)
 
     def conversation_gone(self, error: ConversationGoneError, *, replied: bool) -> None:
         """The conversation on screen was deleted elsewhere: say so once; the next message

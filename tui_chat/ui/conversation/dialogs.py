@@ -11,9 +11,10 @@ are the view's awaitable `confirm` / `ask`.)
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar
+
+from msgspec import Struct
 
 if TYPE_CHECKING:
     from tui_chat.core.context import ContextPlan
@@ -32,8 +33,7 @@ ModelRef = tuple[str, str]
 """(provider name, model id)."""
 
 
-@dataclass(frozen=True)
-class ModelPick:
+class ModelPick(Struct, frozen=True):
     """The model picker's answer: one model, or 2-4 to compare (`compare`)."""
 
     models: tuple[ModelRef, ...]

@@ -39,7 +39,6 @@ from tui_chat.ui.conversation.model_actions import COMPARE_TITLE, ModelActions
 from tui_chat.ui.conversation.reply_presenter import ReplyPresenter
 from tui_chat.ui.conversation.send_flow import SendFlow
 from tui_chat.ui.conversation.sidebar_actions import SidebarActions, SidebarRequests
-from tui_chat.ui.conversation.view import ExchangePresenter, Severity
 from tui_chat.ui.key_hints import hint_key
 from tui_chat.ui.messages import ConversationChanged
 from tui_chat.ui.screens.conversation_dialogs import ConversationDialogs
@@ -52,6 +51,7 @@ from tui_chat.ui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:  # imported on first use: not on the start-up path
     from tui_chat.ui.conversation.compare_presenter import ComparePresenter
+    from tui_chat.ui.conversation.view import ExchangePresenter, Severity
     from tui_chat.ui.widgets.compare_view import CompareView
     from tui_chat.ui.widgets.conversation_list import ConversationList
 

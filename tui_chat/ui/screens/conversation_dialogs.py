@@ -12,13 +12,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual.screen import Screen
 
-from tui_chat.ui.conversation.dialogs import Answered, ChosenSettings, ModelPick, ModelRef
-
 if TYPE_CHECKING:
     from tui_chat.core.context import ContextPlan
     from tui_chat.core.models import Parameters
     from tui_chat.core.personas import Persona
     from tui_chat.core.workspace import Workspace
+    from tui_chat.ui.conversation.dialogs import Answered, ChosenSettings, ModelPick, ModelRef
     from tui_chat.ui.screens.model_picker import Comparison, ModelChoice
 
 T = TypeVar("T")
@@ -87,6 +86,7 @@ class ConversationDialogs(Screen[None]):
     def open_model_picker(self, *, recent: Sequence[ModelRef], current: ModelRef | None,
                           marked: Sequence[ModelRef], several: bool,
                           answered: Callable[[ModelPick | None], None]) -> None:
+        from tui_chat.ui.conversation.dialogs import ModelPick
         from tui_chat.ui.screens.model_picker import Comparison, ModelChoice, ModelPickerScreen
 
         workspace = self.workspace
