@@ -7,8 +7,8 @@ process (its replies: benchmarks/textgen.py). Medians of RUNS runs, each in a fr
   For 20,000 chunks also the app's CPU over that time (`time.process_time()`, all its
   threads), and the wall time against a raw read of the same stream (httpx, bytes only,
   nothing parsed), measured just before each run.
-- per-chunk cost, first 1,000 vs last 1,000 chunks: `ReplyPresenter.apply` (every session
-  event goes through it) is wrapped to time-stamp each content delta as the app takes it,
+- per-chunk cost, first 1,000 vs last 1,000 chunks: `ReplyPresenter.content` (every content
+  delta goes to it, from the controller's `present`) is wrapped to time-stamp each content delta as the app takes it,
   with the characters received so far; chunk i is taken when the text reaches the end of the
   i-th chunk sent (the client may join a few chunks into one delta). Cost of a range = time
   from its first chunk taken to its last / chunks. Rendering runs on the same event loop, so a
