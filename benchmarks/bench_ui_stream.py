@@ -8,9 +8,10 @@ process (its replies: benchmarks/textgen.py). Medians of RUNS runs, each in a fr
   threads), and the wall time against a raw read of the same stream (httpx, bytes only,
   nothing parsed), measured just before each run.
 - per-chunk cost, first 1,000 vs last 1,000 chunks: `ReplyPresenter.content` (every content
-  delta goes to it, from the controller's `present`) is wrapped to time-stamp each content delta as the app takes it,
-  with the characters received so far; chunk i is taken when the text reaches the end of the
-  i-th chunk sent (the client may join a few chunks into one delta). Cost of a range = time
+  delta goes to it, from the controller's `present`) is wrapped to time-stamp each content
+  delta as the app takes it, with the characters received so far; chunk i is taken when the
+  text reaches the end of the i-th chunk sent (the client may join a few chunks into one
+  delta). Cost of a range = time
   from its first chunk taken to its last / chunks. Rendering runs on the same event loop, so a
   growing render cost shows as a growing gap between chunks.
 - CPU at 100 chunks/s: `time.process_time()` of this process (the app; the fake provider is
