@@ -7,10 +7,11 @@ process (its replies: benchmarks/textgen.py). Medians of RUNS runs, each in a fr
   For 20,000 chunks also the app's CPU over that time (`time.process_time()`, all its
   threads), and the wall time against a raw read of the same stream (httpx, bytes only,
   nothing parsed), measured just before each run.
-- per-chunk cost, first 1,000 vs last 1,000 chunks: `ReplyPresenter.apply` (every session
-  event goes through it) is wrapped to time-stamp each content delta as the app takes it,
-  with the characters received so far; chunk i is taken when the text reaches the end of the
-  i-th chunk sent (the client may join a few chunks into one delta). Cost of a range = time
+- per-chunk cost, first 1,000 vs last 1,000 chunks: `ReplyPresenter.content` (every content
+  delta goes to it, from the controller's `present`) is wrapped to time-stamp each content
+  delta as the app takes it, with the characters received so far; chunk i is taken when the
+  text reaches the end of the i-th chunk sent (the client may join a few chunks into one
+  delta). Cost of a range = time
   from its first chunk taken to its last / chunks. Rendering runs on the same event loop, so a
   growing render cost shows as a growing gap between chunks.
 - CPU at 100 chunks/s: `time.process_time()` of this process (the app; the fake provider is
@@ -51,7 +52,6 @@ from benchmarks.common import (
 )
 from benchmarks.textgen import fence_chunks, markdown_chunks
 from benchmarks.ui_harness import FrameClock, percentile, reply_shown, running_app, send_key
-from tui_chat.core.events import ContentDelta
 from tui_chat.ui.screens.conversation import ConversationScreen
 
 RUNS = 3
@@ -104,17 +104,16 @@ def full_collections(pauses: list[float]) -> Iterator[None]:
 
 def _stamp_deltas(screen: ConversationScreen, stamps: list[tuple[float, int]]) -> None:
     presenter = screen.presenter
-    original = presenter.apply
+    original = presenter.content
     received = 0
 
-    async def apply(event: Any) -> None:
+    async def content(text: str) -> None:
         nonlocal received
-        if isinstance(event, ContentDelta):
-            received += len(event.text)
-            stamps.append((timer(), received))
-        await original(event)
+        received += len(text)
+        stamps.append((timer(), received))
+        await original(text)
 
-    presenter.apply = apply  # type: ignore[method-assign]
+    presenter.content = content  # type: ignore[method-assign]
 
 
 def _prompt_has(screen: ConversationScreen, letters: int) -> Callable[[], bool]:

@@ -17,7 +17,7 @@ from tests.fakeprovider import FakeProvider
 from tui_chat.core.config import Settings
 from tui_chat.core.store import Store
 from tui_chat.ui.app import TuiChatApp
-from tui_chat.ui.screens import first_token_wait
+from tui_chat.ui.conversation import first_token_wait
 from tui_chat.ui.screens.conversation import ConversationScreen
 from tui_chat.ui.services import AppServices
 from tui_chat.ui.widgets.reply_view import ReplyView

@@ -21,7 +21,7 @@ LATER = ("pydantic", "pydantic_core", "annotated_types", "httpx", "tui_chat.core
          "tui_chat.ui.screens.settings", "tui_chat.ui.widgets.reply_view", "tui_chat.core.export",
          "tui_chat.ui.screens.confirm", "tui_chat.ui.widgets.compare_view",
          "tui_chat.ui.screens.help", "tui_chat.ui.commands", "tui_chat.ui.keymap",
-         "tui_chat.ui.screens.compare_presenter", "tui_chat.ui.widgets.conversation_list",
+         "tui_chat.ui.conversation.compare_presenter", "tui_chat.ui.widgets.conversation_list",
          "tui_chat.ui.widgets.attachment_list", "mcp", "mcp_types", "httpx2",
          "tui_chat.core.mcp.manager", "tui_chat.core.mcp.connection", "tui_chat.commands.mcp")
 

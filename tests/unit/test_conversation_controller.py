@@ -3,7 +3,8 @@ provider, and a fake view that records what it is told (no Textual app, millisec
 
 What is pinned here is the controller's: which exchange an Enter starts, that it is the one
 writer of `editing`, `continue_partial` and `comparison`, the one streaming guard, what Esc
-does, and how an exchange ends (finished, stopped, failed before a reply).
+does, how an exchange ends (finished, stopped, failed before a reply), and that what an
+exchange asks the user (core.asker) is put to the view and its answer used.
 """
 
 from __future__ import annotations
@@ -15,34 +16,58 @@ from typing import Any
 
 import pytest
 
-from tests.fakeprovider import FakeProvider, Reply, stream_of
+from tests.fakeprovider import FakeProvider, Reply, stream_of, tool_call_stream
+from tests.mcp.conftest import time_server
 from tests.unit.test_workspace import env_for
-from tui_chat.core.compare import TargetEvent
 from tui_chat.core.config import Settings
-from tui_chat.core.events import ContentDelta
+from tui_chat.core.mcp.config import McpServerConfig, McpSettings
+from tui_chat.core.model_facts import ModelSettings
 from tui_chat.core.models import Message, MessageStatus, Role
-from tui_chat.core.session import ReplyFailed, ReplyFinished, ReplyStarted, UserMessageSaved
 from tui_chat.core.store import Store
 from tui_chat.core.workspace import Workspace
 from tui_chat.ui.conversation.controller import STILL_STREAMING, ConversationController, Exchange
 
 
 class FakePresenter:
-    """Records the events of one exchange and how it ended."""
+    """Records what it is told to draw of one exchange (the name of each call, and its
+    argument) and how the exchange ended; a comparison's columns record here too."""
 
     def __init__(self, view: FakeView, exchange: Exchange) -> None:
         self.view, self.exchange = view, exchange
-        self.events: list[object] = []
+        self.events: list[tuple[str, Any]] = []
         self.ended: str | None = None
 
-    async def apply(self, event: object) -> None:
-        self.events.append(event)
-        if isinstance(event, TargetEvent) and self.view.controller.comparison is None:
+    async def user_message_saved(self, message: Message) -> None:
+        self.events.append(("user_message_saved", message))
+
+    async def path_changed(self, after_id: str | None) -> None:
+        self.events.append(("path_changed", after_id))
+
+    async def reply_started(self, message: Message) -> None:
+        self.events.append(("reply_started", message))
+
+    async def content(self, text: str) -> None:
+        self.events.append(("content", text))
+        self.view.first_delta.set()
+        await self.view.hold_deltas.wait()
+
+    async def reasoning(self, text: str) -> None:
+        self.events.append(("reasoning", text))
+
+    async def retry(self, reason: str, delay: float) -> None:
+        self.events.append(("retry", reason))
+
+    async def reply_finished(self, message: Message) -> None:
+        self.events.append(("reply_finished", message))
+
+    async def reply_failed(self, message: Message, error: Exception) -> None:
+        self.events.append(("reply_failed", message))
+
+    async def column(self, index: int) -> FakePresenter:
+        if self.view.controller.comparison is None:
             self.view.controller.comparison_shown(self.view.comparison_widget)  # type: ignore[arg-type]
-        if isinstance(event, ContentDelta) or (isinstance(event, TargetEvent) and isinstance(
-                event.event, ContentDelta)):
-            self.view.first_delta.set()
-            await self.view.hold_deltas.wait()
+        self.events.append(("column", index))
+        return self
 
     async def finished(self) -> None:
         self.ended = "finished"
@@ -53,9 +78,11 @@ class FakePresenter:
     async def failed_before_reply(self, text: str, *, notify: bool = True) -> None:
         self.ended = f"failed: {text}"
 
+    def kinds(self) -> list[str]:
+        return [kind for kind, _ in self.events]
+
     def replies(self) -> list[Message]:
-        inner = [e.event if isinstance(e, TargetEvent) else e for e in self.events]
-        return [e.message for e in inner if isinstance(e, ReplyFinished | ReplyFailed)]
+        return [m for kind, m in self.events if kind in ("reply_finished", "reply_failed")]
 
 
 class FakeView:
@@ -73,6 +100,10 @@ class FakeView:
         self.first_delta = asyncio.Event()
         self.comparison_widget = object()
         self.controller: ConversationController
+        self.yes = True
+        """The answer of every confirmation."""
+        self.choice: str | None = None
+        """The answer of every question with choices (None: the first choice)."""
 
     @property
     def streaming(self) -> bool:
@@ -115,7 +146,7 @@ class FakeView:
     def refresh_chrome(self) -> None:
         self.calls.append(("refresh_chrome", None))
 
-    async def show_messages(self, messages: list[Message]) -> None:
+    async def show_messages(self, messages: list[Message], *, above: object = None) -> None:
         self.messages_shown = bool(messages)
 
     @property
@@ -137,14 +168,13 @@ class FakeView:
     def exchange_ended(self) -> None:
         self.calls.append(("exchange_ended", None))
 
-    async def confirm(self, question: str, *, yes: str = "Yes", no: str = "No",
-                      danger: bool = False) -> bool:
+    async def confirm(self, question: str) -> bool:
         self.calls.append(("confirm", question))
-        return True
+        return self.yes
 
     async def ask(self, question: str, choices: Sequence[str]) -> str | None:
         self.calls.append(("ask", question))
-        return choices[-1] if choices else None
+        return self.choice if self.choice is not None else choices[0]
 
 
 @pytest.fixture
@@ -182,8 +212,9 @@ async def test_send_runs_the_exchange_to_its_end(app: Any, chutes_server: FakePr
     chutes_server.script(Reply(stream_of(["Hello", " there"])))
     presenter = await enter(controller, view, "hi")
     assert presenter.exchange == Exchange("send", "hi")
-    kinds = [type(e) for e in presenter.events]
-    assert kinds[0] is UserMessageSaved and ReplyStarted in kinds and kinds[-1] is ReplyFinished
+    kinds = presenter.kinds()
+    assert kinds[0] == "user_message_saved" and kinds[-1] == "reply_finished"
+    assert kinds[1] == "reply_started" and set(kinds[2:-1]) == {"content"}
     assert presenter.replies()[0].content == "Hello there"
     assert presenter.ended == "finished" and view.calls[-1] == ("exchange_ended", None)
 
@@ -309,9 +340,8 @@ async def test_a_failure_before_any_reply_is_one_sentence(app: Any,
     controller, view = app
     chutes_server.script(Reply.error(401, {"detail": "Invalid API key"}))
     presenter = await enter(controller, view, "q")
-    failed = [e for e in presenter.events if isinstance(e, ReplyFailed)]
     ended = presenter.ended or ""
-    assert failed or ended.startswith("failed: ")
+    assert "reply_failed" in presenter.kinds() or ended.startswith("failed: ")
     assert view.calls[-1] == ("exchange_ended", None) and not view.streaming
 
 
@@ -325,3 +355,86 @@ async def test_a_deleted_conversation_is_said_once_and_forgotten(
     await enter(controller, view, "next")
     assert view.said and view.said[-1][0] == "warning"
     assert "The next message starts a new conversation." in view.said[-1][1]
+
+
+async def test_a_new_conversation_stops_the_reply_and_forgets_what_was_chosen(
+        app: Any, chutes_server: FakeProvider) -> None:
+    controller, view = app
+    chutes_server.script(Reply(stream_of(["one"])), Reply(stream_of(["partial", " more"])))
+    await enter(controller, view, "q")
+    first = controller.workspace.session.conversation.id
+    view.hold_deltas.clear()
+    view.first_delta.clear()
+    view.start_exchange(controller.exchange_for("again", []))
+    await view.first_delta.wait()
+    await controller.new_conversation()
+    assert view.presenters[-1].ended == "stopped" and not view.streaming
+    assert not controller.workspace.session.is_saved and controller.editing is None
+    assert controller.active_conversation_id() is None
+    assert ("focus_prompt", None) in view.calls
+    left = controller.workspace.store.get_messages(first)[-1]
+    assert left.role is Role.ASSISTANT and left.status is MessageStatus.INTERRUPTED
+
+
+MODEL = "deepseek-ai/DeepSeek-V3-0324"
+
+
+def with_tools(chutes_server: FakeProvider, store: Store, *, tools: bool,
+               server: McpServerConfig) -> Workspace:
+    settings = Settings(mcp=McpSettings(servers={"time": server}),
+                        models={f"chutes:{MODEL}": ModelSettings(tools=tools)})
+    return Workspace(settings, store, env=env_for(chutes_server))
+
+
+async def test_what_the_exchange_confirms_is_put_to_the_view(
+        store: Store, chutes_server: FakeProvider) -> None:
+    """Tool servers on, a model that takes no tools: the exchange asks whether to send
+    without them (the view answers), and the controller acts on the answer."""
+    workspace = with_tools(chutes_server, store, tools=False, server=time_server())
+    view = FakeView()
+    controller = view.controller = ConversationController(workspace, view)  # type: ignore[arg-type]
+    view.yes = False
+    presenter = await enter(controller, view, "What time is it?")
+    [(_, question)] = [c for c in view.calls if c[0] == "confirm"]
+    assert "does not take tools" in question and question.endswith("without them?")
+    assert (presenter.ended or "").startswith("failed: ") and "nothing was sent" in (
+        presenter.ended or "")
+    assert chutes_server.requests == [] and workspace.asker is not controller
+    view.yes = True
+    chutes_server.script(Reply(stream_of(["I cannot tell."])))
+    presenter = await enter(controller, view, "What time is it?")
+    assert presenter.ended == "finished"
+    assert presenter.replies()[0].content == "I cannot tell."
+    body = chutes_server.requests[-1].body
+    assert isinstance(body, dict) and "tools" not in body
+    await workspace.aclose()
+
+
+async def test_a_tool_call_is_put_to_the_view_and_its_answer_used(
+        store: Store, chutes_server: FakeProvider) -> None:
+    """A real tool server (mcp-server-time): the call is asked through the view, which
+    denies it here; the denial is kept and goes back to the model."""
+    workspace = with_tools(chutes_server, store, tools=True, server=time_server())
+    view = FakeView()
+    controller = view.controller = ConversationController(workspace, view)  # type: ignore[arg-type]
+    view.choice = "Deny"
+    chutes_server.script(Reply(tool_call_stream(
+        [("time__get_current_time", '{"timezone": "Asia/Kolkata"}')], ids=["call_k"])),
+        Reply(stream_of(["Denied, then."])))
+    presenter = await enter(controller, view, "What time is it in Kolkata?")
+    [(_, question)] = [c for c in view.calls if c[0] == "ask"]
+    assert "get_current_time" in question and "Asia/Kolkata" in question
+    assert presenter.ended == "finished"
+    tool = workspace.session.messages()[2]
+    assert tool.tool_run is not None and tool.tool_run.status == "denied"
+    await workspace.aclose()
+
+
+async def test_an_answer_the_question_did_not_offer_is_no_answer(app: Any) -> None:
+    controller, view = app
+    view.choice = "Always, for everything"
+    assert await controller.ask("Run it?", ["Run once", "Deny"]) is None
+    view.choice = "Deny"
+    assert await controller.ask("Run it?", ["Run once", "Deny"]) == "Deny"
+    view.yes = False
+    assert await controller.confirm("Send it?") is False

@@ -6,10 +6,20 @@ It is the one writer of what the user is doing with the conversation on screen:
 - `comparison`: the comparison on screen, until a reply is chosen or the conversation moves on;
 and it decides what the keys mean for them: whether a reply may start while one streams
 (`busy`, one sentence for every place that asks), what Esc does (`stop`), which exchange an
-Enter starts (`submit`) and which of the workspace's calls runs it (`events_for`).
+Enter starts (`submit`) and which of the workspace's calls runs it (`events_for`), and
+which drawing each of its events is for (`present`: one `match` over every kind of session
+and compare event, `assert_never` at its end, so that a new kind is a type error here until
+it is handled).
 
 It draws nothing: it tells its view (`view.ConversationView`), which the conversation screen
 implements and the tests fake.
+
+It is also the exchange's `core.asker.Asker`: whatever runs inside an exchange (a tool call
+waiting for approval, a model that cannot take tools) asks through `Workspace.asker`, which is
+this controller while the exchange runs; it puts the question to the view (`confirm`, `ask`:
+a modal on the screen) and hands the answer back. A new kind of question: a method on
+`core.asker.Asker` (and its refusal on `Refuse`), the same method here passing it on, and an
+awaitable method of that name on `ConversationView` (the screen pushes its modal).
 """
 
 from __future__ import annotations
@@ -18,20 +28,37 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncGenerator, Sequence
-from typing import TYPE_CHECKING, Literal
-
-from msgspec import Struct
+from typing import TYPE_CHECKING, assert_never
 
 from tui_chat.core.errors import TuiChatError
-from tui_chat.core.models import Attachment, Message
+from tui_chat.core.events import (
+    ContentDelta,
+    FinishReason,
+    ModelChosen,
+    ReasoningDelta,
+    RetryScheduled,
+    SentAs,
+    StreamDone,
+    ToolCallDelta,
+    UsageReported,
+)
+from tui_chat.core.models import ActivePathChanged, Attachment, Message
+from tui_chat.core.session import (
+    ReplyFailed,
+    ReplyFinished,
+    ReplyStarted,
+    SessionEvent,
+    UserMessageSaved,
+)
 from tui_chat.core.store import ConversationGoneError
+from tui_chat.core.tool_exchange import ToolCallFinished, ToolCallStarted
 from tui_chat.ui.advice import sentence
+from tui_chat.ui.conversation.exchange import Exchange
 
 if TYPE_CHECKING:
     from tui_chat.core.compare import CompareEvent
-    from tui_chat.core.session import SessionEvent
     from tui_chat.core.workspace import Workspace
-    from tui_chat.ui.conversation.view import ConversationView
+    from tui_chat.ui.conversation.view import ConversationView, EventPresenter
     from tui_chat.ui.widgets.compare_view import CompareView
 
 YIELD_EVERY = 0.004
@@ -42,16 +69,7 @@ screen, prompt, then the frame), each behind another slice of the worker; a mill
 them all run (benchmarks/bench_ui_stream.py: key press to screen while a reply streams)."""
 STILL_STREAMING = "A reply is still streaming: press Esc first."
 
-
-class Exchange(Struct, frozen=True):
-    """What the worker should do: send a prompt, regenerate, edit and resend, or compare."""
-
-    kind: Literal["send", "regenerate", "edit", "compare"]
-    text: str = ""
-    message_id: str | None = None
-    continue_partial: bool = False
-    """Send the reply cut off by a failure as context (the user chose to continue from it)."""
-    attachments: tuple[Attachment, ...] = ()
+__all__ = ["STILL_STREAMING", "ConversationController", "Exchange"]
 
 
 class ConversationController:
@@ -156,6 +174,32 @@ class ConversationController:
         if comparison is not None:
             await self.view.comparison_settled(comparison)
 
+    # --- the exchange's questions (core.asker.Asker) -----------------------------------------
+
+    async def confirm(self, question: str) -> bool:
+        """Yes or no, asked through the view: True only when the user said yes."""
+        return await self.view.confirm(question)
+
+    async def ask(self, question: str, choices: Sequence[str]) -> str | None:
+        """One of `choices`, asked through the view; None: declined."""
+        answer = await self.view.ask(question, choices)
+        return answer if answer in choices else None
+
+    # --- the conversation on screen ----------------------------------------------------------
+
+    def active_conversation_id(self) -> str | None:
+        session = self.workspace.session
+        return session.conversation.id if session.is_saved else None
+
+    async def new_conversation(self) -> None:
+        """Stop any reply, forget what was chosen for this conversation, show a new one."""
+        await self.view.stop_exchange()
+        self.take_comparison()
+        self.workspace.new_conversation()
+        self.cancel_edit()
+        await self.view.show_messages([])
+        self.view.focus_prompt()
+
     # --- sending ------------------------------------------------------------------------------
 
     def exchange_for(self, text: str, attachments: Sequence[Attachment]) -> Exchange:
@@ -189,7 +233,7 @@ class ConversationController:
             async with contextlib.aclosing(self.events_for(exchange)) as events:
                 turn = time.perf_counter()
                 async for event in events:
-                    await presenter.apply(event)
+                    await self.present(presenter, event)
                     if time.perf_counter() - turn > YIELD_EVERY:
                         # One network read can hold hundreds of events, and an async
                         # generator hands them over without returning to the loop.
@@ -210,6 +254,41 @@ class ConversationController:
         finally:
             view.exchange_ended()
 
+    async def present(self, presenter: EventPresenter,
+                      event: SessionEvent | CompareEvent) -> None:
+        """Hand `event` to the method of `presenter` that draws it (a comparison's column
+        events to that column's presenter)."""
+        match event:
+            case ContentDelta():
+                await presenter.content(event.text)
+            case ReasoningDelta():
+                await presenter.reasoning(event.text)
+            case UserMessageSaved():
+                await presenter.user_message_saved(event.message)
+            case ActivePathChanged():
+                await presenter.path_changed(event.after_id)
+            case ReplyStarted():
+                await presenter.reply_started(event.message)
+            case RetryScheduled():
+                await presenter.retry(event.reason, event.delay)
+            case ReplyFinished():
+                await presenter.reply_finished(event.message)
+            case ReplyFailed():
+                await presenter.reply_failed(event.message, event.error)
+            case (ToolCallStarted() | ToolCallFinished() | ToolCallDelta() | FinishReason()
+                  | UsageReported() | StreamDone() | SentAs() | ModelChosen()):
+                pass  # folded into the reply by the session: its end shows them
+            case _:
+                # A comparison's column (core.compare is loaded by then; imported here, it
+                # stays off the start-up path).
+                from tui_chat.core.compare import TargetEvent
+
+                if not isinstance(event, TargetEvent):
+                    assert_never(event)
+                column = await presenter.column(event.target)
+                if column is not None:
+                    await self.present(column, event.event)
+
     def conversation_gone(self, error: ConversationGoneError, *, replied: bool) -> None:
         """The conversation on screen was deleted elsewhere: say so once; the next message
         starts a new conversation (what is on screen stays until then)."""
@@ -228,14 +307,16 @@ class ConversationController:
         workspace = self.workspace
         match exchange.kind:
             case "compare":
-                return workspace.compare(exchange.text, attachments=exchange.attachments)
+                return workspace.compare(exchange.text, attachments=exchange.attachments,
+                                         asker=self)
             case "regenerate":
-                return workspace.regenerate(exchange.message_id)
+                return workspace.regenerate(exchange.message_id, asker=self)
             case "edit" if exchange.message_id is not None:
-                return workspace.edit_and_resend(exchange.message_id, exchange.text)
+                return workspace.edit_and_resend(exchange.message_id, exchange.text,
+                                                 asker=self)
             case _:
                 return workspace.send(exchange.text, attachments=exchange.attachments,
-                                      continue_partial=exchange.continue_partial)
+                                      continue_partial=exchange.continue_partial, asker=self)
 
     # --- Esc -------------------------------------------------------------------------------------
 

@@ -1,30 +1,87 @@
-"""What the conversation controller needs from whatever draws it: `ConversationView`.
+"""What the conversation's controller and helpers need from whatever draws them.
 
-`ConversationScreen` (ui/screens/conversation.py) implements it with widgets; the
-controller's tests implement it with a plain class that records the calls. The view draws
-and reports; it decides nothing (whether a reply may start, what Esc does, which exchange an
-Enter is: the controller's).
+- `ConversationView`: what the controller draws through (streaming, the exchange, a
+  notification, the prompt, the chrome, the messages, the comparison, and the awaitable
+  questions `confirm` / `ask` an exchange puts to the user).
+- `Surface`: the view plus the widgets the presenters and helpers of this package draw on
+  (the message list, the prompt, the status line, the sidebar) and the screen's timers and
+  workers.
+- `dialogs.Dialogs`: the modal questions the helpers open (each answered through a callback).
+
+`ConversationScreen` (ui/screens/conversation.py) implements all three with widgets; the
+controller's tests implement `ConversationView` with a plain class that records the calls.
+The view draws and reports; it decides nothing (whether a reply may start, what Esc does,
+which exchange an Enter is: the controller's). Nothing here imports a screen: the screens
+import this package, never the other way (an import-linter contract in pyproject.toml).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, Protocol
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from tui_chat.ui.conversation.dialogs import Dialogs
 
 if TYPE_CHECKING:
-    from tui_chat.core.compare import CompareEvent
+    from textual.message import Message as TextualMessage
+    from textual.timer import Timer
+    from textual.widget import Widget
+    from textual.worker import Worker
+
+    from tui_chat.core.errors import TuiChatError
     from tui_chat.core.models import Message
-    from tui_chat.core.session import SessionEvent
-    from tui_chat.ui.conversation.controller import Exchange
+    from tui_chat.ui.conversation.exchange import Exchange
     from tui_chat.ui.widgets.compare_view import CompareView
+    from tui_chat.ui.widgets.conversation_list import ConversationList
+    from tui_chat.ui.widgets.message_list import MessageList, ReadAbove
+    from tui_chat.ui.widgets.message_view import Position
+    from tui_chat.ui.widgets.prompt_input import PromptInput
+    from tui_chat.ui.widgets.status_bar import StatusBar
 
 Severity = Literal["information", "warning", "error"]
 
 
-class ExchangePresenter(Protocol):
-    """Draws one exchange as its events arrive (ReplyPresenter, ComparePresenter)."""
+class EventPresenter(Protocol):
+    """Draws one stream of session events: an exchange's, or one column's of a comparison.
+    Which method an event is for is the controller's one `match` over every kind of event
+    (`ConversationController.present`)."""
 
-    async def apply(self, event: SessionEvent | CompareEvent) -> None:
+    async def user_message_saved(self, message: Message) -> None:
         ...
+
+    async def path_changed(self, after_id: str | None) -> None:
+        """The messages shown below `after_id` leave the view (another branch follows)."""
+        ...
+
+    async def reply_started(self, message: Message) -> None:
+        ...
+
+    async def content(self, text: str) -> None:
+        """A piece of the reply's text."""
+        ...
+
+    async def reasoning(self, text: str) -> None:
+        """A piece of the reply's reasoning."""
+        ...
+
+    async def retry(self, reason: str, delay: float) -> None:
+        """The request failed before its first token; it is tried again after `delay` s."""
+        ...
+
+    async def reply_finished(self, message: Message) -> None:
+        ...
+
+    async def reply_failed(self, message: Message, error: TuiChatError) -> None:
+        """The reply failed (`message`: saved as it stands)."""
+        ...
+
+    async def column(self, index: int) -> EventPresenter | None:
+        """The presenter of a comparison's column `index` (None: this draws no comparison)."""
+        ...
+
+
+class ExchangePresenter(EventPresenter, Protocol):
+    """Draws one exchange as its events arrive (ReplyPresenter, ComparePresenter)."""
 
     async def finished(self) -> None:
         """The exchange's events have all arrived."""
@@ -88,8 +145,10 @@ class ConversationView(Protocol):
         """Title bar, empty-state hint and status line from the workspace's state."""
         ...
 
-    async def show_messages(self, messages: list[Message]) -> None:
-        """Show the conversation now open in the workspace (its first messages)."""
+    async def show_messages(self, messages: list[Message], *, above: ReadAbove | None = None
+                            ) -> None:
+        """Show the conversation now open in the workspace (its first messages; `above`:
+        they are the newest part of its path, and this reads the rest)."""
         ...
 
     @property
@@ -113,3 +172,63 @@ class ConversationView(Protocol):
     def exchange_ended(self) -> None:
         """The exchange ended, however (the sidebar and the memory's upkeep follow)."""
         ...
+
+    async def confirm(self, question: str) -> bool:
+        """Put a yes/no `question` (untrusted text, drawn literally) to the user and wait:
+        True only on an explicit yes. Awaited inside the exchange (the view's worker)."""
+        ...
+
+    async def ask(self, question: str, choices: Sequence[str]) -> str | None:
+        """Put `question` with `choices` to the user and wait: the choice, or None when the
+        user declined (or the view offers no way to answer it)."""
+        ...
+
+
+class Surface(ConversationView, Protocol):
+    """The view with the widgets and the scheduling the presenters and helpers use."""
+
+    @property
+    def message_list(self) -> MessageList:
+        ...
+
+    @property
+    def prompt(self) -> PromptInput:
+        ...
+
+    @property
+    def status(self) -> StatusBar:
+        ...
+
+    @property
+    def sidebar(self) -> ConversationList | None:
+        """The sidebar, once opened."""
+        ...
+
+    async def mount_sidebar(self, sidebar: ConversationList) -> None:
+        """Mount the sidebar (made on first use) at the left of the conversation."""
+        ...
+
+    def mount_above_prompt(self, widget: Widget) -> None:
+        ...
+
+    def positions_of(self, messages: Sequence[Message]) -> Mapping[str, Position]:
+        """Where each message stands among its siblings (‹ 2/3 › in its header)."""
+        ...
+
+    def set_timer(self, delay: float, callback: Callable[[], object]) -> Timer:
+        ...
+
+    def set_interval(self, interval: float, callback: Callable[[], object], *,
+                     name: str | None = None) -> Timer:
+        ...
+
+    def run_worker(self, work: Coroutine[Any, Any, None], *, group: str,
+                   exit_on_error: bool) -> Worker[None]:
+        ...
+
+    def post_message(self, message: TextualMessage) -> bool:
+        ...
+
+
+class ConversationUI(Surface, Dialogs, Protocol):
+    """All the presenters and helpers of this package take (with the controller)."""

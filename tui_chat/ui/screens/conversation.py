@@ -1,8 +1,11 @@
 """The conversation screen: messages, the reply streaming in, the prompt and the status line.
 
-It composes widgets and turns session events into widget calls. One worker (group "llm",
-exclusive) runs an exchange; Esc cancels it, and ChatSession saves the partial reply as
-interrupted. Errors come back as one sentence: inline on the message and as a notification.
+It composes the widgets and implements the conversation's view (`ui.conversation.view`):
+the controller (`ui.conversation.controller`) decides, and the presenters and helpers of
+`ui/conversation/` draw through this screen's widgets and dialogs (`ConversationDialogs`).
+One worker (group "llm", exclusive) runs an exchange; Esc cancels it, and ChatSession saves
+the partial reply as interrupted. Errors come back as one sentence: inline on the message
+and as a notification.
 """
 
 from __future__ import annotations
@@ -24,22 +27,22 @@ from textual.worker import Worker, WorkerState
 
 from tui_chat.core.errors import TuiChatError, unexpected_error_sentence
 from tui_chat.core.models import Message, Role
-from tui_chat.core.store import ConversationGoneError
 from tui_chat.core.text import one_line, sanitize
 from tui_chat.core.workspace import SettingsChange, Workspace
 from tui_chat.ui import gc_policy
+from tui_chat.ui.conversation.attach_flow import AttachFlow
+from tui_chat.ui.conversation.branch_actions import BranchActions
+from tui_chat.ui.conversation.context_status import ContextStatus
 from tui_chat.ui.conversation.controller import ConversationController, Exchange
-from tui_chat.ui.conversation.view import ExchangePresenter, Severity
+from tui_chat.ui.conversation.conversation_setup import ConversationSetup
+from tui_chat.ui.conversation.model_actions import COMPARE_TITLE, ModelActions
+from tui_chat.ui.conversation.reply_presenter import ReplyPresenter
+from tui_chat.ui.conversation.send_flow import SendFlow
+from tui_chat.ui.conversation.sidebar_actions import SidebarActions, SidebarRequests
 from tui_chat.ui.key_hints import hint_key
 from tui_chat.ui.messages import ConversationChanged
-from tui_chat.ui.screens.attach_flow import AttachFlow
-from tui_chat.ui.screens.branch_actions import BranchActions
-from tui_chat.ui.screens.context_status import ContextStatus
-from tui_chat.ui.screens.conversation_setup import ConversationSetup
-from tui_chat.ui.screens.model_actions import COMPARE_TITLE, ModelActions
-from tui_chat.ui.screens.reply_presenter import ReplyPresenter
+from tui_chat.ui.screens.conversation_dialogs import ConversationDialogs
 from tui_chat.ui.screens.settings_note import APPLY_HERE, settings_sentence
-from tui_chat.ui.screens.sidebar_actions import SidebarActions, SidebarRequests
 from tui_chat.ui.widgets.fitted_footer import FittedFooter
 from tui_chat.ui.widgets.message_list import MessageList, ReadAbove
 from tui_chat.ui.widgets.message_view import Position, provider_label
@@ -47,7 +50,8 @@ from tui_chat.ui.widgets.prompt_input import PromptInput
 from tui_chat.ui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:  # imported on first use: not on the start-up path
-    from tui_chat.ui.screens.compare_presenter import ComparePresenter
+    from tui_chat.ui.conversation.compare_presenter import ComparePresenter
+    from tui_chat.ui.conversation.view import ExchangePresenter, Severity
     from tui_chat.ui.widgets.compare_view import CompareView
     from tui_chat.ui.widgets.conversation_list import ConversationList
 
@@ -66,7 +70,7 @@ def prompt_placeholder() -> str:
 __all__ = ["ConversationScreen", "Exchange"]
 
 
-class ConversationScreen(SidebarRequests, Screen[None]):
+class ConversationScreen(SidebarRequests, ConversationDialogs, Screen[None]):
     """One conversation. The App pushes it once and swaps conversations through it.
 
     It draws and reports (`ConversationView`); its controller decides and keeps the
@@ -99,14 +103,18 @@ class ConversationScreen(SidebarRequests, Screen[None]):
         super().__init__()
         self.workspace = workspace
         self.clock: Callable[[], float] = workspace.clock
-        self.controller = ConversationController(workspace, self)
-        self.presenter = ReplyPresenter(self)
-        self.context_status = ContextStatus(self)
-        self.attach_flow = AttachFlow(self)
-        self.sidebar_actions = SidebarActions(self)
-        self.branches = BranchActions(self)
-        self.models = ModelActions(self)
-        self.setup = ConversationSetup(self)
+        self.controller = controller = ConversationController(workspace, self)
+        self.attach_flow = AttachFlow(controller, self)
+        self.context_status = ContextStatus(controller, self, self.attach_flow,
+                                            lambda then: self.choose_model(then=then))
+        self.presenter = ReplyPresenter(controller, self, self.context_status,
+                                        self.attach_flow)
+        self.sidebar_actions = SidebarActions(controller, self)
+        self.branches = BranchActions(controller, self, self.context_status)
+        self.models = ModelActions(controller, self, self.context_status)
+        self.setup = ConversationSetup(controller, self)
+        self.send_flow = SendFlow(controller, self, self.attach_flow, self.context_status,
+                                  self.models)
         self._compare_presenter: ComparePresenter | None = None
         self._first_run_hint = ""
 
@@ -145,9 +153,10 @@ class ConversationScreen(SidebarRequests, Screen[None]):
     def compare_presenter(self) -> ComparePresenter:
         """Made with the first comparison: its widgets are not on the start-up path."""
         if self._compare_presenter is None:
-            from tui_chat.ui.screens.compare_presenter import ComparePresenter
+            from tui_chat.ui.conversation.compare_presenter import ComparePresenter
 
-            self._compare_presenter = ComparePresenter(self)
+            self._compare_presenter = ComparePresenter(self.controller, self, self.presenter,
+                                                       self.attach_flow)
         return self._compare_presenter
 
     @property
@@ -314,24 +323,7 @@ class ConversationScreen(SidebarRequests, Screen[None]):
     @on(PromptInput.Submitted)
     async def _submitted(self, event: PromptInput.Submitted) -> None:
         event.stop()
-        if not await self.whole_path():
-            return  # another conversation came meanwhile: the text stays in the prompt
-        if self.controller.busy("A reply is still streaming: wait for it, or press Esc to "
-                                "stop it."):
-            return
-        attachments = [] if self.editing is not None else self.attach_flow.collect(event.text)
-        if attachments is None:
-            return  # said why; the prompt and the list stay as they are
-        self.context_status.before_send(event.text, self._send_now, attachments)
-
-    def _send_now(self, text: str) -> None:
-        self.prompt.remember(text)
-        self.prompt.clear()
-        attachments = self.attach_flow.take() if self.editing is None else []
-        self.run_exchange(self.controller.exchange_for(text, attachments))
-
-    def conversation_gone(self, error: ConversationGoneError, *, replied: bool) -> None:
-        self.controller.conversation_gone(error, replied=replied)
+        await self.send_flow.submit(event.text)
 
     @work(exclusive=True, group="llm", exit_on_error=False)
     async def run_exchange(self, exchange: Exchange) -> None:
@@ -345,8 +337,7 @@ class ConversationScreen(SidebarRequests, Screen[None]):
         presenter: ReplyPresenter | ComparePresenter = self.presenter
         if exchange.kind == "compare":
             presenter = self.compare_presenter
-        presenter.begin(exchange.text)
-        self.attach_flow.in_flight = list(exchange.attachments)
+        presenter.begin(exchange)
         return presenter
 
     def exchange_ended(self) -> None:
@@ -398,31 +389,13 @@ class ConversationScreen(SidebarRequests, Screen[None]):
     async def action_stop(self) -> None:
         self.controller.stop()
 
-    def cancel_edit(self) -> None:
-        """Forget an edit or a choice to continue from a cut-off reply, not yet sent."""
-        self.controller.cancel_edit()
-
     async def action_regenerate(self, choose_model: bool = False, reply_id: str | None = None
                                 ) -> None:
         """Write `reply_id` again (None: the last reply)."""
-        if not await self.whole_path() or self.controller.busy():
-            return
-        if not any(m.role is Role.USER for m in self.message_list.messages):
-            self.notify("There is nothing to regenerate yet: send a message first.",
-                        markup=False, severity="warning")
-            return
-        if choose_model:
-            self.choose_model(then_regenerate=True, reply_id=reply_id)
-            return
-        self.controller.regenerate(reply_id)
+        await self.send_flow.regenerate(choose_model, reply_id)
 
     async def action_new_conversation(self) -> None:
-        await self.stop_streaming()
-        self.controller.take_comparison()
-        self.workspace.new_conversation()
-        self.cancel_edit()
-        await self.show_messages([])
-        self.prompt.focus()
+        await self.controller.new_conversation()
 
     def action_conversation_settings(self) -> None:
         self.setup.open_settings()
@@ -444,9 +417,6 @@ class ConversationScreen(SidebarRequests, Screen[None]):
             self.comparison.focus()  # waiting for a choice: that comes first
         else:
             self.message_list.focus()
-
-    async def settle_comparison(self) -> None:
-        await self.controller.settle_comparison()
 
     async def comparison_settled(self, comparison: CompareView) -> None:
         await comparison.remove()
@@ -541,9 +511,11 @@ class ConversationScreen(SidebarRequests, Screen[None]):
         found = self.query("ConversationList")
         return cast("ConversationList", found.first()) if found else None
 
-    def active_conversation_id(self) -> str | None:
-        session = self.workspace.session
-        return session.conversation.id if session.is_saved else None
+    async def mount_sidebar(self, sidebar: ConversationList) -> None:
+        await self.query_one("#body").mount(sidebar, before=0)
+
+    def mount_above_prompt(self, widget: Widget) -> None:
+        self.query_one("#main").mount(widget, before=self.prompt)
 
     async def action_toggle_sidebar(self) -> None:
         await self.sidebar_actions.toggle()
@@ -553,9 +525,3 @@ class ConversationScreen(SidebarRequests, Screen[None]):
         if sidebar is not None:
             sidebar.reload()
 
-    def conversations_changed(self) -> None:
-        """A title or the list changed: the title bar and the sidebar show it."""
-        self.refresh_chrome()
-        sidebar = self.sidebar
-        if sidebar is not None:
-            sidebar.reload()

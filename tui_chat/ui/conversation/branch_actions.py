@@ -1,4 +1,4 @@
-"""What the message list's branch keys ask for, decided for the conversation screen: switch to
+"""What the message list's branch keys ask for, decided for the conversation: switch to
 another alternative, delete a message and its subtree (asked first), fork into a new
 conversation, continue from a reply cut off by a failure.
 
@@ -17,12 +17,15 @@ from textual.timer import Timer
 from tui_chat.core.errors import TuiChatError
 from tui_chat.core.models import Message, Role
 from tui_chat.core.text import one_line
+from tui_chat.ui.conversation.context_status import FIGURES_AFTER
 from tui_chat.ui.messages import ConversationChanged
-from tui_chat.ui.screens.context_status import FIGURES_AFTER
 from tui_chat.ui.widgets.message_list import MessageList
 
 if TYPE_CHECKING:
-    from tui_chat.ui.screens.conversation import ConversationScreen
+    from tui_chat.core.workspace import Workspace
+    from tui_chat.ui.conversation.context_status import ContextStatus
+    from tui_chat.ui.conversation.controller import ConversationController
+    from tui_chat.ui.conversation.view import ConversationUI
 
 KNOWN_LIMIT = 4_000
 """Messages of branches left behind kept for switching back (see `_remember`)."""
@@ -31,10 +34,13 @@ CONTINUE_NOTE = ("your next message continues from the cut-off reply (it is sent
 
 
 class BranchActions:
-    """Switch, delete, fork and continue-from, for one conversation screen."""
+    """Switch, delete, fork and continue-from, for one conversation."""
 
-    def __init__(self, host: ConversationScreen) -> None:
-        self.host = host
+    def __init__(self, controller: ConversationController, view: ConversationUI,
+                 context_status: ContextStatus) -> None:
+        self.controller = controller
+        self.view = view
+        self.context_status = context_status
         self._known: dict[str, Message] = {}
         self._context_timer: Timer | None = None
 
@@ -50,23 +56,27 @@ class BranchActions:
             self.continue_from(request.message)
 
     @property
+    def workspace(self) -> Workspace:
+        return self.controller.workspace
+
+    @property
     def continue_partial(self) -> bool:
         """The next message continues from the cut-off reply (the controller's)."""
-        return self.host.controller.continue_partial
+        return self.controller.continue_partial
 
     def _busy(self) -> bool:
-        return self.host.controller.busy()
+        return self.controller.busy()
 
     def _failed(self, error: TuiChatError) -> None:
-        self.host.notify(error.message, severity="error", markup=False)
+        self.view.say(error.message, severity="error")
 
     async def show_path_change(self, after_id: str | None) -> None:
         """The active path changed below `after_id` (None: from the first message): keep
         what is shown down to it, show the new path below it."""
-        compared = self.host.comparison is not None
-        await self.host.settle_comparison()
-        message_list = self.host.message_list
-        session = self.host.workspace.session
+        compared = self.controller.comparison is not None
+        await self.controller.settle_comparison()
+        message_list = self.view.message_list
+        session = self.workspace.session
         if after_id is None:
             keep = 0
         else:
@@ -83,7 +93,7 @@ class BranchActions:
             # only a comparison settled (its label), an emptied list (its hint) or another
             # path from the top changes them (each part drawn again costs the frame that
             # shows the switch).
-            self.host.refresh_chrome()
+            self.view.refresh_chrome()
         self._context_after_frame()
 
     def _context_after_frame(self) -> None:
@@ -91,8 +101,7 @@ class BranchActions:
         (estimating a long path takes a while), once for switches in a row."""
         if self._context_timer is not None:
             self._context_timer.stop()
-        self._context_timer = self.host.set_timer(FIGURES_AFTER,
-                                                  self.host.context_status.refresh)
+        self._context_timer = self.view.set_timer(FIGURES_AFTER, self.context_status.refresh)
 
     def _remember(self, dropped: list[Message]) -> None:
         """Keep the messages of the branch just left: switching back reuses them instead of
@@ -105,7 +114,7 @@ class BranchActions:
         if self._busy():
             return
         try:
-            change = self.host.workspace.session.switch_sibling(message.id, step)
+            change = self.workspace.session.switch_sibling(message.id, step)
         except TuiChatError as error:
             self._failed(error)
             return
@@ -113,8 +122,6 @@ class BranchActions:
             await self.show_path_change(change.after_id)
 
     def delete(self, message: Message) -> None:
-        from tui_chat.ui.screens.confirm import ConfirmScreen  # dialogs: on first use
-
         if self._busy():
             return
         who = "your message" if message.role is Role.USER else "this reply"
@@ -126,38 +133,38 @@ class BranchActions:
             if yes:
                 await self._delete(message)
 
-        self.host.app.push_screen(ConfirmScreen(question, yes="Delete", danger=True), answered)
+        self.view.open_confirm(question, answered, yes="Delete", danger=True)
 
     async def _delete(self, message: Message) -> None:
         try:
-            change = self.host.workspace.session.delete(message.id)
+            change = self.workspace.session.delete(message.id)
         except TuiChatError as error:
             self._failed(error)
             return
-        self.host.controller.forget_edit(message.id)
+        self.controller.forget_edit(message.id)
         if change is not None:
             await self.show_path_change(change.after_id)
-        self.host.notify("Deleted, with everything below it.", markup=False)
-        self.host.post_message(ConversationChanged(message.conversation_id))
+        self.view.say("Deleted, with everything below it.")
+        self.view.post_message(ConversationChanged(message.conversation_id))
 
     async def fork(self, message: Message) -> None:
         if self._busy():
             return
-        workspace = self.host.workspace
+        workspace = self.workspace
         try:
             messages = workspace.fork(message.id)
         except TuiChatError as error:
             self._failed(error)
             return
-        self.host.cancel_edit()
-        await self.host.show_messages(messages)
-        self.host.notify(f"Continuing in a new conversation, “{one_line(workspace.title, 60)}”; "
-                         "the original is unchanged (Ctrl+B lists both).", markup=False)
-        self.host.post_message(ConversationChanged(workspace.session.conversation.id))
-        self.host.prompt.focus()
+        self.controller.cancel_edit()
+        await self.view.show_messages(messages)
+        self.view.say(f"Continuing in a new conversation, “{one_line(workspace.title, 60)}”; "
+                      "the original is unchanged (Ctrl+B lists both).")
+        self.view.post_message(ConversationChanged(workspace.session.conversation.id))
+        self.view.focus_prompt()
 
     def continue_from(self, message: Message) -> None:
-        if not self.host.controller.choose_continue_partial():  # Esc cancels it
+        if not self.controller.choose_continue_partial():  # Esc cancels it
             return
-        self.host.status.update_info(note=CONTINUE_NOTE)
-        self.host.prompt.focus()
+        self.view.set_note(CONTINUE_NOTE)
+        self.view.focus_prompt()

@@ -1,7 +1,7 @@
-"""What the sidebar's keys ask for, decided for the conversation screen: a dialog first (a new
+"""What the sidebar's keys ask for, decided for the conversation: a dialog first (a new
 title, are you sure, which file), then the store, and the views brought up to date.
 
-Split from the screen so that each stays short; the sidebar itself only posts requests.
+The screen hands the requests on (`SidebarRequests`); the sidebar itself only posts them.
 """
 
 from __future__ import annotations
@@ -17,7 +17,9 @@ from tui_chat.core.text import one_line
 from tui_chat.ui.widgets.message_list import NEWEST
 
 if TYPE_CHECKING:
-    from tui_chat.ui.screens.conversation import ConversationScreen
+    from tui_chat.core.workspace import Workspace
+    from tui_chat.ui.conversation.controller import ConversationController
+    from tui_chat.ui.conversation.view import ConversationUI
 
 
 class SidebarRequests:
@@ -47,10 +49,16 @@ class SidebarRequests:
 class SidebarActions:
     """Rename, delete and export, each asked for by the sidebar and confirmed by the user."""
 
-    def __init__(self, host: ConversationScreen, export_dir: Path | None = None) -> None:
-        self.host = host
+    def __init__(self, controller: ConversationController, view: ConversationUI,
+                 export_dir: Path | None = None) -> None:
+        self.controller = controller
+        self.view = view
         self.export_dir = export_dir
         """Where exports are suggested (None: the current folder when asked)."""
+
+    @property
+    def workspace(self) -> Workspace:
+        return self.controller.workspace
 
     async def handle(self, request: TextualMessage) -> None:
         """One of the sidebar's requests (the screen's: it goes no further)."""
@@ -60,7 +68,7 @@ class SidebarActions:
         if isinstance(request, ConversationList.ConversationChosen):
             await self.open(request.conversation_id, request.message_id)
         elif isinstance(request, ConversationList.NewConversationRequested):
-            await self.host.action_new_conversation()
+            await self.controller.new_conversation()
         elif isinstance(request, ConversationList.RenameRequested):
             self.rename(request.conversation_id, request.title)
         elif isinstance(request, ConversationList.DeleteRequested):
@@ -73,16 +81,15 @@ class SidebarActions:
         importing the sidebar's module."""
         from tui_chat.ui.widgets.conversation_list import ConversationList
 
-        host = self.host
-        sidebar = host.sidebar
+        sidebar = self.view.sidebar
         if sidebar is None:
-            sidebar = ConversationList(host.workspace.store,
-                                       active=host.active_conversation_id)
-            await host.query_one("#body").mount(sidebar, before=0)
+            sidebar = ConversationList(self.workspace.store,
+                                       active=self.controller.active_conversation_id)
+            await self.view.mount_sidebar(sidebar)
             sidebar.option_list.focus()
         elif sidebar.display and sidebar.has_focus_within:
             sidebar.display = False
-            host.prompt.focus()
+            self.view.focus_prompt()
         else:
             sidebar.display = True
             sidebar.option_list.focus()
@@ -90,73 +97,69 @@ class SidebarActions:
     async def open(self, conversation_id: str, message_id: str | None) -> None:
         """Open a conversation; with `message_id` (a search hit), on that message's branch,
         and select it."""
-        host = self.host
-        await host.stop_streaming()
+        await self.view.stop_exchange()
         try:  # the newest messages first: the rest is read after they are drawn
-            messages = host.workspace.open_conversation(conversation_id, at_message=message_id,
+            messages = self.workspace.open_conversation(conversation_id, at_message=message_id,
                                                         newest=NEWEST)
         except TuiChatError as error:
-            host.notify(error.message, severity="error", markup=False)
+            self.view.say(error.message, severity="error")
             return
-        host.controller.conversation_opened()
-        await host.show_messages(messages,
-                                 above=host.workspace.reader_above(messages, NEWEST))
+        self.controller.conversation_opened()
+        await self.view.show_messages(messages,
+                                      above=self.workspace.reader_above(messages, NEWEST))
         if message_id is not None:
-            await host.message_list.reveal(message_id)
-        host.prompt.focus()
+            await self.view.message_list.reveal(message_id)
+        self.view.focus_prompt()
 
     def rename(self, conversation_id: str, title: str) -> None:
-        from tui_chat.ui.screens.confirm import TextPromptScreen  # dialogs: on first use
-
         def answered(new_title: str | None) -> None:
             if new_title is not None:
                 self._renamed(conversation_id, new_title)
 
-        self.host.app.push_screen(TextPromptScreen("New title for this conversation:", title),
-                                  answered)
+        self.view.open_text_prompt("New title for this conversation:", title, answered)
 
     def _renamed(self, conversation_id: str, new_title: str) -> None:
-        workspace = self.host.workspace
+        workspace = self.workspace
         try:
             renamed = workspace.store.rename_conversation(conversation_id, new_title)
         except TuiChatError as error:
-            self.host.notify(error.message, severity="error", markup=False)
+            self.view.say(error.message, severity="error")
             return
         if workspace.session.conversation.id == conversation_id:
             workspace.session.conversation.title = renamed.title
-        self.host.conversations_changed()
+        self.view.refresh_chrome()  # the title bar and the sidebar show it
+        sidebar = self.view.sidebar
+        if sidebar is not None:
+            sidebar.reload()
 
     def delete(self, conversation_id: str, title: str) -> None:
-        from tui_chat.ui.screens.confirm import ConfirmScreen
-
         async def answered(sure: bool | None) -> None:
             if sure:
                 await self._deleted(conversation_id)
 
-        self.host.app.push_screen(ConfirmScreen(
+        self.view.open_confirm(
             f"Delete “{one_line(title, 60)}” and all its messages? This cannot be undone.",
-            yes="Delete", no="Keep", danger=True), answered)
+            answered, yes="Delete", no="Keep", danger=True)
 
     async def _deleted(self, conversation_id: str) -> None:
-        host = self.host
-        current = host.workspace.session.conversation.id == conversation_id
+        workspace = self.workspace
+        current = workspace.session.conversation.id == conversation_id
         if current:
-            await host.stop_streaming()
+            await self.view.stop_exchange()
         try:
-            host.workspace.store.delete_conversation(conversation_id)
+            workspace.store.delete_conversation(conversation_id)
         except TuiChatError as error:
-            host.notify(error.message, severity="error", markup=False)
+            self.view.say(error.message, severity="error")
             return
-        if host.workspace.forget_conversation(conversation_id):
-            await host.show_messages([])
-        sidebar = host.sidebar
+        if workspace.forget_conversation(conversation_id):
+            await self.view.show_messages([])
+        sidebar = self.view.sidebar
         if sidebar is not None:
             sidebar.forget(conversation_id)
-        host.refresh_chrome()
+        self.view.refresh_chrome()
 
     def export(self, conversation_id: str, title: str) -> None:
         from tui_chat.core.export_files import suggested_export_path
-        from tui_chat.ui.screens.confirm import TextPromptScreen
 
         directory = self.export_dir or Path.cwd()
         suggested = suggested_export_path(directory, title, conversation_id)
@@ -165,21 +168,21 @@ class SidebarActions:
             if answer is not None:
                 await self._export(conversation_id, Path(answer))
 
-        self.host.app.push_screen(TextPromptScreen("Export to this Markdown file:",
-                                                   str(suggested), max_length=1000), answered)
+        self.view.open_text_prompt("Export to this Markdown file:", str(suggested), answered,
+                                   max_length=1000)
 
     async def _export(self, conversation_id: str, requested: Path) -> None:
         from tui_chat.core.export_files import export_markdown_file
 
-        store = self.host.workspace.store
+        store = self.workspace.store
         try:
             path = await asyncio.to_thread(export_markdown_file, store, conversation_id,
                                            requested)
         except TuiChatError as error:
-            self.host.notify(error.message, severity="error", markup=False)
+            self.view.say(error.message, severity="error")
             return
         except OSError as error:
-            self.host.notify(f"Could not write {requested} ({error.strerror or error}); "
-                             "choose another folder.", severity="error", markup=False)
+            self.view.say(f"Could not write {requested} ({error.strerror or error}); "
+                          "choose another folder.", severity="error")
             return
-        self.host.notify(f"Exported to {path}", markup=False)
+        self.view.say(f"Exported to {path}")

@@ -1,4 +1,4 @@
-"""The conversation screen's context and cost: the status line's figures, the marks on the
+"""The conversation's context and cost: the status line's figures, the marks on the
 messages left out of the context, and the check before a prompt is sent.
 
 The decisions are the core's (`Workspace.context_plan`, `tui_chat.core.context`); this shows
@@ -19,7 +19,10 @@ from tui_chat.core.errors import TuiChatError
 from tui_chat.core.models import AttachmentInfo, Message, Role
 
 if TYPE_CHECKING:
-    from tui_chat.ui.screens.conversation import ConversationScreen
+    from tui_chat.core.workspace import Workspace
+    from tui_chat.ui.conversation.attach_flow import AttachFlow
+    from tui_chat.ui.conversation.controller import ConversationController
+    from tui_chat.ui.conversation.view import ConversationUI
 
 FIGURES_AFTER = 0.05
 """Seconds after a conversation is shown that its context and cost are worked out: after its
@@ -37,17 +40,27 @@ def cost_line(reply_cost: float | None, total: float | None, unpriced: int) -> s
 
 
 class ContextStatus:
-    """Shows the workspace's context and cost figures on one conversation screen."""
+    """Shows the workspace's context and cost figures through one conversation's view."""
 
-    def __init__(self, host: ConversationScreen) -> None:
-        self.host = host
+    def __init__(self, controller: ConversationController, view: ConversationUI,
+                 attach_flow: AttachFlow,
+                 choose_model: Callable[[Callable[[], None]], None]) -> None:
+        self.controller = controller
+        self.view = view
+        self.attach_flow = attach_flow
+        self.choose_model = choose_model
+        """Open the model picker, then call the function given once one is chosen."""
         self._reply_cost: float | None = None
+
+    @property
+    def workspace(self) -> Workspace:
+        return self.controller.workspace
 
     def _path(self) -> list[Message]:
         """The active path as shown (what the next request continues), up to the message
         being edited when there is one."""
-        messages = self.host.message_list.messages
-        editing = self.host.editing
+        messages = self.view.message_list.messages
+        editing = self.controller.editing
         if editing is not None:
             ids = [m.id for m in messages]
             if editing.id in ids:
@@ -56,7 +69,7 @@ class ContextStatus:
 
     def plan(self, draft: str = "", attachments: Sequence[AttachmentInfo] = ()
              ) -> ContextPlan | None:
-        workspace = self.host.workspace
+        workspace = self.workspace
         if workspace.model is None:
             return None
         try:
@@ -68,12 +81,12 @@ class ContextStatus:
         """The status line's context and cost from the conversation as it stands, with the
         attachments listed for the next message; the messages before the context's start
         marked as left out. Not while the path is read (newest first): its end does it."""
-        if self.host.message_list.reading:
+        if self.view.message_list.reading:
             return
-        workspace = self.host.workspace
-        self.host.message_list.set_context_from(workspace.session.conversation.context_from)
-        listed = self.host.attach_flow.pending
-        plan = self.plan(attachments=listed) if self.host.message_list.messages or listed else None
+        workspace = self.workspace
+        self.view.message_list.set_context_from(workspace.session.conversation.context_from)
+        listed = self.attach_flow.pending
+        plan = self.plan(attachments=listed) if self.view.message_list.messages or listed else None
         context, warning = "", False
         if plan is not None:
             context, warning = context_text(plan.use), plan.state != "fits"
@@ -83,7 +96,7 @@ class ContextStatus:
         total, unpriced = None, 0
         with contextlib.suppress(TuiChatError):
             total, unpriced = workspace.conversation_cost()
-        self.host.status.update_info(context=context, context_warning=warning,
+        self.view.status.update_info(context=context, context_warning=warning,
                                      cost=cost_line(self._reply_cost, total, unpriced))
 
     def reply_ended(self, message: Message) -> None:
@@ -95,14 +108,14 @@ class ContextStatus:
         `after_frame`: a conversation just shown, whose messages are drawn first; the context
         and cost follow in the next moment (estimating a long path takes a while)."""
         self._reply_cost = None
-        self.host.status.update_info(time_to_first_token=None, tokens_per_second=None,
+        self.view.status.update_info(time_to_first_token=None, tokens_per_second=None,
                                      usage=None, speed_estimated=False, note="",
                                      **({"context": "", "cost": ""} if after_frame else {}))
         if after_frame:
-            workspace = self.host.workspace
-            self.host.message_list.set_context_from(workspace.session.conversation.context_from)
+            workspace = self.workspace
+            self.view.message_list.set_context_from(workspace.session.conversation.context_from)
             # A timer, not call_after_refresh: that ran before the messages were painted.
-            self.host.set_timer(FIGURES_AFTER, self.refresh)
+            self.view.set_timer(FIGURES_AFTER, self.refresh)
         else:
             self.refresh()
 
@@ -114,24 +127,20 @@ class ContextStatus:
         if plan is None or plan.state != "over":
             send(text)
             return
-        from tui_chat.ui.screens.context_offer import ContextOverflowScreen
-
-        workspace = self.host.workspace
-        screen = ContextOverflowScreen(plan, workspace.model or "", self._turns(plan))
-
+        workspace = self.workspace
         def chosen(choice: str | None) -> None:
             if choice == "leave" and plan.keep_from is not None:
                 try:
                     workspace.leave_out_before(plan.keep_from)
                 except TuiChatError as error:
-                    self.host.notify(error.message, severity="error", markup=False)
+                    self.view.say(error.message, severity="error")
                     return
                 self.refresh()
                 send(text)
             elif choice == "model":
-                self.host.choose_model(then=lambda: self.before_send(text, send, attachments))
+                self.choose_model(lambda: self.before_send(text, send, attachments))
 
-        self.host.app.push_screen(screen, chosen)
+        self.view.open_context_offer(plan, workspace.model or "", self._turns(plan), chosen)
 
     def _turns(self, plan: ContextPlan) -> int:
         """How many of the user's turns leaving out `plan.left_out` messages leaves out."""

@@ -1,11 +1,11 @@
 """Turns the events of a comparison (core.compare, through the workspace) into widget calls for
-the conversation screen: the prompt in the message list, then one `CompareView` column per
+the conversation's view: the prompt in the message list, then one `CompareView` column per
 model, with its figures (time to first token, tokens per second, usage) as they become known.
 
 Each column ends on its own (a failure is shown in its column and does not touch the
 others); Esc stops them all, and each column then shows its reply as saved. When every
 column has ended, the comparison stays on screen until the user picks a reply to continue
-with (the screen's `settle_comparison`).
+with (the controller's `settle_comparison`).
 """
 
 from __future__ import annotations
@@ -13,24 +13,19 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from tui_chat.core.compare import CompareEvent, TargetEvent
 from tui_chat.core.errors import TuiChatError
-from tui_chat.core.events import ContentDelta, ReasoningDelta, RetryScheduled
-from tui_chat.core.models import ActivePathChanged, Message
-from tui_chat.core.session import (
-    ReplyFailed,
-    ReplyFinished,
-    ReplyStarted,
-    SessionEvent,
-    UserMessageSaved,
-)
+from tui_chat.core.models import Message
 from tui_chat.core.text import one_line, sanitize
 from tui_chat.ui.advice import sentence
 from tui_chat.ui.widgets.compare_view import COMPLETE, ColumnFigures, CompareView
 
 if TYPE_CHECKING:
-    from tui_chat.core.workspace import ModelRef
-    from tui_chat.ui.screens.conversation import ConversationScreen
+    from tui_chat.core.workspace import ModelRef, Workspace
+    from tui_chat.ui.conversation.attach_flow import AttachFlow
+    from tui_chat.ui.conversation.controller import ConversationController
+    from tui_chat.ui.conversation.exchange import Exchange
+    from tui_chat.ui.conversation.reply_presenter import ReplyPresenter
+    from tui_chat.ui.conversation.view import Surface
 
 FIGURES_INTERVAL = 1.0
 """Seconds between two updates of a column's live tokens-per-second figure."""
@@ -49,64 +44,98 @@ class _Live:
 
 
 class ComparePresenter:
-    """Draws one comparison at a time on its conversation screen."""
+    """Draws one comparison at a time through its conversation's view."""
 
-    def __init__(self, host: ConversationScreen) -> None:
-        self.host = host
+    def __init__(self, controller: ConversationController, surface: Surface,
+                 presenter: ReplyPresenter, attach_flow: AttachFlow) -> None:
+        self.controller = controller
+        self.surface = surface
+        self.presenter = presenter
+        """Draws what a comparison shares with a reply (the prompt, a path change)."""
+        self.attach_flow = attach_flow
         self.view: CompareView | None = None
         self.models: list[ModelRef] = []
         self.sent_text = ""
         self.received = False
         self._live: dict[int, _Live] = {}
 
-    def begin(self, sent_text: str) -> None:
-        self.sent_text = sent_text
-        self.models = list(self.host.workspace.compare_models)
+    @property
+    def workspace(self) -> Workspace:
+        return self.controller.workspace
+
+    def begin(self, exchange: Exchange) -> None:
+        self.sent_text = exchange.text
+        self.attach_flow.going(exchange.attachments)
+        self.models = list(self.workspace.compare_models)
         self.received = False
         self._live = {}
         self.view = None
 
-    async def apply(self, event: SessionEvent | CompareEvent) -> None:
-        if isinstance(event, TargetEvent):
-            await self._target(event.target, event.event)
-        elif isinstance(event, UserMessageSaved):
-            await self.host.presenter.user_message_saved(event.message)
-        elif isinstance(event, ActivePathChanged):
-            await self.host.presenter.path_changed(event.after_id)
+    async def user_message_saved(self, message: Message) -> None:
+        await self.presenter.user_message_saved(message)
+
+    async def path_changed(self, after_id: str | None) -> None:
+        await self.presenter.path_changed(after_id)
+
+    async def column(self, index: int) -> ColumnPresenter:
+        """Column `index`'s drawing (the comparison is shown with the first event of one)."""
+        await self._ensure_view()
+        return ColumnPresenter(self, index)
+
+    # A comparison's events are its columns': none comes outside one.
+
+    async def reply_started(self, message: Message) -> None:
+        pass
+
+    async def content(self, text: str) -> None:
+        pass
+
+    async def reasoning(self, text: str) -> None:
+        pass
+
+    async def retry(self, reason: str, delay: float) -> None:
+        pass
+
+    async def reply_finished(self, message: Message) -> None:
+        pass
+
+    async def reply_failed(self, message: Message, error: TuiChatError) -> None:
+        pass
 
     async def _ensure_view(self) -> CompareView:
         if self.view is None:
-            message_list = self.host.message_list
+            message_list = self.surface.message_list
             self.view = CompareView(self.models, code_theme=message_list.code_theme,
                                     labels=message_list.labels,
                                     reading_width=message_list.reading_width or None)
             await message_list.mount(self.view)
             message_list.anchor()
-            self.host.controller.comparison_shown(self.view)
-            self.host.status.update_info(state=f"comparing {len(self.models)} models…",
+            self.controller.comparison_shown(self.view)
+            self.surface.status.update_info(state=f"comparing {len(self.models)} models…",
                                          time_to_first_token=None, tokens_per_second=None,
                                          usage=None, note="Esc stops them all")
         return self.view
 
-    async def _target(self, index: int, event: SessionEvent) -> None:
-        view = await self._ensure_view()
-        column = view.column(index)
-        if isinstance(event, ContentDelta | ReasoningDelta):
-            if column.reply is not None:
-                if isinstance(event, ContentDelta):
-                    column.reply.add_content(event.text)
-                else:
-                    column.reply.add_reasoning(event.text)
-            self._count(index, thinking=isinstance(event, ReasoningDelta))
-        elif isinstance(event, ReplyStarted):
-            self._live[index] = _Live(self.host.clock(), message_id=event.message.id)
-            await column.start(event.message)
-        elif isinstance(event, RetryScheduled):
-            column.show_figures(replace(column.figures, state=(
-                f"{one_line(sanitize(event.reason), 60)}; retry in {event.delay:.0f} s")))
-        elif isinstance(event, ReplyFinished | ReplyFailed):
-            await self._ended(index, event.message,
-                              sentence(event.error) if isinstance(event, ReplyFailed) else None)
+    async def _started(self, index: int, message: Message) -> None:
+        assert self.view is not None  # column() showed it
+        self._live[index] = _Live(self.workspace.clock(), message_id=message.id)
+        await self.view.column(index).start(message)
+
+    def _delta(self, index: int, text: str, *, thinking: bool) -> None:
+        assert self.view is not None
+        reply = self.view.column(index).reply
+        if reply is not None:
+            if thinking:
+                reply.add_reasoning(text)
+            else:
+                reply.add_content(text)
+        self._count(index, thinking=thinking)
+
+    def _retry(self, index: int, reason: str, delay: float) -> None:
+        assert self.view is not None
+        column = self.view.column(index)
+        column.show_figures(replace(column.figures, state=(
+            f"{one_line(sanitize(reason), 60)}; retry in {delay:.0f} s")))
 
     def _count(self, index: int, *, thinking: bool) -> None:
         live = self._live.get(index)
@@ -114,7 +143,7 @@ class ComparePresenter:
             return
         self.received = True
         live.deltas += 1
-        now = self.host.clock()
+        now = self.workspace.clock()
         column = self.view.column(index) if self.view is not None else None
         if column is None:
             return
@@ -145,20 +174,20 @@ class ComparePresenter:
         await column.finish(message, self._position(message))
         if error is not None:
             _, model = self.models[index]
-            self.host.notify(sanitize(error), title=f"{one_line(model, 40)} failed",
-                             severity="error", markup=False, timeout=8)
+            self.surface.say(sanitize(error), title=f"{one_line(model, 40)} failed",
+                             severity="error", timeout=8)
         if all(c.reply is None for c in view.columns):
             self._all_ended(view)
 
     def _position(self, message: Message | None) -> tuple[int, int] | None:
         if message is None:
             return None
-        return self.host.positions_of([message]).get(message.id)
+        return self.surface.positions_of([message]).get(message.id)
 
     def _all_ended(self, view: CompareView) -> None:
         view.ended()
-        self.host.status.update_info(state="compared", note="choose a reply: ←/→, Enter")
-        prompt = self.host.prompt
+        self.surface.status.update_info(state="compared", note="choose a reply: ←/→, Enter")
+        prompt = self.surface.prompt
         if prompt.has_focus and not prompt.text.strip():
             view.focus()
 
@@ -188,13 +217,13 @@ class ComparePresenter:
                     tokens_per_second=saved.tokens_per_second, usage=saved.usage))
             await column.finish(saved, self._position(saved))
         self._all_ended(view)
-        self.host.status.update_info(state="stopped", note="the partial replies are saved")
+        self.surface.status.update_info(state="stopped", note="the partial replies are saved")
         if not self.received:
             self._restore_prompt()
 
     def _saved(self, message_id: str) -> Message | None:
         try:
-            return self.host.workspace.store.get_message(message_id)
+            return self.workspace.store.get_message(message_id)
         except TuiChatError:
             return None
 
@@ -202,17 +231,53 @@ class ComparePresenter:
         if self.view is not None:
             await self.view.remove()
             self.view = None
-            self.host.controller.take_comparison()
+            self.controller.take_comparison()
         if notify:
-            self.host.notify(sanitize(text), title="Not sent", severity="error",
-                             markup=False, timeout=8)
-        self.host.status.update_info(state="ready", note="")
+            self.surface.say(sanitize(text), title="Not sent", severity="error", timeout=8)
+        self.surface.status.update_info(state="ready", note="")
         self._restore_prompt()
-        self.host.refresh_chrome()
+        self.surface.refresh_chrome()
 
     def _restore_prompt(self) -> None:
-        self.host.attach_flow.put_back()
-        prompt = self.host.prompt
+        self.attach_flow.put_back()
+        prompt = self.surface.prompt
         if self.sent_text and not prompt.text.strip():
             prompt.load_text(self.sent_text)
             prompt.move_cursor(prompt.document.end)
+
+
+class ColumnPresenter:
+    """Draws the events of one column of its comparison (`ComparePresenter.column`)."""
+
+    def __init__(self, comparison: ComparePresenter, index: int) -> None:
+        self.comparison = comparison
+        self.index = index
+
+    async def reply_started(self, message: Message) -> None:
+        await self.comparison._started(self.index, message)
+
+    async def content(self, text: str) -> None:
+        self.comparison._delta(self.index, text, thinking=False)
+
+    async def reasoning(self, text: str) -> None:
+        self.comparison._delta(self.index, text, thinking=True)
+
+    async def retry(self, reason: str, delay: float) -> None:
+        self.comparison._retry(self.index, reason, delay)
+
+    async def reply_finished(self, message: Message) -> None:
+        await self.comparison._ended(self.index, message, None)
+
+    async def reply_failed(self, message: Message, error: TuiChatError) -> None:
+        await self.comparison._ended(self.index, message, sentence(error))
+
+    # The prompt and the path are the comparison's, not a column's.
+
+    async def user_message_saved(self, message: Message) -> None:
+        pass
+
+    async def path_changed(self, after_id: str | None) -> None:
+        pass
+
+    async def column(self, index: int) -> None:
+        return None

@@ -4,7 +4,7 @@ that a cold start can take minutes.
 A Chutes model with no instance running holds its response back until one has started,
 which takes minutes: with nothing moving, that looks like a hang. From the reply's start
 until its first token, its end or its failure, a one-second timer on the screen writes the
-seconds waited, counted by the screen's clock (injected: tests move it themselves and call
+seconds waited, counted by the workspace's clock (injected: tests move it themselves and call
 `tick`, rather than wait for real seconds).
 """
 
@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING
 from textual.timer import Timer
 
 if TYPE_CHECKING:
-    from tui_chat.ui.screens.conversation import ConversationScreen
+    from collections.abc import Callable
+
+    from tui_chat.ui.conversation.view import Surface
 
 TICK = 1.0
 """Seconds between two updates of the count."""
@@ -28,10 +30,11 @@ def waiting_state(seconds: float) -> str:
 
 
 class FirstTokenWait:
-    """Counts the seconds until the first token on its screen's status line."""
+    """Counts the seconds until the first token on its view's status line."""
 
-    def __init__(self, host: ConversationScreen) -> None:
-        self.host = host
+    def __init__(self, view: Surface, clock: Callable[[], float]) -> None:
+        self.view = view
+        self.clock = clock
         self._since = 0.0
         self._timer: Timer | None = None
 
@@ -41,8 +44,8 @@ class FirstTokenWait:
 
     def start(self) -> None:
         self.stop()
-        self._since = self.host.clock()
-        self._timer = self.host.set_interval(TICK, self.tick, name="first-token-wait")
+        self._since = self.clock()
+        self._timer = self.view.set_interval(TICK, self.tick, name="first-token-wait")
         self.tick()
 
     def stop(self) -> None:
@@ -52,4 +55,4 @@ class FirstTokenWait:
 
     def tick(self) -> None:
         if self._timer is not None:
-            self.host.status.update_info(state=waiting_state(self.host.clock() - self._since))
+            self.view.status.update_info(state=waiting_state(self.clock() - self._since))

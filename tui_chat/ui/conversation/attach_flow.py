@@ -1,10 +1,11 @@
-"""The conversation screen's attachments: the picker (Ctrl+T), `@path` in the prompt, and the
+"""The conversation's attachments: the picker (Ctrl+T), `@path` in the prompt, and the
 checks before a message goes (the core's: `tui_chat.core.attachments`, `Workspace.
 check_attachments`), each problem one notification with the prompt kept as it was."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,15 +14,17 @@ from tui_chat.core.errors import TuiChatError
 from tui_chat.core.models import Attachment
 
 if TYPE_CHECKING:
-    from tui_chat.ui.screens.conversation import ConversationScreen
+    from tui_chat.ui.conversation.controller import ConversationController
+    from tui_chat.ui.conversation.view import ConversationUI
     from tui_chat.ui.widgets.attachment_list import AttachmentList
 
 
 class AttachFlow:
-    def __init__(self, host: ConversationScreen) -> None:
-        self.host = host
+    def __init__(self, controller: ConversationController, view: ConversationUI) -> None:
+        self.controller = controller
+        self.view = view
         self._list: AttachmentList | None = None
-        self.in_flight: list[Attachment] = []
+        self._in_flight: list[Attachment] = []
         """The attachments of the exchange in progress (back in the list if nothing arrives;
         none for a regenerate or an edit)."""
 
@@ -46,7 +49,7 @@ class AttachFlow:
         """The list, mounted above the prompt if it was not yet."""
         widget = self.widget
         if not widget.is_attached:
-            self.host.query_one("#main").mount(widget, before=self.host.prompt)
+            self.view.mount_above_prompt(widget)
         return widget
 
     @property
@@ -55,14 +58,12 @@ class AttachFlow:
         return list(self._list.attachments) if self._list is not None else []
 
     def open_picker(self) -> None:
-        from tui_chat.ui.screens.attach_picker import AttachScreen
-
         def chosen(name: str | None) -> None:
             if name is not None:
                 self.attach(name)
-            self.host.prompt.focus()
+            self.view.focus_prompt()
 
-        self.host.app.push_screen(AttachScreen(self.cwd), chosen)
+        self.view.open_attach_picker(self.cwd, chosen)
 
     def attach(self, name: str, path: Path | None = None) -> bool:
         """Read and list the file `name` (at `path`); a problem is one notification."""
@@ -83,7 +84,7 @@ class AttachFlow:
                 return None
         attachments = self.pending
         try:
-            self.host.workspace.check_attachments(attachments)
+            self.controller.workspace.check_attachments(attachments)
         except TuiChatError as error:  # listed, but not for this model: the message waits
             self._say(error.message, title="Not sent")
             return None
@@ -95,11 +96,15 @@ class AttachFlow:
             return []
         return self._list.take()
 
+    def going(self, attachments: Sequence[Attachment]) -> None:
+        """An exchange starts with `attachments` (put back if nothing arrives)."""
+        self._in_flight = list(attachments)
+
     def put_back(self) -> None:
         """Nothing arrived: the message's attachments are listed again."""
-        if self.in_flight:
-            self.listed.put_back(self.in_flight)
-            self.in_flight = []
+        if self._in_flight:
+            self.listed.put_back(self._in_flight)
+            self._in_flight = []
 
     def _say(self, sentence: str, title: str = "Not attached") -> None:
-        self.host.notify(sentence, title=title, severity="error", markup=False, timeout=10)
+        self.view.say(sentence, title=title, severity="error", timeout=10)
