@@ -4,15 +4,13 @@ history, regenerate and edit-and-resend (branches: see test_session_tree.py)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tui_chat.core.client import ProviderClient
-from tui_chat.core.config import Settings
 from tui_chat.core.errors import UsageError
 from tui_chat.core.events import ContentDelta, ReasoningDelta
 from tui_chat.core.models import MessageStatus, Parameters, Role
@@ -37,19 +35,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    with Store.open(tmp_path / "s.db") as opened:
-        yield opened
-
-
-@pytest.fixture
-async def client(chutes_server: FakeProvider) -> AsyncIterator[ProviderClient]:
-    provider = Settings().resolve_provider("chutes", env={"CHUTES_BASE_URL": chutes_server.url})
-    async with ProviderClient(provider, "cpk_test", max_retries=0) as opened:
-        yield opened
 
 
 async def drain(events: AsyncIterator[SessionEvent]) -> list[SessionEvent]:
