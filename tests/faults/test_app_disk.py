@@ -259,7 +259,7 @@ async def test_stopping_a_reply_while_the_disk_is_full_keeps_it_on_screen(
         disk.fill()
         await pilot.press("escape")
         await wait_idle(pilot)
-        assert chutes_server.wait_for_idle(5)
+        assert chutes_server.wait_for_idle()
         reply = screen.query(MessageView)[-1].message
         assert reply.role is Role.ASSISTANT and reply.content == "".join(PIECES[:3])
         assert reply.status is MessageStatus.INTERRUPTED
