@@ -108,6 +108,34 @@ def test_sigkill_mid_stream_leaves_the_partial_reply_marked_interrupted(
     assert "*[interrupted]" in shown.stdout and "word0 word1" in shown.stdout
 
 
+@pytest.mark.slow
+def test_a_reply_that_goes_quiet_is_saved_before_a_kill(
+        tmp_path: Path, chutes_server: FakeProvider) -> None:
+    """Ten words, then the provider goes quiet: what arrived is saved without waiting for
+    more (it used to wait for the next delta, so a SIGKILL in the silence lost all of it
+    and search missed the reply)."""
+    db = tmp_path / "store.sqlite3"
+    quiet = threading.Event()
+    chutes_server.script(Reply(stream_of(WORDS), gate=quiet, gate_after=11))
+    env = {**os.environ, "TUI_CHAT_DB": str(db), "CHUTES_BASE_URL": chutes_server.url,
+           "CHUTES_API_KEY": "cpk_test"}
+    process = subprocess.Popen([sys.executable, "-m", "tui_chat", "ask", "-m", "m", PROMPT],
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    received = "".join(WORDS[:10])
+    try:
+        _wait_for(lambda: _saved_partial(db, longer_than=len(received) - 1), process)
+    finally:
+        os.kill(process.pid, signal.SIGKILL)
+        process.communicate(timeout=10)
+        quiet.set()
+    with Store.open(db) as store:
+        conversation = store.latest_conversation()
+        assert conversation is not None
+        reply = store.get_messages(conversation.id)[-1]
+        assert (reply.content, reply.status) == (received, MessageStatus.INTERRUPTED)
+        assert [hit.message_id for hit in store.search("word3 ")] == [reply.id]
+
+
 WRITER = """
 import sys, time
 from pathlib import Path
