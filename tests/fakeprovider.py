@@ -245,6 +245,7 @@ class Reply:
     stall_seconds: float = 30.0
     gate: threading.Event | None = None  # after `gate_after` frames: wait until it is set
     gate_after: int = 0
+    gates: Sequence[tuple[int, threading.Event]] = ()  # more (frame index, gate) holds
     piece_size: int | None = None  # from frame `pieces_after` on: writes of this many bytes,
     piece_delay: float = 0.0  # this many seconds apart (a drip, or a long event sent steadily)
     pieces_after: int = 0
@@ -454,8 +455,9 @@ class FakeProvider:
                     f"{max_tokens} in the completion).")})
         return None
 
-    def wait_for_idle(self, timeout: float = 5.0) -> bool:
-        """True once no response is being written (used to assert nothing leaked)."""
+    def wait_for_idle(self, timeout: float = 30.0) -> bool:
+        """True once no response is being written (used to assert nothing leaked). `timeout`
+        only turns a leak into a failure: a passing test returns as soon as it is idle."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.open_connections == 0:
@@ -552,9 +554,12 @@ class FakeProvider:
                     self.send_header(key, value)
                 self.end_headers()
                 for index, frame in enumerate(reply.frames):
+                    held = [gate for at, gate in reply.gates if at == index]
                     if reply.gate is not None and index == reply.gate_after:
+                        held.append(reply.gate)
+                    for gate in held:
                         # A test's own moment (settings saved mid-reply, say), not a time.
-                        while not reply.gate.wait(0.05) and not server._stop.is_set():
+                        while not gate.wait(0.05) and not server._stop.is_set():
                             pass
                     if reply.stall_after is not None and index == reply.stall_after:
                         self._hold(reply.stall_seconds)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import subprocess
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -143,12 +144,16 @@ async def exercise(pilot: Pilot[Any], app: TuiChatApp, store: Store, disk: Disk,
     await send(pilot, "first")
     await wait_idle(pilot)
     notes = record_notifications(app)
-    server.script(Reply(stream_of(PIECES), delay=0.05))
+    # Half the reply, then held until the disk is full: the rest arrives on a full disk
+    # however fast or slow the machine (it could end, and be saved, before the fill).
+    held = threading.Event()
+    server.script(Reply(stream_of(PIECES), delay=0.05, gate=held, gate_after=31))
     await send(pilot, "a long one")
     await wait_until(pilot, lambda: bool(screen.query(ReplyView))
                      and len(screen.query_one(ReplyView).content) > 20_000)
     disk.fill()
     arrived = len(screen.query_one(ReplyView).content)
+    held.set()
     await wait_idle(pilot)
     assert [text for severity, text in notes if severity == "error"] == []  # inline only
     reply = screen.query(MessageView)[-1].message
@@ -254,7 +259,7 @@ async def test_stopping_a_reply_while_the_disk_is_full_keeps_it_on_screen(
         disk.fill()
         await pilot.press("escape")
         await wait_idle(pilot)
-        assert chutes_server.wait_for_idle(5)
+        assert chutes_server.wait_for_idle()
         reply = screen.query(MessageView)[-1].message
         assert reply.role is Role.ASSISTANT and reply.content == "".join(PIECES[:3])
         assert reply.status is MessageStatus.INTERRUPTED

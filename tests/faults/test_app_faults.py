@@ -101,7 +101,7 @@ async def assert_usable(pilot: Pilot[Any], server: FakeProvider, store: Store) -
     app = pilot.app
     assert isinstance(app, TuiChatApp)
     assert not llm_workers(app)
-    assert server.wait_for_idle(5), "a connection was left open"
+    assert server.wait_for_idle(), "a connection was left open"
     server.clear_script()
     server.script(Reply(stream_of(["fine ", "again"])))
     await send(pilot, "next one")
@@ -243,4 +243,4 @@ async def test_stop_while_the_reply_is_being_set_up_saves_it_as_interrupted(
         assert reply.role is Role.ASSISTANT and reply.status is MessageStatus.INTERRUPTED
         assert store.get_message(reply.id).status is MessageStatus.INTERRUPTED
         assert screen.prompt.text == "stop early"  # nothing arrived: the prompt is back
-        assert chutes_server.wait_for_idle(5)
+        assert chutes_server.wait_for_idle()

@@ -9,6 +9,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -68,7 +69,10 @@ def saved_reply(db: Path) -> tuple[str, str] | None:
 async def test_sigkill_mid_stream_then_restart_shows_the_partial_reply(
         env: dict[str, str], chutes_server: FakeProvider) -> None:
     words = [f"word{i} " for i in range(400)]
-    chutes_server.script(Reply(stream_of(words), delay=0.02))
+    # Held before its end until the kill: it cannot finish first, however slow the machine.
+    held = threading.Event()
+    chutes_server.script(Reply(stream_of(words), delay=0.02, gate=held,
+                               gate_after=len(words) + 1))
     process = driver(env, "tell me a long story", "--hold")
     db = Path(env["TUI_CHAT_DB"])
     try:
@@ -83,6 +87,7 @@ async def test_sigkill_mid_stream_then_restart_shows_the_partial_reply(
     finally:
         if process.poll() is None:
             process.kill()
+        held.set()
     _, stderr = process.communicate()
     assert process.returncode == -signal.SIGKILL and "Traceback" not in stderr
     partial = saved_reply(db)

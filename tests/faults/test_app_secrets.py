@@ -106,8 +106,8 @@ async def flows(pilot: Pilot[Any], app: TuiChatApp, shots: list[str]) -> None:
     await send(pilot, "fail please")  # 401 echoing the key
     # The model picker fetches /models (with the key) and caches the list.
     await pilot.press("f2")
-    await wait_until(pilot, lambda: isinstance(app.screen, ModelPickerScreen))
-    await pilot.pause(0.3)
+    await wait_until(pilot, lambda: isinstance(app.screen, ModelPickerScreen)
+                     and not app.screen._refreshing)  # the list fetched (with the key)
     await pilot.press("escape")
     await wait_until(pilot, lambda: app.screen is screen)
     screen.workspace.choose("sutra", "sutra-v2")
@@ -119,8 +119,9 @@ async def flows(pilot: Pilot[Any], app: TuiChatApp, shots: list[str]) -> None:
     await pilot.press("f3")
     await wait_until(pilot, lambda: isinstance(app.screen, SettingsScreen))
     await pilot.pause()
-    app.screen.query_one("#form").scroll_end(animate=False)
-    await pilot.pause(0.1)
+    form = app.screen.query_one("#form")
+    form.scroll_end(animate=False)
+    await wait_until(pilot, lambda: form.scroll_y == form.max_scroll_y > 0)
     shots.append(app.export_screenshot())
     app.save_screenshot("settings.svg", str(Path.cwd()))
     assert "from&#160;environment" in shots[-1] and "•••" in shots[-1]  # both key fields

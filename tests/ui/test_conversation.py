@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tests.ui.conftest import (
     AppFactory,
@@ -49,7 +51,8 @@ async def test_send_streams_reply_and_saves_it(make_app: AppFactory, store: Stor
 async def test_reasoning_streams_into_thinking_block_collapsed_when_answer_starts(
         make_app: AppFactory, chutes_server: FakeProvider) -> None:
     pieces = ["<think>", "let me ", "think", "</think>", "\n\nThe answer", " is 4."]
-    chutes_server.script(Reply(stream_of(pieces), delay=0.2))
+    thought = threading.Event()  # the answer is held back until the thinking was seen
+    chutes_server.script(Reply(stream_of(pieces), gate=thought, gate_after=5))
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("q", "enter")
@@ -58,6 +61,7 @@ async def test_reasoning_streams_into_thinking_block_collapsed_when_answer_start
                          and "let me think" in rendered_text(screen.query_one(ReplyView)))
         live = screen.query_one(ReplyView)
         assert "▼ Thinking" in rendered_text(live)
+        thought.set()
         await wait_until(pilot, lambda: "The answer" in rendered_text(live))
         shown = rendered_text(live)
         assert "▶ Thinking (3 words)" in shown and "let me think" not in shown
@@ -172,7 +176,7 @@ async def test_alt_enter_inserts_a_new_line_as_in_other_chat_clients(
 
 async def test_escape_before_the_first_token_gives_the_prompt_back(
         make_app: AppFactory, chutes_server: FakeProvider) -> None:
-    chutes_server.script(Reply(stream_of(["late"]), first_byte_delay=1))
+    chutes_server.script(Reply(stream_of(["late"]), gate=threading.Event()))  # held
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         screen = conversation(app)

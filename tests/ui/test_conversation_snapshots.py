@@ -51,7 +51,6 @@ def test_conversation_mid_stream_snapshot(snap_compare: Any, make_app: AppFactor
         screen.prompt.load_text("Show me an async fetch in Python")
         screen.prompt.submit()
         await live_reply(pilot, screen, lambda text: text.endswith("asyncio.run("))
-        await pilot.pause(0.1)
 
     app = make_app(conversation=chat.id, provider="chutes")
     assert snap_compare(app, terminal_size=SIZE, run_before=mid_stream)

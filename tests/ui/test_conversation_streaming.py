@@ -3,6 +3,8 @@ intact."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from rich.console import Console, ConsoleOptions
 from textual.style import Style
@@ -95,7 +97,11 @@ async def test_a_long_code_fence_streams_whole(make_app: AppFactory,
 async def test_view_follows_the_stream_until_the_user_scrolls_up(
         make_app: AppFactory, chutes_server: FakeProvider) -> None:
     lines = [f"line {i}\n\n" for i in range(200)]
-    chutes_server.script(Reply(stream_of(lines), delay=0.02))
+    # Forty lines at a time, each batch held until the test has done its step: every step
+    # sees lines arrive after it, however slow or fast the machine.
+    batches = [threading.Event() for _ in range(3)]
+    chutes_server.script(Reply(stream_of(lines), delay=0.01,
+                               gates=[(40 * (n + 1) + 1, gate) for n, gate in enumerate(batches)]))
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         screen = conversation(app)
@@ -103,17 +109,21 @@ async def test_view_follows_the_stream_until_the_user_scrolls_up(
         screen.prompt.load_text("x")
         screen.prompt.submit()
         await wait_until(pilot, lambda: messages.max_scroll_y > 10)
-        await pilot.pause(0.1)
-        assert messages.scroll_y == messages.max_scroll_y  # following
+        # Following: the list settles at its end while the stream is held.
+        await wait_until(pilot, lambda: messages.scroll_y == messages.max_scroll_y)
         messages.scroll_to(y=0, animate=False, immediate=True)  # the user scrolls up
         height = messages.max_scroll_y
+        batches[0].set()
         await wait_until(pilot, lambda: messages.max_scroll_y > height + 10)
         assert messages.scroll_y == 0, (messages.scroll_y, messages.max_scroll_y)
         messages.scroll_end(animate=False, immediate=True)  # back to the bottom
         height = messages.max_scroll_y
+        batches[1].set()
         await wait_until(pilot, lambda: messages.max_scroll_y > height + 10)
-        await pilot.pause(0.05)
-        assert messages.scroll_y >= height  # following again
+        # Following again: it settles at the new end (the third batch is held).
+        await wait_until(pilot, lambda: messages.scroll_y == messages.max_scroll_y)
+        assert messages.scroll_y > height
+        batches[2].set()
         await screen.stop_streaming()
 
 

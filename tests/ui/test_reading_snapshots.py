@@ -44,6 +44,5 @@ def test_a_reply_streaming_at_200_columns_snapshot(snap_compare: Any, make_app: 
         screen.prompt.load_text("How does tui-chat lay out a reply on a wide terminal?")
         screen.prompt.submit()
         await live_reply(pilot, screen, lambda text: text == ANSWER)
-        await pilot.pause(0.1)
 
     assert snap_compare(make_app(), terminal_size=(200, 60), run_before=streaming)

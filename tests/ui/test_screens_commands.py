@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any, ClassVar
 
 from textual.app import App, ComposeResult
@@ -11,6 +10,7 @@ from textual.command import CommandList, CommandPalette
 from textual.screen import Screen
 from textual.widgets import Static
 
+from tests.ui.conftest import wait_until
 from tui_chat.ui.commands import ActionCommands, all_commands
 from tui_chat.ui.themes import install_themes
 
@@ -56,11 +56,8 @@ async def run_from_palette(pilot: Any, app: Host, query: str) -> None:
     await pilot.pause()
     assert isinstance(app.screen, CommandPalette)
     await pilot.press(*query)
-    for _ in range(100):  # the palette searches in the background
-        await asyncio.sleep(0.01)
-        await pilot.pause()
-        if app.screen.query_one(CommandList).option_count:
-            break
+    # The palette searches in the background: until it has found something.
+    await wait_until(pilot, lambda: bool(app.screen.query_one(CommandList).option_count))
     await pilot.press("enter")
     await pilot.pause()
     await pilot.pause()

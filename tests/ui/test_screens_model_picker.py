@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from textual.app import App
 from textual.widgets import Input
 
 from tests.fakeprovider import FakeProvider
+from tests.ui.conftest import wait_until
 from tui_chat.core.config import ProviderConfig, Settings
 from tui_chat.core.model_catalog import ModelCatalog
 from tui_chat.core.models import ModelInfo
@@ -33,10 +33,7 @@ class Host(App[None]):
 async def open_picker(app: Host, pilot: Any, screen: ModelPickerScreen) -> ModelPickerScreen:
     app.push_screen(screen, app.results.append)
     await pilot.pause()
-    for _ in range(100):  # the background refresh of both providers
-        if not screen._refreshing:
-            break
-        await asyncio.sleep(0.02)
+    await wait_until(pilot, lambda: not screen._refreshing)  # both providers' refresh
     await pilot.pause()
     return screen
 

@@ -3,7 +3,6 @@ export; untrusted titles drawn literally."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -15,7 +14,7 @@ from textual.app import App, ComposeResult
 from textual.message import Message as TextualMessage
 from textual.widgets import Input
 
-from tests.ui.conftest import AppFactory, conversation
+from tests.ui.conftest import AppFactory, conversation, wait_until
 from tui_chat.core.models import Conversation, Message, Role
 from tui_chat.core.store import Store
 from tui_chat.ui.screens.confirm import ConfirmScreen, TextPromptScreen
@@ -74,12 +73,7 @@ class Host(App[None]):
 
 
 async def until(pilot: Any, predicate: Callable[[], bool]) -> None:
-    for _ in range(300):
-        if predicate():
-            return
-        await asyncio.sleep(0.01)
-        await pilot.pause()
-    raise AssertionError("condition not reached in time")
+    await wait_until(pilot, predicate)  # a state; its bound is for a broken build only
 
 
 def shown(sidebar: ConversationList) -> list[str]:

@@ -16,6 +16,7 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
+from tests.ui.conftest import wait_until
 from tui_chat.core.config import ProviderConfig, Settings
 from tui_chat.core.model_catalog import ModelCatalog, ProviderModels, default_cache_file
 from tui_chat.core.models import Conversation, Message, ModelInfo, Parameters, Role
@@ -170,10 +171,7 @@ def test_sidebar_with_search_snapshot(snap_compare: Any, tmp_path: Path) -> None
     async def search(pilot: Pilot[Any]) -> None:
         sidebar = pilot.app.query_one(ConversationList)
         sidebar.query_one("#conversation-filter", Input).value = "दिल्ली"
-        for _ in range(200):
-            await pilot.pause(0.01)
-            if sidebar.search_done:
-                break
+        await wait_until(pilot, lambda: sidebar.search_done)
         await no_blink(pilot)
 
     try:

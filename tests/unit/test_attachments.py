@@ -34,13 +34,6 @@ PNG = b"\x89PNG\r\n\x1a\n" + b"\0\0\0\rIHDR" + bytes(20)
 FIXTURE_V4 = Path(__file__).parent.parent / "fixtures" / "store-v4.sqlite3"
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Store:
-    opened = Store.open(tmp_path / "store.sqlite3")
-    yield opened  # type: ignore[misc]
-    opened.close()
-
-
 def write(path: Path, data: bytes | str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     if isinstance(data, str):

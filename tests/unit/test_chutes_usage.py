@@ -5,22 +5,11 @@ refuses the option gets the request again without it."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
 from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tui_chat.core.config import Settings
 from tui_chat.core.session import ReplyFinished
 from tui_chat.core.store import Store
 from tui_chat.core.workspace import Workspace
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Store:
-    opened = Store.open(tmp_path / "store.sqlite3")
-    yield opened  # type: ignore[misc]
-    opened.close()
 
 
 async def reply_of(server: FakeProvider, store: Store) -> ReplyFinished:

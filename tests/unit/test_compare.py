@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -26,12 +25,6 @@ from tui_chat.core.store import Store
 
 CHUTES_WORDS = [f"c{i} " for i in range(40)]
 SUTRA_WORDS = ["नमस्ते ", "दुनिया ", "फिर ", "से ", "x"]
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    with Store.open(tmp_path / "s.db") as opened:
-        yield opened
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -175,13 +174,6 @@ class FakeView:
     async def ask(self, question: str, choices: Sequence[str]) -> str | None:
         self.calls.append(("ask", question))
         return self.choice if self.choice is not None else choices[0]
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Store:
-    opened = Store.open(tmp_path / "store.sqlite3")
-    yield opened  # type: ignore[misc]
-    opened.close()
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -26,18 +25,6 @@ from tui_chat.core.session import ChatSession
 from tui_chat.core.store import Store
 
 T0 = datetime(2026, 3, 4, 5, 6, 7, 890123, tzinfo=UTC)
-
-
-@pytest.fixture
-def source(tmp_path: Path) -> Iterator[Store]:
-    with Store.open(tmp_path / "source.db") as store:
-        yield store
-
-
-@pytest.fixture
-def target(tmp_path: Path) -> Iterator[Store]:
-    with Store.open(tmp_path / "target.db") as store:
-        yield store
 
 
 def fill(store: Store) -> list[str]:

@@ -4,7 +4,6 @@ from before them (the calls as a note in `error`) imports as the field, Markdown
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -20,18 +19,6 @@ CALLS = [ToolCall(id="call_0", name="get_weather", arguments='{"city": "Paris"}'
          ToolCall(id="call_1", name="run", arguments='{"code": "print(```)"}\n')]
 NOTE = ("The model asked to call a tool (get_weather), but tools are not enabled for this "
         "conversation, so none was run.\nget_weather({\"city\": \"Paris\"})")
-
-
-@pytest.fixture
-def source(tmp_path: Path) -> Iterator[Store]:
-    with Store.open(tmp_path / "source.db") as store:
-        yield store
-
-
-@pytest.fixture
-def target(tmp_path: Path) -> Iterator[Store]:
-    with Store.open(tmp_path / "target.db") as store:
-        yield store
 
 
 def fill(store: Store) -> str:

@@ -5,7 +5,6 @@ holds the active path, or every branch."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -21,18 +20,6 @@ from tui_chat.core.store_import import derived_id
 
 T0 = datetime(2026, 3, 4, 5, 6, 7, 890123, tzinfo=UTC)
 CID = "c" * 32
-
-
-@pytest.fixture
-def source(tmp_path: Path) -> Iterator[Store]:
-    with Store.open(tmp_path / "source.db") as store:
-        yield store
-
-
-@pytest.fixture
-def target(tmp_path: Path) -> Iterator[Store]:
-    with Store.open(tmp_path / "target.db") as store:
-        yield store
 
 
 def write(path: Path, text: str) -> Path:

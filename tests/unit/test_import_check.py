@@ -31,12 +31,6 @@ from tui_chat.core.store import Store
 from tui_chat.core.store_import import derived_id
 
 
-@pytest.fixture
-def target(tmp_path: Path) -> Iterator[Store]:
-    with Store.open(tmp_path / "target.db") as store:
-        yield store
-
-
 def write(path: Path, text: str) -> Path:
     path.write_text(text, encoding="utf-8")
     return path

@@ -6,7 +6,6 @@ per-message limit)."""
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,12 +35,6 @@ def image(data: bytes, **fields: Any) -> dict[str, Any]:
 
 def with_attachments(*attachments: dict[str, Any]) -> str:
     return v2([{"id": "q", "role": "user", "content": "see", "attachments": list(attachments)}])
-
-
-@pytest.fixture
-def target(tmp_path: Path) -> Iterator[Store]:
-    with Store.open(tmp_path / "target.db") as store:
-        yield store
 
 
 REFUSED = {

@@ -4,22 +4,10 @@ thread after the first frame; tests/ui/test_open_newest_first.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-
 from tui_chat.core.config import Settings
 from tui_chat.core.models import Conversation, Message, Role
 from tui_chat.core.store import Store
 from tui_chat.core.workspace import Workspace
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    opened = Store.open(tmp_path / "store.sqlite3")
-    yield opened
-    opened.close()
 
 
 def branched(store: Store, count: int) -> tuple[Conversation, list[Message]]:

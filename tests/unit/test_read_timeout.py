@@ -1,10 +1,18 @@
 """Issue 12, Network: the read timeout bounds the gap between events, not bytes. A server that
 drips bytes (or keep-alive comments) hits it; a long event that arrives steadily does not.
-The rule is in tui_chat/core/watchdog.py."""
+The rule is in tui_chat/core/watchdog.py.
+
+A stream that must time out is held before its end (the fake provider's gate, never opened):
+it cannot finish first however slow the machine. The one that must not time out
+(`a_long_event_that_arrives_steadily`) depends on the server thread writing 8 KiB every
+10 ms within the 0.25 s read timeout: 25 times the margin, and the one timing left here,
+because the watchdog measures the event loop's own clock (see the note in the test)."""
 
 from __future__ import annotations
 
 import asyncio
+import threading
+from typing import Any
 
 from tests.fakeprovider import FakeProvider, Reply, chunk, sse, stream_of
 from tui_chat.core.client import ProviderClient
@@ -15,7 +23,13 @@ from tui_chat.core.models import ChatMessage, Role
 from tui_chat.core.watchdog import PROGRESS_BYTES
 
 HELLO = [ChatMessage(role=Role.USER, content="hello")]
-SAFETY = 8.0  # seconds: only so that the old behaviour (held forever) fails instead of hanging
+SAFETY = 60.0  # seconds: only so that the old behaviour (held forever) fails, not hangs
+NEVER = threading.Event()  # a gate never opened: the stream is held there until the end
+
+
+def held_at_end(frames: list[bytes], **options: Any) -> Reply:
+    """`frames` sent as `options` say, but the last one held back for good."""
+    return Reply(frames, gate=NEVER, gate_after=len(frames) - 1, **options)
 
 
 def client_for(server: FakeProvider, read: float) -> ProviderClient:
@@ -42,8 +56,8 @@ def text_of(events: list[StreamEvent]) -> str:
 
 
 async def test_a_server_dripping_bytes_hits_the_timeout(chutes_server: FakeProvider) -> None:
-    chutes_server.script(Reply(stream_of(["one ", "two ", "three"]), pieces_after=2,
-                               piece_size=1, piece_delay=0.02))
+    chutes_server.script(held_at_end(stream_of(["one ", "two ", "three"]), pieces_after=2,
+                                     piece_size=1, piece_delay=0.02))
     events, error = await stream(chutes_server, read=0.3)
     assert error is not None, "the drip held the stream"
     assert "trickle" in error.message and "0.3 seconds" in error.message
@@ -54,8 +68,8 @@ async def test_a_server_dripping_bytes_hits_the_timeout(chutes_server: FakeProvi
 async def test_keep_alive_comments_are_not_events(chutes_server: FakeProvider) -> None:
     pings = [b": keep-alive\n\n"] * 200
     frames = stream_of(["a"], done=False, finish_reason=None, usage=False)
-    chutes_server.script(Reply([*frames, *pings, sse(chunk(finish_reason="stop"))],
-                               delay=0.03))
+    chutes_server.script(held_at_end([*frames, *pings, sse(chunk(finish_reason="stop"))],
+                                     delay=0.03))
     events, error = await stream(chutes_server, read=0.3)
     assert error is not None and text_of(events) == "a"
 
@@ -75,8 +89,8 @@ async def test_a_long_event_that_crawls_hits_the_timeout(chutes_server: FakeProv
     """The same event at 1 KiB every 50 ms: under PROGRESS_BYTES per 0.25 s of waiting."""
     assert PROGRESS_BYTES > 1024 * 0.25 / 0.05
     big = "z" * (100 * 1024)
-    chutes_server.script(Reply(stream_of(["start ", big]), pieces_after=2, piece_size=1024,
-                               piece_delay=0.05))
+    chutes_server.script(held_at_end(stream_of(["start ", big]), pieces_after=2,
+                                     piece_size=1024, piece_delay=0.05))
     events, error = await stream(chutes_server, read=0.25)
     assert error is not None and "trickle" in error.message
     assert text_of(events) == "start "

@@ -17,7 +17,6 @@ from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -60,13 +59,6 @@ async def stop_after(events: AsyncGenerator[Any, None], kind: type) -> None:
 def workspace_for(server: FakeProvider, store: Store) -> Workspace:
     env = {"CHUTES_BASE_URL": server.url, "CHUTES_API_KEY": "cpk_shape-test-key-0001"}
     return Workspace(Settings(default_model=MODEL, max_retries=0), store, env=env)
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Store:
-    opened = Store.open(tmp_path / "store.sqlite3")
-    yield opened  # type: ignore[misc]
-    opened.close()
 
 
 # --- the fake refuses what vLLM refuses ----------------------------------------------------

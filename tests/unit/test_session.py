@@ -4,15 +4,14 @@ history, regenerate and edit-and-resend (branches: see test_session_tree.py)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
+import threading
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tui_chat.core.client import ProviderClient
-from tui_chat.core.config import Settings
 from tui_chat.core.errors import UsageError
 from tui_chat.core.events import ContentDelta, ReasoningDelta
 from tui_chat.core.models import MessageStatus, Parameters, Role
@@ -37,19 +36,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    with Store.open(tmp_path / "s.db") as opened:
-        yield opened
-
-
-@pytest.fixture
-async def client(chutes_server: FakeProvider) -> AsyncIterator[ProviderClient]:
-    provider = Settings().resolve_provider("chutes", env={"CHUTES_BASE_URL": chutes_server.url})
-    async with ProviderClient(provider, "cpk_test", max_retries=0) as opened:
-        yield opened
 
 
 async def drain(events: AsyncIterator[SessionEvent]) -> list[SessionEvent]:
@@ -346,3 +332,31 @@ async def test_a_reply_stopped_before_its_first_token_says_so_and_the_retry_repl
     assert [(m.role, m.content) for m in saved] == [(Role.USER, "q"), (Role.ASSISTANT, "again")]
     assert store.siblings(saved[-1].id).count == 1  # it gave its place; not a branch
     assert [m["content"] for m in sent_messages(chutes_server)] == ["q"]
+
+
+async def test_text_received_before_the_stream_goes_quiet_is_saved_meanwhile(
+        store: Store, client: ProviderClient, chutes_server: FakeProvider) -> None:
+    """The partial reply is saved while deltas arrive, and also when they stop coming: a
+    stream that goes quiet (a stalled provider) must not leave what arrived unsaved until
+    its end, or a hard kill meanwhile (SIGKILL, power) loses it."""
+    quiet = threading.Event()  # five words, then nothing until the test is done
+    chutes_server.script(Reply(stream_of([f"t{i} " for i in range(10)]), gate=quiet,
+                               gate_after=6))
+    session = ChatSession.start(store, flush_interval=0.05)
+    events = session.send("q", client=client, model="m")
+    try:
+        async for event in events:
+            if isinstance(event, ContentDelta) and event.text == "t4 ":
+                break
+        reply = store.get_messages(session.conversation.id)[-1]
+
+        async def saved() -> None:
+            while store.get_message(reply.id).content != "t0 t1 t2 t3 t4 ":  # noqa: ASYNC110
+                await asyncio.sleep(0.01)
+
+        async with asyncio.timeout(30):  # a bound for a broken build: it sizes nothing
+            await saved()  # with no delta arriving after the last one
+        assert store.get_message(reply.id).status is MessageStatus.STREAMING
+    finally:
+        quiet.set()
+        await events.aclose()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +13,6 @@ import pytest
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tui_chat.core.client import ProviderClient
-from tui_chat.core.config import Settings
 from tui_chat.core.errors import UsageError
 from tui_chat.core.events import ContentDelta
 from tui_chat.core.models import ActivePathChanged, MessageStatus, Parameters, Role
@@ -29,19 +28,6 @@ from tui_chat.core.store import Store
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "store-v2.sqlite3"
 QUOTA = Reply.error(402, {"detail": {"message": "Quota exceeded."}})
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    with Store.open(tmp_path / "s.db") as opened:
-        yield opened
-
-
-@pytest.fixture
-async def client(chutes_server: FakeProvider) -> AsyncIterator[ProviderClient]:
-    provider = Settings().resolve_provider("chutes", env={"CHUTES_BASE_URL": chutes_server.url})
-    async with ProviderClient(provider, "cpk_test", max_retries=0) as opened:
-        yield opened
 
 
 async def drain(events: AsyncIterator[SessionEvent]) -> list[SessionEvent]:

@@ -8,7 +8,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -28,12 +27,6 @@ from tui_chat.core.store import INTERRUPTED_NOTE, NotFoundError, Store
 from tui_chat.core.store_schema import SCHEMA_VERSION
 
 T0 = datetime(2026, 1, 2, 3, 4, 5, 123456, tzinfo=UTC)
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    with Store.open(tmp_path / "store.sqlite3") as opened:
-        yield opened
 
 
 def conversation(cid: str = "a" * 32, minutes: int = 0, **fields: object) -> Conversation:

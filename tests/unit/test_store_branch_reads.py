@@ -4,22 +4,11 @@ what the walk gives, reuse only what is unchanged, and stop on a damaged file's 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-
 from tui_chat.core import store_tree
 from tui_chat.core.models import Conversation, Message, MessageStatus, Role
 from tui_chat.core.store import Store
 
 LONG = 3 * store_tree._WALKED_FIRST
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    with Store.open(tmp_path / "reads.sqlite3") as opened:
-        yield opened
 
 
 def two_branches(store: Store, long: int = LONG, aside: int = 0

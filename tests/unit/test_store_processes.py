@@ -1,4 +1,8 @@
-"""Real processes against one store: a SIGKILL mid-stream, and two writers at once."""
+"""Real processes against one store: a SIGKILL mid-stream, and two writers at once.
+
+Nothing here waits for a time: the fake provider holds the reply (a gate) until the test has
+killed the writer, so the kill always lands mid-stream, and the two writers start and
+interleave on files they write and wait for."""
 
 from __future__ import annotations
 
@@ -7,8 +11,11 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -18,6 +25,8 @@ from tui_chat.core.store import INTERRUPTED_NOTE, Store
 
 WORDS = [f"word{i} " for i in range(400)]
 PROMPT = "Tell me a long story"
+HANG = 60.0  # seconds: a wait for a state ends in a failure, not a hung suite, after this
+T = TypeVar("T")
 
 
 def _partial_reply(db: Path) -> tuple[str, str] | None:
@@ -35,31 +44,49 @@ def _partial_reply(db: Path) -> tuple[str, str] | None:
     return (row[0], row[1]) if row else None
 
 
+def _saved_partial(db: Path, longer_than: int) -> tuple[str, str] | None:
+    seen = _partial_reply(db)
+    return seen if seen is not None and len(seen[1]) > longer_than else None
+
+
+def _wait_for(state: Callable[[], T | None], process: subprocess.Popen[bytes]) -> T:
+    """Poll for `state` (not None) while `process` runs; the bound only turns a hang into a
+    failure, it sizes nothing."""
+    deadline = time.monotonic() + HANG
+    while (found := state()) is None:
+        assert process.poll() is None, process.communicate(timeout=10)
+        assert time.monotonic() < deadline, "the state never came"
+        time.sleep(0.02)
+    return found
+
+
 @pytest.mark.slow
 def test_sigkill_mid_stream_leaves_the_partial_reply_marked_interrupted(
         tmp_path: Path, chutes_server: FakeProvider) -> None:
     db = tmp_path / "store.sqlite3"
-    chutes_server.script(Reply(stream_of(WORDS), delay=0.02))  # about 8 s in all
+    # The words come 20 ms apart (the session saves the partial reply while deltas arrive,
+    # at most a second apart), and the reply is held before its end until the kill: it
+    # cannot finish first, however slow or fast the machine.
+    held = threading.Event()
+    chutes_server.script(Reply(stream_of(WORDS), delay=0.02, gate=held,
+                               gate_after=len(WORDS) + 1))
     env = {**os.environ, "TUI_CHAT_DB": str(db), "CHUTES_BASE_URL": chutes_server.url,
            "CHUTES_API_KEY": "cpk_test"}
     process = subprocess.Popen([sys.executable, "-m", "tui_chat", "ask", "-m", "m", PROMPT],
                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        deadline = time.monotonic() + 20
-        seen = _partial_reply(db)
-        while time.monotonic() < deadline and not (seen and len(seen[1]) > 30):
-            time.sleep(0.05)
-            seen = _partial_reply(db)
-        assert seen is not None and seen[0] == "streaming", seen
+        seen = _wait_for(lambda: _saved_partial(db, longer_than=30), process)
+        assert seen[0] == "streaming", seen
         # Another process opening the store meanwhile leaves a live writer's reply alone.
         with Store.open(db) as onlooker:
             conversation = onlooker.latest_conversation()
             assert conversation is not None
             assert onlooker.get_messages(conversation.id)[-1].status == MessageStatus.STREAMING
-        assert process.poll() is None, "the reply finished before the kill; slow it down"
+        assert process.poll() is None
     finally:
         os.kill(process.pid, signal.SIGKILL)
         process.communicate(timeout=10)
+        held.set()
     assert process.returncode == -signal.SIGKILL
 
     with Store.open(db) as store:
@@ -81,16 +108,53 @@ def test_sigkill_mid_stream_leaves_the_partial_reply_marked_interrupted(
     assert "*[interrupted]" in shown.stdout and "word0 word1" in shown.stdout
 
 
+@pytest.mark.slow
+def test_a_reply_that_goes_quiet_is_saved_before_a_kill(
+        tmp_path: Path, chutes_server: FakeProvider) -> None:
+    """Ten words, then the provider goes quiet: what arrived is saved without waiting for
+    more (it used to wait for the next delta, so a SIGKILL in the silence lost all of it
+    and search missed the reply)."""
+    db = tmp_path / "store.sqlite3"
+    quiet = threading.Event()
+    chutes_server.script(Reply(stream_of(WORDS), gate=quiet, gate_after=11))
+    env = {**os.environ, "TUI_CHAT_DB": str(db), "CHUTES_BASE_URL": chutes_server.url,
+           "CHUTES_API_KEY": "cpk_test"}
+    process = subprocess.Popen([sys.executable, "-m", "tui_chat", "ask", "-m", "m", PROMPT],
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    received = "".join(WORDS[:10])
+    try:
+        _wait_for(lambda: _saved_partial(db, longer_than=len(received) - 1), process)
+    finally:
+        os.kill(process.pid, signal.SIGKILL)
+        process.communicate(timeout=10)
+        quiet.set()
+    with Store.open(db) as store:
+        conversation = store.latest_conversation()
+        assert conversation is not None
+        reply = store.get_messages(conversation.id)[-1]
+        assert (reply.content, reply.status) == (received, MessageStatus.INTERRUPTED)
+        assert [hit.message_id for hit in store.search("word3 ")] == [reply.id]
+
+
 WRITER = """
 import sys, time
 from pathlib import Path
 from tui_chat.core.models import Conversation, Message, MessageStatus, Role
 from tui_chat.core.store import Store
 
-path, name, start = Path(sys.argv[1]), sys.argv[2], float(sys.argv[3])
-while time.time() < start:
-    time.sleep(0.001)
-began = time.time()
+path, name, other, folder = Path(sys.argv[1]), sys.argv[2], sys.argv[3], Path(sys.argv[4])
+
+
+def wait_for(marker: str) -> None:
+    deadline = time.monotonic() + 60  # a failure instead of a hang, if the other one died
+    while not (folder / marker).exists():
+        if time.monotonic() > deadline:
+            sys.exit(f"{marker} never came")
+        time.sleep(0.001)
+
+
+(folder / f"{name}.ready").touch()
+wait_for("go")
 with Store.open(path) as store:
     for c in range(15):
         conversation = store.create_conversation(Conversation(title=f"{name} {c}"))
@@ -105,25 +169,37 @@ with Store.open(path) as store:
                 store.update_message(reply)
             reply.status = MessageStatus.COMPLETE
             store.update_message(reply)
-print(began, time.time())
+        if c == 0:  # each writes its first conversation before the other its second
+            (folder / f"{name}.first").touch()
+            wait_for(f"{other}.first")
 """
 
 
 @pytest.mark.slow
 def test_two_processes_writing_at_once_lose_nothing(tmp_path: Path) -> None:
+    """Both open (and so create and migrate) the store when told to go, and their writes
+    interleave by construction: each has written a conversation before the other goes on."""
     db = tmp_path / "shared.sqlite3"  # does not exist yet: both create and migrate it at once
-    start = time.time() + 1.0
-    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(db), name, str(start)],
+    names = ("alpha", "beta")
+    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(db), name, other,
+                                 str(tmp_path)],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-               for name in ("alpha", "beta")]
-    spans = []
-    for writer in writers:
-        out, err = writer.communicate(timeout=120)
-        assert writer.returncode == 0, err
-        began, ended = map(float, out.split())
-        spans.append((began, ended))
-    (a_start, a_end), (b_start, b_end) = spans
-    assert a_start < b_end and b_start < a_end, "the writers did not overlap"
+               for name, other in zip(names, reversed(names), strict=True)]
+    try:
+        deadline = time.monotonic() + HANG
+        while not all((tmp_path / f"{name}.ready").exists() for name in names):
+            assert all(writer.poll() is None for writer in writers)
+            assert time.monotonic() < deadline, "the writers never got ready"
+            time.sleep(0.01)
+        (tmp_path / "go").touch()
+        for writer in writers:
+            _out, err = writer.communicate(timeout=HANG)
+            assert writer.returncode == 0, err
+    finally:
+        for writer in writers:
+            if writer.poll() is None:
+                writer.kill()
+                writer.communicate()
 
     with Store.open(db) as store:
         assert store.notice is None

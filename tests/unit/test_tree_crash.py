@@ -1,5 +1,9 @@
 """A SIGKILL during a regenerate or a compare: the earlier branches are intact and every partial
-reply is there, marked interrupted (a real process against a real store)."""
+reply is there, marked interrupted (a real process against a real store).
+
+The fake provider holds each reply before its end until the writer is killed (a gate): the
+kill always lands mid-stream, whatever the machine's speed; the test waits for the partial
+replies in the store, not for a time."""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -19,6 +24,7 @@ from tui_chat.core.store import INTERRUPTED_NOTE, Store
 
 CID = "k" * 32
 WORDS = [f"word{i} " for i in range(400)]
+HANG = 60.0
 
 DRIVER = """
 import asyncio, sys
@@ -66,21 +72,32 @@ def _conversation(db: Path) -> None:
                                       provider="chutes", model="m1"))
 
 
+def _held(server: FakeProvider, replies: int) -> threading.Event:
+    """Script `replies` replies of WORDS, 20 ms apart (the driver saves the partial replies
+    every 0.1 s while deltas arrive), each held before its end until the returned event."""
+    held = threading.Event()
+    server.script(*(Reply(stream_of(WORDS), delay=0.02, gate=held, gate_after=len(WORDS) + 1)
+                    for _ in range(replies)))
+    return held
+
+
 def _kill_when_streaming(db: Path, server: FakeProvider, mode: str, replies: int) -> list[str]:
+    held = _held(server, replies)
     process = subprocess.Popen(
         [sys.executable, "-c", DRIVER, str(db), CID, server.url, mode],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + HANG  # a failure instead of a hang; it sizes nothing
         seen = _streaming_texts(db)
-        while time.monotonic() < deadline and not (
-                len(seen) == replies and all(len(text) > 30 for text in seen)):
+        while not (len(seen) == replies and all(len(text) > 30 for text in seen)):
+            assert process.poll() is None and time.monotonic() < deadline, seen
             time.sleep(0.05)
             seen = _streaming_texts(db)
-        assert len(seen) == replies and process.poll() is None, (seen, process.poll())
+        assert process.poll() is None
     finally:
         os.kill(process.pid, signal.SIGKILL)
         _out, err = process.communicate(timeout=10)
+        held.set()
     assert process.returncode == -signal.SIGKILL, err
     return seen
 
@@ -96,7 +113,6 @@ def _assert_the_first_branch_is_intact(store: Store) -> None:
 def test_sigkill_during_a_regenerate(tmp_path: Path, chutes_server: FakeProvider) -> None:
     db = tmp_path / "store.sqlite3"
     _conversation(db)
-    chutes_server.script(Reply(stream_of(WORDS), delay=0.02))
     seen = _kill_when_streaming(db, chutes_server, "regenerate", 1)
     with Store.open(db) as store:
         _assert_the_first_branch_is_intact(store)
@@ -113,8 +129,6 @@ def test_sigkill_during_a_regenerate(tmp_path: Path, chutes_server: FakeProvider
 def test_sigkill_during_a_compare(tmp_path: Path, chutes_server: FakeProvider) -> None:
     db = tmp_path / "store.sqlite3"
     _conversation(db)
-    chutes_server.script(Reply(stream_of(WORDS), delay=0.02), Reply(stream_of(WORDS),
-                                                                    delay=0.02))
     _kill_when_streaming(db, chutes_server, "compare", 2)
     with Store.open(db) as store:
         _assert_the_first_branch_is_intact(store)

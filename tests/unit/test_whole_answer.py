@@ -4,10 +4,6 @@ streamed (`Message.streamed`), in the app and in `ask`."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
 from tests.cli.test_ask import chutes_env, run
 from tests.fakeprovider import FakeProvider, whole_completion
 from tui_chat.core.config import Settings
@@ -15,13 +11,6 @@ from tui_chat.core.models import MessageStatus
 from tui_chat.core.session import ReplyFailed, ReplyFinished
 from tui_chat.core.store import Store
 from tui_chat.core.workspace import Workspace
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Store:
-    opened = Store.open(tmp_path / "store.sqlite3")
-    yield opened  # type: ignore[misc]
-    opened.close()
 
 
 async def test_a_whole_answer_is_saved_as_the_reply_and_marked(

@@ -4,7 +4,6 @@ the loopback fake providers; no Textual."""
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 import pytest
 
@@ -18,13 +17,6 @@ from tui_chat.core.workspace import NoModelError, Workspace
 
 KEY = "cpk_workspace-test-key-0001"
 NEW_KEY = "cpk_workspace-test-key-0002"
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Store:
-    opened = Store.open(tmp_path / "store.sqlite3")
-    yield opened  # type: ignore[misc]
-    opened.close()
 
 
 def env_for(chutes: FakeProvider, sutra: FakeProvider | None = None,

@@ -5,9 +5,6 @@ refusing at once, is back when it ends, however it ends."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
-
-import pytest
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tests.unit.test_workspace import env_for
@@ -32,13 +29,6 @@ class FakeAsker:
     async def ask(self, question: str, choices: Sequence[str]) -> str | None:
         self.questions.append(question)
         return choices[-1]
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Store:
-    opened = Store.open(tmp_path / "store.sqlite3")
-    yield opened  # type: ignore[misc]
-    opened.close()
 
 
 async def test_send_asks_through_the_given_asker_while_it_runs(

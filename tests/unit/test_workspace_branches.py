@@ -4,7 +4,6 @@ providers: what the app and `ask` build on."""
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 import pytest
 
@@ -19,13 +18,6 @@ from tui_chat.core.personas import Persona
 from tui_chat.core.session import ReplyFailed, ReplyFinished, UserMessageSaved
 from tui_chat.core.store import Store
 from tui_chat.core.workspace import Workspace, split_model_ref
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Store:
-    opened = Store.open(tmp_path / "store.sqlite3")
-    yield opened  # type: ignore[misc]
-    opened.close()
 
 
 def sent_contents(server: FakeProvider) -> list[str]:

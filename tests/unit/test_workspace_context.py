@@ -25,13 +25,6 @@ FIXTURE_V4 = Path(__file__).parent.parent / "fixtures" / "store-v4.sqlite3"
 HINDI = "भारत एक विशाल देश है जिसकी संस्कृति बहुत पुरानी और समृद्ध है। "
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Store:
-    opened = Store.open(tmp_path / "store.sqlite3")
-    yield opened  # type: ignore[misc]
-    opened.close()
-
-
 async def drain(events: object) -> list[SessionEvent]:
     return [event async for event in events]  # type: ignore[attr-defined]
 

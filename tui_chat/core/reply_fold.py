@@ -35,6 +35,8 @@ class ReplyFold:
         self._content = GrowingText()
         self._reasoning = GrowingText()
         self._deltas = 0
+        self._applied = 0  # events folded in; `_saved_at`: how many of them the store has
+        self._saved_at = 0
         self._started = clock()
         self._first_token: float | None = None
         self._last_flush = self._started
@@ -42,6 +44,7 @@ class ReplyFold:
         self._usage_note: str | None = None
 
     def apply(self, event: StreamEvent) -> None:
+        self._applied += 1
         # Exhaustive: a new kind of stream event is a type error here until it is handled.
         match event:
             case ContentDelta() | ReasoningDelta():
@@ -82,6 +85,11 @@ class ReplyFold:
 
     def flushed(self) -> None:
         self._last_flush = self._clock()
+        self._saved_at = self._applied
+
+    def unsaved(self) -> bool:
+        """Whether events arrived since the last save."""
+        return self._applied != self._saved_at
 
     def snapshot(self) -> Message:
         self.message.content = self._content.text

@@ -29,7 +29,9 @@ empty, `Message.stopped_before_start`); one cut off by a failure is only when th
 continues from it on purpose (`send(..., continue_partial=True)`).
 
 The partial reply is flushed to the store at least every `flush_interval` seconds (by the
-injected clock) while deltas arrive, and at its end. A provider failure ends the iteration with
+injected clock) while deltas arrive, when the stream goes quiet with text unsaved (a timer of
+the same interval: what arrived before a stall is not left to wait for the next delta, which
+a hard kill would lose), and at its end. A provider failure ends the iteration with
 ReplyFailed (status "interrupted" if any text arrived, else "error"; `message.error` holds the
 sentence). Cancelling the consuming task, or closing the iterator, saves the reply as
 interrupted and re-raises. Any other exception saves it as error and propagates.
@@ -468,6 +470,7 @@ class ChatSession:
         self.conversation.provider, self.conversation.model = reply.provider, model
         self.conversation.updated = utc_now()
         fold = ReplyFold(reply, self._clock)
+        stop_saving = self._save_while_quiet(fold)
         try:
             if new_prompt is not None:
                 yield UserMessageSaved(new_prompt)
@@ -497,6 +500,8 @@ class ChatSession:
             self.stopped_reply, self.stop_error = self._final_flush(
                 fold.stop(note, MessageStatus.INTERRUPTED if stopped else MessageStatus.ERROR))
             raise
+        finally:
+            stop_saving()
         message, unsaved = self._final_flush(self._priced(fold.finish()))
         yield ReplyFinished(message) if unsaved is None else ReplyFailed(message, unsaved)
 
@@ -525,6 +530,22 @@ class ChatSession:
                                      "not saved.")
             fold.message.error = unsaved.message
             return fold.snapshot(), unsaved
+
+    def _save_while_quiet(self, fold: ReplyFold) -> Callable[[], None]:
+        """A timer, every `flush_interval` of the loop's time, that saves the reply when
+        events arrived since the last save and none for an interval (the save in the loop
+        runs only when the next one comes); returns the function that stops it."""
+        loop = asyncio.get_running_loop()
+        timer: list[asyncio.TimerHandle] = []  # the one pending
+
+        def check() -> None:
+            timer[:] = [loop.call_later(self.flush_interval, check)]
+            if fold.unsaved() and fold.since_flush() >= self.flush_interval:
+                self._flush_while_streaming(fold)
+
+        check_later = loop.call_later(self.flush_interval, check)
+        timer.append(check_later)
+        return lambda: timer[0].cancel()
 
     def _flush_while_streaming(self, fold: ReplyFold) -> None:
         """A periodic save. When the store cannot take it (disk full, the conversation deleted

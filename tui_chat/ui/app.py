@@ -27,7 +27,7 @@ from textual.notifications import SeverityLevel
 from tui_chat.core.config import Settings
 from tui_chat.core.models import Message
 from tui_chat.core.secrets import scrub
-from tui_chat.ui import gc_policy
+from tui_chat.ui import gc_policy, textual_compat
 from tui_chat.ui.screens.conversation import ConversationScreen
 from tui_chat.ui.services import AppServices, no_key_sentence
 from tui_chat.ui.themes import install_themes
@@ -162,8 +162,8 @@ class TuiChatApp(App[int]):
         self.bell()
         if error is not None:
             sentence = crash_sentence(error, write_report(error))
-            self._exit_renderables.append(Text(sentence))
-        self._close_messages_no_wait()
+            textual_compat.exit_renderables(self).append(Text(sentence))
+        textual_compat.close_messages_no_wait(self)
 
     def get_css_variables(self) -> dict[str, str]:
         """Textual's design variables and tui-chat's colour roles (`ui.colour_roles`)."""

@@ -26,11 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-import rich.cells
 from msgspec import Struct
 from rich.cells import CellTable
 
-from tui_chat.ui import cell_table
+from tui_chat.ui import cell_table, textual_compat
 
 Ranges = Iterable[tuple[int, int]]
 
@@ -143,9 +142,6 @@ def install(model: CellModel = DEFAULT) -> bool:
         return table
 
     loader: Callable[[str], CellTable] = load
-    # Rich's one place for widths; every function in rich.cells calls it by this name.
-    rich.cells.__dict__["load_cell_table"] = loader
-    rich.cells.get_character_cell_size.cache_clear()
-    rich.cells.cached_cell_len.cache_clear()
+    textual_compat.replace_cell_table(loader)  # Rich's one place for widths
     _installed = model
     return True

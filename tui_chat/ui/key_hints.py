@@ -30,11 +30,11 @@ def written_key(key: str) -> str:
 def hint_key(binding_id: str, default: str) -> str:
     """The key a hint names for `binding_id`: the user's first key for it (`[keys]`, in the
     running app), else `default`, the key the binding declares, as the hint writes it."""
-    from textual._context import active_app  # what `widget.app` reads too
+    from tui_chat.ui.textual_compat import running_app  # what `widget.app` reads too
 
-    try:
-        keymap: Mapping[str, str] = getattr(active_app.get(), "user_keymap", {})
-    except LookupError:  # no app running (the command line): the declared keys
+    app = running_app()
+    if app is None:  # no app running (the command line): the declared keys
         return default
+    keymap: Mapping[str, str] = getattr(app, "user_keymap", {})
     keys = [key.strip() for key in keymap.get(binding_id, "").split(",") if key.strip()]
     return written_key(keys[0]) if keys else default

@@ -17,6 +17,8 @@ from typing import IO, Any
 
 from textual.drivers.linux_driver import LinuxDriver
 
+from tui_chat.ui import textual_compat
+
 
 class TerminalOutput:
     """A text file that stops writing, silently, at its first failure (the terminal gone)."""
@@ -55,5 +57,6 @@ class TerminalDriver(LinuxDriver):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        if self._file is not None:
-            self._file = TerminalOutput(self._file)  # type: ignore[assignment]
+        output = textual_compat.driver_output(self)
+        if output is not None:
+            textual_compat.set_driver_output(self, TerminalOutput(output))

@@ -23,6 +23,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from tui_chat.core.text import one_line
+from tui_chat.ui import textual_compat
 from tui_chat.ui.keymap import remapped
 
 PROMPT_KEYS: tuple[tuple[str, str], ...] = (
@@ -55,7 +56,7 @@ def node_bindings(node_type: type[DOMNode], *, own_only: bool = False,
     for base in reversed(node_type.__mro__):
         if not (isinstance(base, type) and issubclass(base, DOMNode)):
             continue
-        if not base.__dict__.get("_inherit_bindings", True):
+        if not textual_compat.inherits_bindings(base):
             merged.clear()
         if own_only and not base.__module__.startswith("tui_chat."):
             continue

@@ -20,7 +20,9 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey  # not exported; Textual is pinned below 9
+
+from tui_chat.ui import textual_compat
+from tui_chat.ui.textual_compat import FooterKey
 
 ALWAYS = ("help",)
 """Actions whose keys are shown whatever the width: what leads to everything else."""
@@ -58,7 +60,7 @@ class FittedFooter(Footer):
     """Footer that shows only the keys that fit (see the module docstring)."""
 
     def compose(self) -> ComposeResult:
-        if not self._bindings_ready:
+        if not textual_compat.footer_bindings_ready(self):
             return
         active = self.screen.active_bindings
         shown: list[tuple[Binding, str]] = []
@@ -91,7 +93,7 @@ class FittedFooter(Footer):
     async def recompose(self) -> None:
         """Mount and remove only the keys that changed, in place; the whole row again
         (Textual's way) when the keys kept would change order."""
-        if not self.is_attached or self._pruning:
+        if not self.is_attached or textual_compat.is_pruning(self):
             return
         wanted = [key for key in self.compose() if isinstance(key, FooterKey)]
         shown = list(self.query_children(FooterKey))

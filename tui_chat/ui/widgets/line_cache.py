@@ -31,6 +31,8 @@ from rich.style import Style
 from textual.strip import Strip
 from textual.widget import Widget
 
+from tui_chat.ui import textual_compat
+
 ROW_BYTES = 1200
 """A Strip, its list of segments and its seven small caches."""
 SEGMENT_BYTES = 140
@@ -60,7 +62,7 @@ def forget_painted(widget: Widget) -> None:
     `self` is a key: Textualize/textual#6665). Each holds the rows of its widget last on
     screen, border and padding included. Clearing it is harmless if Textual fixes that.
     """
-    widget._styles_cache.clear()
+    textual_compat.clear_styles_cache(widget)
 
 
 CacheKey = tuple[str | None, Hashable, int]

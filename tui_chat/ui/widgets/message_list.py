@@ -36,6 +36,7 @@ from textual.worker import Worker
 
 from tui_chat.core.errors import TuiChatError
 from tui_chat.core.models import Message, Role
+from tui_chat.ui import textual_compat
 from tui_chat.ui.colour_roles import code_theme_for
 from tui_chat.ui.widgets.code_blocks import code_blocks
 from tui_chat.ui.widgets.message_branch_keys import BRANCH_BINDINGS, BranchKeys
@@ -176,10 +177,10 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         messages those hold, until the next message. Emptied, drop them."""
         if self.children:
             return
-        self._clear_arrangement_cache()
+        textual_compat.clear_arrangement_cache(self)
         layout = self.styles.layout
         if isinstance(layout, StreamLayout):
-            layout._cached_placements = None
+            textual_compat.forget_stream_placements(layout)
 
     def _size_updated(self, size: Size, virtual_size: Size, container_size: Size,
                       layout: bool = True) -> bool:
@@ -190,16 +191,17 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         goes lays out again by itself), and without a second frame for the scrollbar."""
         in_layout = layout  # the screen's full layout; its frame paints the list's region
         grown = virtual_size != self.virtual_size
-        if (size == self._size and container_size == self._container_size
+        if (size == textual_compat.laid_out_size(self)
+                and container_size == textual_compat.laid_out_container_size(self)
                 and virtual_size.width == self.virtual_size.width):
             layout = False
         resized = super()._size_updated(size, virtual_size, container_size, layout)
-        bar = self._vertical_scrollbar
+        bar = textual_compat.vertical_scrollbar(self)
         if in_layout and grown and bar is not None:
             # The scrollbar took its new size and position above, before this layout's frame,
             # which repaints the whole region of the list (its virtual size changed), the bar
             # included: its own refresh would paint it once more in a frame of its own.
-            bar._repaint_required = False
+            textual_compat.skip_scrollbar_repaint(bar)
         return resized
 
     # --- content -------------------------------------------------------------------------

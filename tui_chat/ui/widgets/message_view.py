@@ -31,6 +31,7 @@ from tui_chat.core.protection import protection_badges
 from tui_chat.core.providers import BUILTIN_PROVIDERS
 from tui_chat.core.text import sanitize
 from tui_chat.core.tool_calls import tool_call_lines
+from tui_chat.ui import textual_compat
 from tui_chat.ui.key_hints import hint_key
 from tui_chat.ui.widgets.attachment_lines import folded_attachments
 from tui_chat.ui.widgets.line_cache import LineCache, forget_painted, styled
@@ -503,7 +504,7 @@ class MessageView(PlacesWhenAsked, Static):
         top = self.styles.gutter.top
         self.cached.draw_rows(crop.y - top, crop.bottom - top)
         if self._painted_rows.changed(*self.cached.moved):
-            self._styles_cache.clear()
+            textual_compat.clear_styles_cache(self)
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:

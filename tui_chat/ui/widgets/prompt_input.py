@@ -37,6 +37,7 @@ from textual.widgets import TextArea
 
 from tui_chat.core.attachments import complete_path
 from tui_chat.core.tokens import TextCounts
+from tui_chat.ui import textual_compat
 
 ScrollTo = Literal["page_up", "page_down", "top", "bottom", "line_up", "line_down"]
 """Where the prompt's scrolling keys take the conversation."""
@@ -125,10 +126,10 @@ class PromptInput(TextArea):
     def render_lines(self, crop: Region) -> list[Strip]:
         """TextArea's, with the theme's CSS fallbacks applied only when what they are read
         from may have changed (see the module doc)."""
-        theme = self._theme
+        theme = textual_compat.text_area_theme(self)
         if theme:
             inputs = (theme, self._styles_applied, self.app.theme,
-                      *map(id, self._component_styles.values()))
+                      *map(id, textual_compat.component_styles(self).values()))
             if inputs != self._theme_css_for:
                 theme.apply_css(self)
                 self._theme_css_for = inputs

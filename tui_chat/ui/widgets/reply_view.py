@@ -35,6 +35,7 @@ from textual.widget import Widget
 
 from tui_chat.core.models import Message
 from tui_chat.core.text import GrowingText, sanitize
+from tui_chat.ui import textual_compat
 from tui_chat.ui.widgets.line_cache import forget_painted, styled
 from tui_chat.ui.widgets.live_text import LiveText, markdown_text, split_lines
 from tui_chat.ui.widgets.markdown_render import markdown_rows
@@ -406,9 +407,10 @@ class ReplyView(PlacesWhenAsked, Widget):
         widget for any new size, and a growing reply gets a new height several times a
         second, so every row on screen was drawn again each time. Keep them: `_relayout`
         marks the rows that changed, and rows new to the widget are drawn as they come."""
-        if (self._size.width == size.width and self._size.height
+        laid_out = textual_compat.laid_out_size(self)
+        if (laid_out.width == size.width and laid_out.height
                 and not self._has_vertical_chrome()):
-            self._size = size
+            textual_compat.set_laid_out_size(self, size)
             # Nor lay out again for the new virtual size (it scrolls nothing here).
             layout = False
         return super()._size_updated(size, virtual_size, container_size, layout)
@@ -448,7 +450,7 @@ class ReplyView(PlacesWhenAsked, Widget):
         offset = self._answer_top()
         rows.draw_range(crop.y - offset, crop.bottom - offset)
         if self._painted_rows.changed(rows, rows.moves):
-            self._styles_cache.clear()
+            textual_compat.clear_styles_cache(self)
         strips = super().render_lines(crop)
         text_rows = len(self._lines) + self.styles.gutter.top
         if crop.bottom <= text_rows:

@@ -12,6 +12,8 @@ from collections.abc import Callable
 
 from textual.widget import Widget
 
+from tui_chat.ui import textual_compat
+
 
 def keep_in_place(view: Widget, row: int, delta: int) -> None:
     """Rows of `view` from `row` down moved by `delta` (a piece drawn when read, taller or
@@ -20,8 +22,8 @@ def keep_in_place(view: Widget, row: int, delta: int) -> None:
     parent = view.parent
     if not isinstance(parent, Widget) or not parent.allow_vertical_scroll:
         return
-    if parent.is_anchored and not parent._anchor_released:  # it follows the end: kept so
-        return
+    if parent.is_anchored and not textual_compat.anchor_released(parent):
+        return  # it follows the end: kept so
     if view.virtual_region.y + view.styles.gutter.top + row < round(parent.scroll_y):
         parent.scroll_to(y=parent.scroll_y + delta, animate=False, immediate=True,
                          release_anchor=False)
@@ -44,7 +46,8 @@ class RowMoves:
             self._pending.append((row, delta))
             first = len(self._pending) == 1
         view = self._view
-        if first and view.is_attached and threading.get_ident() == view.app._thread_id:
+        if (first and view.is_attached
+                and threading.get_ident() == textual_compat.app_thread_id(view.app)):
             view.call_later(self.apply)
 
     def apply(self) -> None:
