@@ -90,12 +90,18 @@ class PacedStream:
         self._task: asyncio.Task[None] | None = None
         self._marks: collections.deque[tuple[float, float]] = collections.deque()
         self._showing = False
+        self._in_flight = ""  # the text being appended now
         self.interval = MIN_FLUSH_INTERVAL
 
     @property
     def caught_up(self) -> bool:
         """Everything written so far is on screen (no fragment queued or being appended)."""
         return not self._pending and not self._showing
+
+    @property
+    def unshown(self) -> str:
+        """The text written but not appended yet: the append in progress, then the queue."""
+        return self._in_flight + "".join(self._pending)
 
     def start(self) -> None:
         if self._task is None:
@@ -165,7 +171,13 @@ class PacedStream:
         return self.interval
 
     async def _show(self, text: str) -> None:
-        await self._append(text)
+        # In flight until `_append` has taken it (then it is in what `_append` keeps), in
+        # the same step: `unshown` and the appended text never both hold it.
+        self._in_flight = text
+        try:
+            await self._append(text)
+        finally:
+            self._in_flight = ""
 
 
 class ReplyView(PlacesWhenAsked, Widget):
@@ -189,7 +201,7 @@ class ReplyView(PlacesWhenAsked, Widget):
         self.position = position  # among its siblings (a regenerated or compared reply)
         self.labels = labels
         self.reading_width = reading_width  # see reading_column
-        self._content = GrowingText()
+        self._answering = False  # any answer text arrived (its text: `content`)
         self._reasoning = GrowingText()
         self._reasoning_words: tuple[int, int] = (0, 0)  # (characters counted, words)
         self._held_cr = ""
@@ -233,8 +245,9 @@ class ReplyView(PlacesWhenAsked, Widget):
 
     @property
     def content(self) -> str:
-        """The answer received so far, sanitized."""
-        return self._content.text
+        """The answer received so far, sanitized: what the live text holds, then what waits
+        to be appended to it (the widget keeps no copy of its own: issue 22's delta path)."""
+        return self.answer.source + self._answer_stream.unshown
 
     @property
     def caught_up(self) -> bool:
@@ -268,10 +281,10 @@ class ReplyView(PlacesWhenAsked, Widget):
         clean = sanitize(text)
         if not clean:
             return
-        if not self._content and self._reasoning:
+        if not self._answering and self._reasoning:
             self.thinking_collapsed = True  # the answer starts: Thinking folds to one row
             self._relayout()
-        self._content.append(clean)
+        self._answering = True
         self._answer_stream.write(clean)
 
     async def finish(self) -> None:
