@@ -27,6 +27,7 @@ from rich.console import ConsoleOptions, RenderableType
 from rich.style import Style as RichStyle
 from rich.text import Text
 from textual import log
+from textual.app import App
 from textual.geometry import Region, Size
 from textual.selection import Selection
 from textual.strip import Strip
@@ -180,6 +181,32 @@ class PacedStream:
             self._in_flight = ""
 
 
+class MarkdownDrawer:
+    """Draws the answer's pieces (live_text.Draw; any thread). The finished message and the
+    line cache keep the answer's rows (`finished_lines`), which keep their draw function to
+    draw pieces when read: a bound method of the live view kept the whole view (its widgets,
+    its text, its painted rows) for as long as the rows lived (benchmarks/bench_ui_soak.py).
+    This holds only what drawing needs."""
+
+    __slots__ = ("_code_theme", "_reading_width", "app")
+
+    def __init__(self, code_theme: str, reading_width: int | None) -> None:
+        self._code_theme = code_theme
+        self._reading_width = reading_width
+        self.app: App[object] | None = None
+        """Set when the view is mounted (nothing is drawn before)."""
+
+    def __call__(self, text: str, width: int, context: PieceContext) -> list[Strip]:
+        app = self.app
+        assert app is not None, "drawn before its view was mounted"
+        options = app.console_options.update_width(max(1, width)).update(highlight=False)
+        return markdown_rows(text, app.console, options, code_theme=self._code_theme,
+                             context=context, reading_width=self._reading_width)
+
+    def estimate(self, text: str, width: int) -> int:
+        return estimate_markdown_rows(text, width, self._reading_width)
+
+
 class ReplyView(PlacesWhenAsked, Widget):
     """The assistant reply being streamed: header, Thinking, answer; see the module doc."""
 
@@ -205,7 +232,8 @@ class ReplyView(PlacesWhenAsked, Widget):
         self._reasoning = GrowingText()
         self._reasoning_words: tuple[int, int] = (0, 0)  # (characters counted, words)
         self._held_cr = ""
-        self.answer = markdown_text(self._draw_markdown, self._estimate_markdown)
+        self._drawer = MarkdownDrawer(code_theme, reading_width)  # its app: on_mount
+        self.answer = markdown_text(self._drawer, self._drawer.estimate)
         # Rows moved by a piece drawn when read (see piece_rows), below the rows above it:
         self._moves = RowMoves(self, relayout=self._relayout)
         self.answer.on_resize = (lambda row, delta:
@@ -227,6 +255,7 @@ class ReplyView(PlacesWhenAsked, Widget):
         self._painted_rows = PaintedRows()
 
     def on_mount(self) -> None:
+        self._drawer.app = self.app
         self._answer_stream.start()
         self._thinking_stream.start()
         self._relayout()
@@ -310,8 +339,7 @@ class ReplyView(PlacesWhenAsked, Widget):
                                       reading_width=self.reading_width)
         answer: Sequence[Strip] = self.answer.lines_for(width)
         if len(self.answer.source) < PIECED_CHARS:
-            checked = as_drawn_whole(answer, self._draw_markdown(self.answer.source, width,
-                                                                 WHOLE))
+            checked = as_drawn_whole(answer, self._drawer(self.answer.source, width, WHOLE))
             if checked is not answer:  # a drawing bug: tests/ui/test_streamed_equals_whole.py
                 log.warning("live reply: rows drawn in pieces were not the whole's; "
                             "the whole's are shown")
@@ -324,14 +352,6 @@ class ReplyView(PlacesWhenAsked, Widget):
 
     def _options(self, width: int) -> ConsoleOptions:
         return self.app.console_options.update_width(max(1, width)).update(highlight=False)
-
-    def _estimate_markdown(self, text: str, width: int) -> int:
-        return estimate_markdown_rows(text, width, self.reading_width)
-
-    def _draw_markdown(self, text: str, width: int, context: PieceContext) -> list[Strip]:
-        return markdown_rows(text, self.app.console, self._options(width),
-                             code_theme=self.code_theme, context=context,
-                             reading_width=self.reading_width)
 
     def _draw_reasoning(self, text: str, width: int, _context: PieceContext) -> list[Strip]:
         if not text:
