@@ -7,14 +7,12 @@ After each reply a reclaim runs (gc_policy: unfreeze, full collection, freeze) a
 records VmRSS and the Python heap's blocks. Figure: the growth of VmRSS per 100 replies after
 the first WARM (least-squares slope), target ≤ 1 MB; the heap blocks' slope for reference.
 
-What grew, found with tracemalloc snapshots over such a run (the snapshots' differences
-grouped by traceback, then the holders of what survived walked from the app and
-sys.modules): every finished reply's live view, kept whole. The answer's lazy rows, handed to
-the finished view and to the line cache (message_view.LINES), were drawn by the live view's
-own bound methods, so each held its view: its text in 200 pieces, its drawn rows, its
-widgets, for as long as the cache kept the rows. (A fix, the rows drawn by a small object
-holding only the code theme, the reading width and the app, was written before the live
-reply's drawing was restructured for issue 24 and did not survive the merge: to do again.)
+What grew (benchmarks/RESULTS.md has the figures): first, every finished reply's live view,
+kept whole by the answer's lazy rows (drawn by its bound methods); since fixed. Then, found by
+diffing gc.get_objects() type counts between two replies and walking a survivor's referrers:
+the footer's Esc Stop key, mounted and removed with every reply, kept by Textual's data_bind
+watchers (fitted_footer.watch_compact), and the StylesCache of every widget gone, kept by
+Textual's `get_inner_outer` lru_cache keyed by it (line_cache.unkey_inner_outer).
 What else stays is bounded: Rich's cell-width cache (4,096 entries), the line cache's budget.
 
 Run: `python -m benchmarks ui_soak` (100 replies after 20 warm, under a minute on a quiet

@@ -137,3 +137,35 @@ async def test_a_reply_mounts_only_the_stop_key_and_the_row_reads_as_composed_wh
                 pilot)
     finally:
         gate.set()
+
+
+def keys_alive_off_screen() -> int:
+    """FooterKey widgets alive but no longer in a footer, after a full collection (frozen
+    ones included: see test_line_cache.live)."""
+    from tests.ui.test_line_cache import live
+    return live(lambda item: isinstance(item, FooterKey) and not item.is_attached)
+
+
+async def test_the_keys_a_reply_takes_away_are_not_kept(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    """Every reply mounts Esc Stop and removes it. Bound to the footer's `compact` by
+    Textual's `data_bind`, each key removed stayed in the footer's list of watchers (Textual
+    prunes that list only when `compact` changes, which it never does): one widget with its
+    styles, caches and message queue kept per reply, all day (benchmarks/bench_ui_soak.py).
+    Whatever the number of replies, at most one is kept (the footer's list of its displayed
+    children, cached until it is next asked for)."""
+    replies = 4
+    for _ in range(replies):
+        chutes_server.script(Reply(stream_of(["a ", "reply"])))
+    app = make_app()
+    async with app.run_test(size=(160, 30)) as pilot:
+        await wait_until(pilot, lambda: bool(keys(pilot)))
+        before = keys_alive_off_screen()  # other tests' apps may still hold some
+        for index in range(replies):
+            await pilot.press(*f"q{index}", "enter")
+            await wait_idle(pilot)
+            await wait_until(pilot, lambda: "Stop" not in described(pilot))
+        footer = conversation(app).query_one(FittedFooter)
+        await wait_until(pilot, lambda: not footer._pruning and all(
+            key.is_attached for key in keys(pilot)))
+        await wait_until(pilot, lambda: keys_alive_off_screen() <= before + 1, seconds=20)

@@ -249,3 +249,43 @@ async def test_after_ctrl_n_no_view_of_the_old_conversation_is_kept(
                          and not screen.query(MessageView))
         await pilot.pause()
         assert views() == 0
+
+
+async def test_widgets_removed_leave_no_painted_rows_behind() -> None:
+    """Textual's StylesCache.get_inner_outer was an lru_cache keyed by each widget's cache of
+    painted rows (textual#6665): 1,024 widgets gone kept theirs, about four more a reply
+    (benchmarks/bench_ui_soak.py). However many widgets are mounted, painted and removed,
+    no StylesCache outlives its widget."""
+    from textual._styles_cache import StylesCache
+    from textual.app import App
+    from textual.widgets import Static
+
+    class Many(App[None]):
+        pass
+
+    app = Many()
+    async with app.run_test(size=(40, 10)) as pilot:
+        await pilot.pause()
+        before = live(lambda item: isinstance(item, StylesCache))  # other tests' too
+        for index in range(40):
+            widget = Static(f"row {index}")
+            await app.screen.mount(widget)
+            await pilot.pause()  # painted
+            await widget.remove()
+        await pilot.pause()
+        assert live(lambda item: isinstance(item, StylesCache)) <= before + 2
+
+
+def test_the_unkeyed_inner_outer_is_textuals_hook_with_its_styles() -> None:
+    """The private part replaced (line_cache.unkey_inner_outer) is still where Textual calls
+    it, and gives the styles Textual's gave."""
+    import inspect
+
+    from textual._styles_cache import StylesCache
+    from textual.color import Color
+    from textual.style import Style
+
+    assert "self.get_inner_outer(" in inspect.getsource(StylesCache.render_line)
+    base, background = Color(10, 20, 30), Color(200, 100, 50, 0.5)
+    assert StylesCache().get_inner_outer(base, background) == (
+        Style(background=base + background), Style(background=base))

@@ -52,7 +52,7 @@ def example_id(example: dict[str, Any]) -> str:
 
 
 def drawing(reading_width: int | None = None) -> Draw:
-    """Draws a piece as the live reply does (ReplyView._draw_markdown), its prose at most
+    """Draws a piece as the live reply does (reply_view.MarkdownDrawer), its prose at most
     `reading_width` cells wide."""
     def draw(text: str, width: int, context: PieceContext) -> list[Strip]:
         return markdown_rows(text, CONSOLE, CONSOLE.options.update_width(width),

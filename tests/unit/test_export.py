@@ -91,7 +91,7 @@ def test_json_document_is_the_documented_format(source: Store) -> None:
         "id", "role", "content", "reasoning", "provider", "model", "status", "error",
         "finish_reason", "usage", "time_to_first_token", "tokens_per_second", "created",
         "parent_id", "partial_in_context", "active_child_id", "attachments", "tool_calls",
-        "tool_call_id", "sent_as", "tool_run"}
+        "tool_call_id", "sent_as", "tool_run", "note"}
     assert first["parameters"]["stop"] == ["END", "\n\n"]
     assert "temperature" in first["parameters"]
     assert "temperature" not in document["conversations"][1]["parameters"]

@@ -130,8 +130,18 @@ def usage_event(raw: object) -> UsageReported:
     usage = usage_from(raw)
     if usage is not None:
         return UsageReported(usage)
-    return UsageReported(None, note=f"The provider's token usage ({preview_of(raw)}) made no "
-                                    "sense, so this reply has no token counts or cost.")
+    return UsageReported(None, note=f"{USAGE_NOTE_START}{preview_of(raw)}{USAGE_NOTE_END}")
+
+
+USAGE_NOTE_START = "The provider's token usage ("
+USAGE_NOTE_END = ") made no sense, so this reply has no token counts or cost."
+
+
+def is_usage_note(text: str | None) -> bool:
+    """Whether `text` is `usage_event`'s note (which a store before schema 8, or an export
+    from one, kept in a complete reply's `error`)."""
+    return (text is not None and text.startswith(USAGE_NOTE_START)
+            and text.endswith(USAGE_NOTE_END) and "\n" not in text)
 
 
 def preview_of(raw: object) -> str:

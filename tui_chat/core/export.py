@@ -31,7 +31,8 @@ The JSON format, version 2 (conversations as trees)::
               "attachments": [{"name": "src/main.py", "kind": "text" | "image",
                                "mime": "text/plain", "size": 123, "language": "python",
                                "tokens": 40, "text": "…" | null, "data": "base64…" | null}],
-              "sent_as": "end-to-end" | "TEE" | "end-to-end TEE" | null
+              "sent_as": "end-to-end" | "TEE" | "end-to-end TEE" | null,
+              "note": "…" | null
             }
           ]
         }
@@ -59,9 +60,11 @@ file from before them keeps a reply's calls as a note in `error` ("The model ask
 …"), which an import turns into `tool_calls`. So was `sent_as`, how a reply was sent:
 "end-to-end" (encrypted to the model's instance), "TEE" (a model in a confidential-compute
 enclave, as the provider's model list said; not verified), both, or null: neither
-(`parameters.e2ee`: the conversation's own end-to-end choice).
+(`parameters.e2ee`: the conversation's own end-to-end choice). So was `note`, an advisory
+note on a reply that is complete all the same (the provider's usage made no sense and was
+dropped); a file from before it keeps that note in `error`, which an import moves to `note`.
 
-Version 1 (before trees) has none of these ten keys; its messages are one path, in order.
+Version 1 (before trees) has none of these eleven keys; its messages are one path, in order.
 Both import.
 
 Timestamps are ISO 8601 with a UTC offset. Every key
@@ -108,6 +111,7 @@ from pydantic import (
 from pydantic_core import CoreSchema
 
 from tui_chat.core.attachments import IMAGE_TOKENS, fenced, size_text
+from tui_chat.core.chunks import is_usage_note
 from tui_chat.core.errors import StoreError, UsageError
 from tui_chat.core.files import FileTooLargeError, NotAFileError, read_bounded
 from tui_chat.core.import_check import (
@@ -263,6 +267,7 @@ class ExportedToolRun(_Exported):
 
 
 class ExportedMessageV2(ExportedMessage):
+    note: ExportText | None = None
     attachments: list[ExportedAttachment] = Field(default_factory=list)
     tool_calls: list[ExportedToolCall] = Field(default_factory=list)
     tool_call_id: ExportText | None = None
@@ -458,6 +463,9 @@ def _message(exported: ExportedMessage, conversation_id: str) -> Message:
             and (calls := legacy_tool_calls(message.error)) is not None):
         # An export from before tool calls were data: the note becomes the calls.
         message.tool_calls, message.error = calls, None
+    if message.status is MessageStatus.COMPLETE and is_usage_note(message.error):
+        # An export from before notes were a field (store schema 8): the note is no error.
+        message.note, message.error = message.error, None
     return message
 
 
@@ -600,6 +608,8 @@ def _message_markdown(message: Message, answered: Set[str], level: str = "##") -
     if message.status != MessageStatus.COMPLETE:
         note = f" {_one_line(message.error)}" if message.error else ""
         lines += ["", f"*[{message.status.value}]{note}*"]
+    if message.note:
+        lines += ["", f"*Note: {_one_line(message.note)}*"]
     return lines
 
 

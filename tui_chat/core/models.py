@@ -308,6 +308,10 @@ class Message(Record):
     """How a reply was sent and came back: "end-to-end" (encrypted to the model's instance,
     tui_chat.core.e2ee), with " TEE" when the model runs in a confidential-compute enclave
     (as /v1/models says; not verified); None: neither."""
+    note: str | None = None
+    """An advisory note on a reply that is complete all the same (the provider's usage made
+    no sense and was dropped: `chunks.usage_event`); shown as a note, never as an error.
+    Store schema 8; before it, such a note was kept in `error`."""
 
     @property
     def failed(self) -> bool:

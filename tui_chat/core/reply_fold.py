@@ -101,8 +101,8 @@ class ReplyFold:
         self.message.status = MessageStatus.COMPLETE
         if self._tool_calls:  # kept as data; none is run (tool_calls.tool_call_lines)
             self.message.tool_calls = self._tool_calls.calls()
-        elif self._usage_note:  # usage is advisory: the reply is complete, and says so
-            self.message.error = self._usage_note
+        if self._usage_note:  # usage is advisory: the reply is complete, and notes it
+            self.message.note = self._usage_note
         return self
 
     def fail(self, sentence: str) -> ReplyFold:

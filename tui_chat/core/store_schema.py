@@ -40,6 +40,11 @@ Schema history (`PRAGMA user_version`):
   a reopened conversation and an export show (core/protection).
 - 7: `messages.tool_run` (JSON: a `tool` message's status, tool, server and seconds; NULL
   for every other message): what became of a tool call, kept as it happens (core/tool_turns).
+- 8: `messages.note`, an advisory note on a reply that is complete all the same (today: the
+  provider's usage made no sense and was dropped); shown as a note, never as an error. Until
+  7 the note was kept in `error`, so that a complete reply seemed to carry an error: the
+  migration moves every such note (a complete message whose `error` is exactly the usage
+  note's sentence, `chunks.usage_event`) into `note`, so that `error` means an error again.
 
 `seq` (an integer primary key) is the insertion order: children are ordered by it; `id` is the
 stable public id. Timestamps are ISO 8601 text in UTC with microseconds, so they sort as text and
@@ -69,7 +74,7 @@ from tui_chat.core.secrets import scrub
 from tui_chat.core.store_attachments import infos_from
 from tui_chat.core.store_v6 import migrate_v5_to_v6
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 SCHEMA_V1 = """
 CREATE TABLE conversations (
@@ -215,6 +220,17 @@ MIGRATE_V6_TO_V7 = """
 ALTER TABLE messages ADD COLUMN tool_run TEXT;
 """
 
+# Kept literally (not built from chunks.py's sentence): a migration must not change with the
+# code. A complete reply whose error is exactly the usage note (one line, its two ends).
+MIGRATE_V7_TO_V8 = """
+ALTER TABLE messages ADD COLUMN note TEXT;
+UPDATE messages SET note = error, error = NULL
+    WHERE status = 'complete' AND error IS NOT NULL
+    AND substr(error, 1, 28) = 'The provider''s token usage ('
+    AND substr(error, -59) = ') made no sense, so this reply has no token counts or cost.'
+    AND instr(error, char(10)) = 0;
+"""
+
 Step = str | Callable[[sqlite3.Connection], "str | None"]
 """A migration step: an SQL script, or a function that changes the database (inside the
 step's transaction) and returns a sentence for the user, or None."""
@@ -222,7 +238,7 @@ step's transaction) and returns a sentence for the user, or None."""
 # MIGRATIONS[n] takes a database at version n to version n + 1.
 MIGRATIONS: dict[int, Step] = {0: SCHEMA_V1, 1: MIGRATE_V1_TO_V2, 2: MIGRATE_V2_TO_V3,
                                3: MIGRATE_V3_TO_V4, 4: MIGRATE_V4_TO_V5, 5: migrate_v5_to_v6,
-                               6: MIGRATE_V6_TO_V7}
+                               6: MIGRATE_V6_TO_V7, 7: MIGRATE_V7_TO_V8}
 OUR_TABLES = frozenset({"conversations", "messages"})
 
 
@@ -305,11 +321,12 @@ CONVERSATION_READ = f"{CONVERSATION_SELECT}, context_from, context_from_set"
 MESSAGE_WRITTEN = ("id", "conversation_id", "parent_id", "role", "content", "reasoning",
                    "provider", "model", "status", "error", "finish_reason", "usage",
                    "time_to_first_token", "tokens_per_second", "created",
-                   "partial_in_context", "tool_calls", "tool_call_id", "sent_as", "tool_run")
+                   "partial_in_context", "tool_calls", "tool_call_id", "sent_as", "tool_run",
+                   "note")
 """The columns `message_row` gives, which adding and importing a message write."""
 MESSAGE_CHANGING = ("content", "reasoning", "provider", "model", "status", "error",
                     "finish_reason", "usage", "time_to_first_token", "tokens_per_second",
-                    "partial_in_context", "tool_calls", "sent_as", "tool_run")
+                    "partial_in_context", "tool_calls", "sent_as", "tool_run", "note")
 """The columns `Store.update_message` writes: a message's place, role, id and date never
 change."""
 MESSAGE_SELECT = ", ".join((*MESSAGE_WRITTEN, "attachments"))
@@ -377,7 +394,8 @@ def message_row(m: Message) -> dict[str, object]:
             "tokens_per_second": m.tokens_per_second, "created": to_text(m.created),
             "partial_in_context": int(m.partial_in_context), "tool_calls": tool_calls,
             "tool_call_id": m.tool_call_id, "sent_as": m.sent_as,
-            "tool_run": m.tool_run.model_dump_json() if m.tool_run is not None else None}
+            "tool_run": m.tool_run.model_dump_json() if m.tool_run is not None else None,
+            "note": scrub(m.note) if m.note else m.note}
 
 
 _ROLES = {role.value: role for role in Role}
@@ -401,6 +419,8 @@ def message_from(row: sqlite3.Row) -> Message:
         rare["sent_as"] = sent_as
     if isinstance(tool_run := value.get("tool_run"), str):
         rare["tool_run"] = ToolRun.model_validate_json(tool_run)
+    if isinstance(note := value.get("note"), str):
+        rare["note"] = scrub(note)
     return Message.model_validate(dict(
         id=value["id"], conversation_id=value["conversation_id"],
         role=_ROLES.get(role) or Role(role), content=value["content"],

@@ -78,10 +78,11 @@ class FittedFooter(Footer):
                                    palette.binding.description)
         tooltips = {id(item.binding): item.tooltip for item in active.values()}
         for binding in fitting(shown, width):
-            yield _made(FooterKey(binding.key, self.app.get_key_display(binding),
-                                  binding.description, binding.action,
-                                  tooltip=tooltips.get(id(binding)) or binding.tooltip
-                                  ).data_bind(compact=Footer.compact))
+            key = FooterKey(binding.key, self.app.get_key_display(binding),
+                            binding.description, binding.action,
+                            tooltip=tooltips.get(id(binding)) or binding.tooltip)
+            key.set_reactive(FooterKey.compact, self.compact)  # see watch_compact
+            yield _made(key)
         if palette is not None:
             yield _made(FooterKey(palette.binding.key,
                                   self.app.get_key_display(palette.binding),
@@ -126,6 +127,15 @@ class FittedFooter(Footer):
                 else:
                     await self.mount(key, before=following)
                     following = key
+
+    def watch_compact(self, compact: bool) -> None:
+        """The keys follow the footer's `compact` (Textual's Footer binds each key to it
+        with `data_bind`: the footer then keeps every key ever composed in its watchers,
+        pruned only when `compact` changes, which it never does here; every reply mounts
+        Esc Stop and removes it, one widget kept a reply)."""
+        for key in self.query_children(FooterKey):
+            if "-command-palette" not in key.classes:
+                key.compact = compact
 
     def on_resize(self, event: events.Resize) -> None:
         if event.size.width != getattr(self, "_composed_width", None):

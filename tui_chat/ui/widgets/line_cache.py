@@ -18,17 +18,23 @@ every long reply it showed (benchmarks/bench_ui_memory.py).
   of every row).
 - `forget_painted`: what a widget leaving the screen must let go of by hand, because
   Textual keeps it (see there).
+- `unkey_inner_outer`: Textual's cache of two background styles no longer keyed by the
+  widget's painted rows (installed when this module is imported; see there).
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Hashable, Iterable, Sequence
 
 from cachetools import LRUCache
 from rich.segment import Segment
 from rich.style import Style
+from textual._styles_cache import StylesCache  # private; tests/ui/test_line_cache.py
+from textual.color import Color
 from textual.strip import Strip
+from textual.style import Style as TextualStyle
 from textual.widget import Widget
 
 from tui_chat.ui import textual_compat
@@ -63,6 +69,33 @@ def forget_painted(widget: Widget) -> None:
     screen, border and padding included. Clearing it is harmless if Textual fixes that.
     """
     textual_compat.clear_styles_cache(widget)
+
+
+@functools.lru_cache(1024)
+def _inner_outer(base_background: Color, background: Color
+                 ) -> tuple[TextualStyle, TextualStyle]:
+    """StylesCache.get_inner_outer's styles, cached by the colours alone."""
+    return (TextualStyle(background=base_background + background),
+            TextualStyle(background=base_background))
+
+
+def unkey_inner_outer() -> None:
+    """Make `StylesCache.get_inner_outer` a cache of the two colours alone.
+
+    Textual 8.2.8 caches it with `lru_cache(1024)` on the method, so each key holds the
+    `StylesCache` that asked (Textualize/textual#6665): every widget ever painted (each
+    message view, each live reply, the footer's Esc Stop that every reply mounts and
+    removes) kept its painted rows and caches after it was gone, until 1,024 newer ones
+    pushed it out: about four a reply, so the memory of a long day grew for its first 250
+    replies or so (benchmarks/bench_ui_soak.py). The styles depend on the colours only.
+    Harmless if Textual fixes it; tests/ui/test_line_cache.py fails if the method moves.
+    """
+    if StylesCache.__dict__.get("get_inner_outer") is not _UNKEYED:
+        StylesCache.get_inner_outer = _UNKEYED  # type: ignore[method-assign,assignment]
+
+
+_UNKEYED = staticmethod(_inner_outer)
+unkey_inner_outer()
 
 
 CacheKey = tuple[str | None, Hashable, int]

@@ -168,6 +168,8 @@ def message_chrome(message: Message, *, show_reasoning: bool = False,
     elif message.error and not message.stopped_before_start:
         below.append(capped(Text(f"⚠ {sanitize(message.error)}", style="tc.error"),
                             reading_width))
+    if message.note:  # advisory: the reply is complete (store schema 8), no error
+        below.append(capped(Text(f"ℹ {sanitize(message.note)}", style="dim"), reading_width))
     return above, below
 
 
@@ -426,7 +428,8 @@ class MessageView(PlacesWhenAsked, Static):
         key = (message.id, hash(message.content), message.status, message.error,
                hash(message.reasoning), message.model, message.provider,
                provider_label(message.provider, labels), theme, reasoning,
-               position, message.finish_reason, out, reading, last, note, message.sent_as)
+               position, message.finish_reason, out, reading, last, note, message.sent_as,
+               message.note)
 
         def draw() -> RenderableType:
             drawn = render_message(message, code_theme=theme, show_reasoning=reasoning,

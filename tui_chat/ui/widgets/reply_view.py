@@ -27,6 +27,7 @@ from rich.console import ConsoleOptions, RenderableType
 from rich.style import Style as RichStyle
 from rich.text import Text
 from textual import log
+from textual.app import App
 from textual.geometry import Region, Size
 from textual.selection import Selection
 from textual.strip import Strip
@@ -91,12 +92,18 @@ class PacedStream:
         self._task: asyncio.Task[None] | None = None
         self._marks: collections.deque[tuple[float, float]] = collections.deque()
         self._showing = False
+        self._in_flight = ""  # the text being appended now
         self.interval = MIN_FLUSH_INTERVAL
 
     @property
     def caught_up(self) -> bool:
         """Everything written so far is on screen (no fragment queued or being appended)."""
         return not self._pending and not self._showing
+
+    @property
+    def unshown(self) -> str:
+        """The text written but not appended yet: the append in progress, then the queue."""
+        return self._in_flight + "".join(self._pending)
 
     def start(self) -> None:
         if self._task is None:
@@ -166,7 +173,39 @@ class PacedStream:
         return self.interval
 
     async def _show(self, text: str) -> None:
-        await self._append(text)
+        # In flight until `_append` has taken it (then it is in what `_append` keeps), in
+        # the same step: `unshown` and the appended text never both hold it.
+        self._in_flight = text
+        try:
+            await self._append(text)
+        finally:
+            self._in_flight = ""
+
+
+class MarkdownDrawer:
+    """Draws the answer's pieces (live_text.Draw; any thread). The finished message and the
+    line cache keep the answer's rows (`finished_lines`), which keep their draw function to
+    draw pieces when read: a bound method of the live view kept the whole view (its widgets,
+    its text, its painted rows) for as long as the rows lived (benchmarks/bench_ui_soak.py).
+    This holds only what drawing needs."""
+
+    __slots__ = ("_code_theme", "_reading_width", "app")
+
+    def __init__(self, code_theme: str, reading_width: int | None) -> None:
+        self._code_theme = code_theme
+        self._reading_width = reading_width
+        self.app: App[object] | None = None
+        """Set when the view is mounted (nothing is drawn before)."""
+
+    def __call__(self, text: str, width: int, context: PieceContext) -> list[Strip]:
+        app = self.app
+        assert app is not None, "drawn before its view was mounted"
+        options = app.console_options.update_width(max(1, width)).update(highlight=False)
+        return markdown_rows(text, app.console, options, code_theme=self._code_theme,
+                             context=context, reading_width=self._reading_width)
+
+    def estimate(self, text: str, width: int) -> int:
+        return estimate_markdown_rows(text, width, self._reading_width)
 
 
 class ReplyView(PlacesWhenAsked, Widget):
@@ -190,11 +229,12 @@ class ReplyView(PlacesWhenAsked, Widget):
         self.position = position  # among its siblings (a regenerated or compared reply)
         self.labels = labels
         self.reading_width = reading_width  # see reading_column
-        self._content = GrowingText()
+        self._answering = False  # any answer text arrived (its text: `content`)
         self._reasoning = GrowingText()
         self._reasoning_words: tuple[int, int] = (0, 0)  # (characters counted, words)
         self._held_cr = ""
-        self.answer = markdown_text(self._draw_markdown, self._estimate_markdown)
+        self._drawer = MarkdownDrawer(code_theme, reading_width)  # its app: on_mount
+        self.answer = markdown_text(self._drawer, self._drawer.estimate)
         # Rows moved by a piece drawn when read (see piece_rows), below the rows above it:
         self._moves = RowMoves(self, relayout=self._relayout)
         self.answer.on_resize = (lambda row, delta:
@@ -216,6 +256,7 @@ class ReplyView(PlacesWhenAsked, Widget):
         self._painted_rows = PaintedRows()
 
     def on_mount(self) -> None:
+        self._drawer.app = self.app
         self._answer_stream.start()
         self._thinking_stream.start()
         self._relayout()
@@ -234,8 +275,9 @@ class ReplyView(PlacesWhenAsked, Widget):
 
     @property
     def content(self) -> str:
-        """The answer received so far, sanitized."""
-        return self._content.text
+        """The answer received so far, sanitized: what the live text holds, then what waits
+        to be appended to it (the widget keeps no copy of its own: issue 22's delta path)."""
+        return self.answer.source + self._answer_stream.unshown
 
     @property
     def caught_up(self) -> bool:
@@ -269,10 +311,10 @@ class ReplyView(PlacesWhenAsked, Widget):
         clean = sanitize(text)
         if not clean:
             return
-        if not self._content and self._reasoning:
+        if not self._answering and self._reasoning:
             self.thinking_collapsed = True  # the answer starts: Thinking folds to one row
             self._relayout()
-        self._content.append(clean)
+        self._answering = True
         self._answer_stream.write(clean)
 
     async def finish(self) -> None:
@@ -298,8 +340,7 @@ class ReplyView(PlacesWhenAsked, Widget):
                                       reading_width=self.reading_width)
         answer: Sequence[Strip] = self.answer.lines_for(width)
         if len(self.answer.source) < PIECED_CHARS:
-            checked = as_drawn_whole(answer, self._draw_markdown(self.answer.source, width,
-                                                                 WHOLE))
+            checked = as_drawn_whole(answer, self._drawer(self.answer.source, width, WHOLE))
             if checked is not answer:  # a drawing bug: tests/ui/test_streamed_equals_whole.py
                 log.warning("live reply: rows drawn in pieces were not the whole's; "
                             "the whole's are shown")
@@ -312,14 +353,6 @@ class ReplyView(PlacesWhenAsked, Widget):
 
     def _options(self, width: int) -> ConsoleOptions:
         return self.app.console_options.update_width(max(1, width)).update(highlight=False)
-
-    def _estimate_markdown(self, text: str, width: int) -> int:
-        return estimate_markdown_rows(text, width, self.reading_width)
-
-    def _draw_markdown(self, text: str, width: int, context: PieceContext) -> list[Strip]:
-        return markdown_rows(text, self.app.console, self._options(width),
-                             code_theme=self.code_theme, context=context,
-                             reading_width=self.reading_width)
 
     def _draw_reasoning(self, text: str, width: int, _context: PieceContext) -> list[Strip]:
         if not text:
