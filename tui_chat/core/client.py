@@ -73,6 +73,7 @@ from tui_chat.core.provider_errors import (
     with_detail,
 )
 from tui_chat.core.providers import Provider
+from tui_chat.core.quota import Quota, QuotaBook, quota_from
 from tui_chat.core.read_pacing import PacingClock, ReadPacing
 from tui_chat.core.reasoning import ReasoningSplitter
 from tui_chat.core.sse import SSEEvent, SSEParser, StrayLine
@@ -120,6 +121,7 @@ class ProviderClient:
         env: Mapping[str, str] | None = None,
         pacing_clock: PacingClock | None = None,
         refusals: dialect.UsageRefusals | None = None,
+        quota_book: QuotaBook | None = None,
     ) -> None:
         """`coalesce`: while tokens trickle in, wait until this many seconds have passed since
         the previous read before reading again, so the tokens that arrived meanwhile come in
@@ -137,8 +139,13 @@ class ProviderClient:
         not depend on how fast the machine is.
 
         `refusals`: where a refusal of `stream_options` is remembered (shared by a
-        workspace's clients; default: this client's own)."""
+        workspace's clients; default: this client's own).
+
+        `quota_book`: where the quota a response reports is written (tui_chat.core.quota;
+        default the state directory's); `self.quota` is the last one, None until then."""
         self.provider = provider
+        self.quota: Quota | None = None
+        self._quota_book = quota_book
         self._dialect = provider.spec.dialect
         self.refusals = refusals if refusals is not None else dialect.UsageRefusals()
         self.coalesce = coalesce
@@ -241,6 +248,7 @@ class ProviderClient:
             delay = self._backoff(attempt, outcome.retry_after)
             yield RetryScheduled(attempt, delay, outcome.summary)
             await self._sleep(delay)
+        self._note_quota(outcome.headers)
         if SENT_AS in outcome.extensions:
             yield SentAs(outcome.extensions[SENT_AS])
         if CHOSEN_MODEL in outcome.extensions:
@@ -277,6 +285,14 @@ class ProviderClient:
         if response.status_code == 200:
             return response
         return await self._status_error(response, model)
+
+    def _note_quota(self, headers: httpx.Headers) -> None:
+        """Keep and record the quota the response reports (Chutes' headers), if any."""
+        quota = quota_from(headers)
+        if quota is None:
+            return
+        self.quota = quota
+        (self._quota_book or QuotaBook()).record(self.provider.name, quota)
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
