@@ -179,7 +179,7 @@ class PrivateTransport(httpx.AsyncBaseTransport):
         if response.status_code == 200:
             response.stream = _Decrypting(response.stream, self.display_name)
             response.extensions = {**response.extensions, SENT_AS: END_TO_END}
-        return response
+        return _with_chosen_model(response)
 
     async def aclose(self) -> None:
         await self._private.aclose()  # closes the network transport too
