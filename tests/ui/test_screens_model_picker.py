@@ -135,7 +135,8 @@ async def test_recent_first_and_arrow_keys_move_from_the_filter(
         screen = await open_picker(app, pilot, ModelPickerScreen(
             settings_for(chutes_server, sutra_server), recent=recent))
         shown = words(screen)
-        assert shown[:3] == ["Recently used", "sutra-r0 SUTRA", "Qwen/Qwen3-235B-A22B Chutes"]
+        assert shown[:3] == ["Recently used", "sutra-r0 · SUTRA",
+                             "Qwen/Qwen3-235B-A22B · Chutes"]
         assert screen.highlighted_choice() == recent[0]
         await pilot.press("down", "enter")
         await pilot.pause()
@@ -152,8 +153,8 @@ async def test_recent_rows_say_which_provider_when_two_share_a_model_id(
             settings_for(chutes_server, sutra_server), recent=recent))
         shown = words(screen)
         assert shown[:3] == [
-            "Recently used", "deepseek-ai/DeepSeek-V3-0324 SUTRA",
-            "deepseek-ai/DeepSeek-V3-0324 Chutes 163,840 ctx $0.27/M in $1.1/M out"]
+            "Recently used", "deepseek-ai/DeepSeek-V3-0324 · SUTRA",
+            "deepseek-ai/DeepSeek-V3-0324 · Chutes 163,840 ctx $0.27/M in $1.1/M out"]
 
 
 async def test_current_model_is_marked_and_highlighted() -> None:

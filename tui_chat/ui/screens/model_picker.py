@@ -93,26 +93,30 @@ class _Pending:
     row: _Row
     spans: list[tuple[int, int]]
     cells: tuple[str, ...]
+    provider: str = ""
+    """The provider's name, shown after the id (a recent row)."""
+
+    def id_cells(self) -> int:
+        suffix = cell_len(f" · {self.provider}") if self.provider else 0
+        return cell_len(one_line(self.row.choice.model, 120)) + suffix
 
 
 ID_WIDTH = 46
 """Cells the model id column takes at most (a longer id runs into the next column)."""
 
 
-def columns(info: ModelInfo | None, provider: str | None = None) -> tuple[str, ...]:
-    """A row's details, a column each: the provider's name if given (a recent row: two
-    providers may serve one model id), the context length, the input and output prices (USD
-    per million tokens), and the rest the provider says (quantization, the longest reply,
-    what it supports, TEE): "" where it says nothing."""
-    first = (one_line(provider, 40),) if provider else ()
+def columns(info: ModelInfo | None) -> tuple[str, ...]:
+    """A row's details, a column each: the context length, the input and output prices (USD
+    per million tokens), the rest the provider says (quantization, the longest reply, what
+    it supports, TEE); "" where it says nothing."""
     if info is None:
-        return (*first, "", "", "", "")
+        return ("", "", "", "")
     context = f"{info.context_length:,} ctx" if info.context_length else ""
     if info.input_price is not None and info.output_price is not None:
         prices = (f"${info.input_price:g}/M in", f"${info.output_price:g}/M out")
     else:
         prices = (one_line(info.price, 40) if info.price else "", "")
-    return (*first, context, *prices, extras(info))
+    return (context, *prices, extras(info))
 
 
 FEATURE_WORDS = {"reasoning": "reasoning", "json_mode": "json", "structured_outputs": "json"}
@@ -134,19 +138,17 @@ def extras(info: ModelInfo) -> str:
     return " · ".join(parts)
 
 
-def describe(info: ModelInfo | None, provider: str | None = None) -> str:
-    """The row's details on one line, unaligned (`columns` joined)."""
-    return " · ".join(cell for cell in columns(info, provider) if cell)
-
-
 def model_prompt(model: str, cells: Sequence[str], spans: Iterable[tuple[int, int]],
                  current: bool, mark: str | None = None, *, id_width: int = 0,
-                 widths: Sequence[int] = ()) -> Content:
+                 widths: Sequence[int] = (), provider: str = "") -> Content:
     """One row: a mark (its place among the models to compare or in the pool, or ● for the
-    current one), the model id with the filter's matches, then what the provider says of
-    it, each column padded to `widths` (cells) so that the rows line up."""
+    current one), the model id with the filter's matches (and `provider`'s name: a recent
+    row, as two providers may serve one model id), then what the provider says of it, each
+    column padded to `widths` (cells) so that the rows line up."""
     shown = mark if mark is not None else ("● " if current else "  ")
     name = highlighted_content(model, spans, limit=120)
+    if provider:
+        name = Content.assemble(name, (f" · {provider}", "dim"))
     parts: list[Content | tuple[str, str]] = [(shown, "bold"), name]
     if any(cells):
         pad = max(id_width - name.cell_length, 0) + 3
@@ -246,8 +248,8 @@ class ModelPickerScreen(ModalScreen[ModelChoice | Comparison | None]):
         recent = [self._row_for(choice) for choice in self.recent]
         names = {provider.name: provider.display_name for provider in self._providers}
         found += self._section("recent", Text("Recently used", style="bold"), recent, terms,
-                               lambda row: columns(row.info, names.get(
-                                   row.choice.provider, row.choice.provider)))
+                               provider=lambda row: one_line(names.get(
+                                   row.choice.provider, row.choice.provider), 40))
         for provider in self._providers:
             entry = self._lists[provider.name]
             rows = [_Row(ModelChoice(provider.name, m.id), m) for m in entry.models]
@@ -258,16 +260,17 @@ class ModelPickerScreen(ModalScreen[ModelChoice | Comparison | None]):
         self._show_status()
 
     def _drawn(self, found: Sequence[Option | _Pending | None]) -> list[Option | None]:
-        """The options, each row's columns lined up with the others' (in each group kind:
-        the recent rows have the provider's name first)."""
+        """The options, each row's columns lined up with the others' (a row of one note, as
+        the typed ones, is not a column)."""
         pending = [item for item in found if isinstance(item, _Pending)]
-        id_width = min(max((cell_len(one_line(p.row.choice.model, 120)) for p in pending),
-                           default=0), ID_WIDTH)
-        widths: dict[int, list[int]] = {}
+        id_width = min(max((p.id_cells() for p in pending), default=0), ID_WIDTH)
+        widths: list[int] = []
         for row in pending:
-            known = widths.setdefault(len(row.cells), [0] * len(row.cells))
+            if len(row.cells) < 2:
+                continue
+            widths += [0] * (len(row.cells) - len(widths))
             for index, cell in enumerate(row.cells):
-                known[index] = max(known[index], cell_len(cell))
+                widths[index] = max(widths[index], cell_len(cell))
         options: list[Option | None] = []
         for item in found:
             if not isinstance(item, _Pending):
@@ -276,7 +279,8 @@ class ModelPickerScreen(ModalScreen[ModelChoice | Comparison | None]):
             choice = item.row.choice
             prompt = model_prompt(choice.model, item.cells, item.spans, choice == self.current,
                                   self._mark(choice), id_width=id_width,
-                                  widths=widths[len(item.cells)])
+                                  widths=widths if len(item.cells) > 1 else (),
+                                  provider=item.provider)
             options.append(Option(prompt, id=item.option_id))
         return options
 
@@ -289,10 +293,11 @@ class ModelPickerScreen(ModalScreen[ModelChoice | Comparison | None]):
 
     def _section(self, key: str, title: Text, rows: Sequence[_Row], terms: Sequence[str],
                  details: Callable[[_Row], tuple[str, ...]] | None = None, *,
+                 provider: Callable[[_Row], str] | None = None,
                  capped: bool = True) -> list[Option | _Pending | None]:
         """A group: its title, then the rows that match `terms` (each with `details`, by
-        default what the provider says of the model), up to MAX_SHOWN rows in all if
-        `capped`."""
+        default what the provider says of the model; `provider`, its name after the id), up
+        to MAX_SHOWN rows in all if `capped`."""
         shown: list[Option | _Pending | None] = []
         for index, row in enumerate(rows):
             spans = find_terms(row.choice.model, terms) if terms else []
@@ -304,7 +309,8 @@ class ModelPickerScreen(ModalScreen[ModelChoice | Comparison | None]):
             option_id = f"{key}:{index}"
             self._rows[option_id] = row
             cells = details(row) if details is not None else columns(row.info)
-            shown.append(_Pending(option_id, row, spans, cells))
+            shown.append(_Pending(option_id, row, spans, cells,
+                                  provider(row) if provider is not None else ""))
         if not shown:
             return []
         return [None, Option(title, id=f"{key}:header", disabled=True), *shown]
