@@ -129,8 +129,11 @@ def _usage(store: Store, args: argparse.Namespace, out: TextIO, err: TextIO,
         raise UsageError("--days must be at least 1.")
     rows = store.usage_by_day(args.days, datetime.now(UTC))
     since = "today" if args.days == 1 else f"the last {args.days} days"
+    quota = _quota_lines()
     if not rows:
         print(f"{PROG}: no reply with token usage in {since}.", file=err)
+        for said in quota:
+            print(said, file=out)
         return int(ExitCode.OK)
     table = [("day", "provider/model", "replies", "input", "output", "cost")]
     for row in rows:
@@ -150,7 +153,18 @@ def _usage(store: Store, args: argparse.Namespace, out: TextIO, err: TextIO,
         print(f"{total.unpriced} repl{'y' if total.unpriced == 1 else 'ies'} had no known price "
               "(\"+\" marks a cost without them); set input_price and output_price under "
               "[models.\"provider:model-id\"] in config.toml to price a model.", file=out)
+    for said in quota:
+        print(said, file=out)
     return int(ExitCode.OK)
+
+
+def _quota_lines() -> list[str]:
+    """What each provider last said of its quota (tui_chat.core.quota)."""
+    from tui_chat.core.providers import BUILTIN_PROVIDERS
+    from tui_chat.core.quota import QuotaBook, quota_lines
+
+    names = {name: spec.display_name for name, spec in BUILTIN_PROVIDERS.items()}
+    return quota_lines(QuotaBook().read(), names)
 
 
 def _total(rows: list[Spent]) -> Spent:

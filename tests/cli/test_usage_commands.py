@@ -115,3 +115,19 @@ def test_ask_refuses_a_prompt_that_cannot_fit_the_window(tmp_path: Path,
     assert not any(r.method == "POST" for r in chutes_server.requests)
     with Store.open(tmp_path / "ask.sqlite3") as store:
         assert store.count_conversations() == 0
+
+
+def test_usage_adds_what_is_left_of_the_quota(tmp_path: Path, chutes_server: FakeProvider,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The quota headers of the last reply `ask` received, said by `usage` afterwards."""
+    from tests.fakeprovider import Reply, stream_of
+
+    monkeypatch.setenv("TUI_CHAT_DB", str(tmp_path / "ask.sqlite3"))
+    env = {"CHUTES_BASE_URL": chutes_server.url, "CHUTES_API_KEY": "cpk_usage-test-000001"}
+    assert "quota" not in run("usage").stdout
+    chutes_server.script(Reply(stream_of(["fine"]), headers={
+        "x-chutes-quota-total": "5000", "x-chutes-quota-used": "3766",
+        "x-chutes-quota-remaining": "1234"}))
+    asked = run("ask", "-m", "fake/small", "how much is left", env=env)
+    assert asked.returncode == 0, asked.stderr
+    assert "Chutes: quota 1,234 of 5,000 left (as of " in run("usage").stdout

@@ -219,3 +219,32 @@ async def test_the_app_lists_the_models_once_when_it_never_did(
         await wait_until(pilot, lambda: screen.status.info.context.endswith("/ 131k ctx"))
     gets = [r for r in chutes_server.requests if r.path == "/v1/models"]
     assert len(gets) == 1
+
+
+async def test_the_status_line_says_what_the_cache_saved_and_the_quota_left(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    """Issue 27: cached prompt tokens at the `input_cache_read` price, the saving said; the
+    quota headers' figure, dim, after the reply."""
+    import copy
+
+    from tests.fakeprovider import DONE, chunk, sse, usage_chunk
+
+    models = copy.deepcopy(PRICED_MODELS)
+    models["data"][1]["price"]["input_cache_read"] = {"usd": 0.05}
+    app = make_app(model="fake/large")
+    chutes_server.models_list = models
+    await app.workspace.catalog.refresh(app.workspace.provider)
+    usage = usage_chunk(10_000, 1_000, model="fake/large")
+    usage["usage"]["prompt_tokens_details"] = {"cached_tokens": 8_000}
+    chutes_server.script(Reply(
+        [sse(chunk("hi", model="fake/large")),
+         sse(chunk(model="fake/large", finish_reason="stop")), sse(usage), DONE],
+        headers={"x-chutes-quota-total": "5000", "x-chutes-quota-used": "3766",
+                 "x-chutes-quota-remaining": "1234"}))
+    async with app.run_test(size=(200, 30)) as pilot:
+        await send(pilot, "hello there")
+        line = status_text(conversation(app).status.info)
+        saved = 8_000 * (0.25 - 0.05) / 1e6
+        assert f"(cache saved {cost_text(saved)})" in line.plain
+        assert "│  quota 1,234 of 5,000 left" in line.plain
+        assert conversation(app).status.info.quota == "quota 1,234 of 5,000 left"

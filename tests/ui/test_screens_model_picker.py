@@ -42,6 +42,11 @@ def labels(screen: ModelPickerScreen) -> list[str]:
     return [str(option.prompt).strip() for option in screen.option_list.options]
 
 
+def words(screen: ModelPickerScreen) -> list[str]:
+    """The labels with each run of spaces as one (the columns' padding is tested apart)."""
+    return [" ".join(label.split()) for label in labels(screen)]
+
+
 async def test_groups_live_models_and_falls_back_when_models_fails(
         chutes_server: FakeProvider, sutra_server: FakeProvider) -> None:
     app = Host()
@@ -50,7 +55,7 @@ async def test_groups_live_models_and_falls_back_when_models_fails(
             settings_for(chutes_server, sutra_server)))
         shown = labels(screen)
         assert shown[0].startswith("Chutes (chutes)")
-        assert "deepseek-ai/DeepSeek-V3-0324   163,840 ctx · $0.27/M in · $1.1/M out" in shown
+        assert "deepseek-ai/DeepSeek-V3-0324   163,840 ctx  $0.27/M in  $1.1/M out" in shown
         assert "Qwen/Qwen3-235B-A22B" in shown
         sutra_at = next(i for i, text in enumerate(shown) if text.startswith("SUTRA"))
         assert "built-in list" in shown[sutra_at]
@@ -126,9 +131,9 @@ async def test_recent_first_and_arrow_keys_move_from_the_filter(
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await open_picker(app, pilot, ModelPickerScreen(
             settings_for(chutes_server, sutra_server), recent=recent))
-        shown = labels(screen)
-        assert shown[:3] == ["Recently used", "sutra-r0   SUTRA",
-                             "Qwen/Qwen3-235B-A22B   Chutes"]
+        shown = words(screen)
+        assert shown[:3] == ["Recently used", "sutra-r0 · SUTRA",
+                             "Qwen/Qwen3-235B-A22B · Chutes"]
         assert screen.highlighted_choice() == recent[0]
         await pilot.press("down", "enter")
         await pilot.pause()
@@ -143,10 +148,10 @@ async def test_recent_rows_say_which_provider_when_two_share_a_model_id(
     async with app.run_test(size=(120, 30)) as pilot:
         screen = await open_picker(app, pilot, ModelPickerScreen(
             settings_for(chutes_server, sutra_server), recent=recent))
-        shown = labels(screen)
+        shown = words(screen)
         assert shown[:3] == [
-            "Recently used", "deepseek-ai/DeepSeek-V3-0324   SUTRA",
-            "deepseek-ai/DeepSeek-V3-0324   Chutes · 163,840 ctx · $0.27/M in · $1.1/M out"]
+            "Recently used", "deepseek-ai/DeepSeek-V3-0324 · SUTRA",
+            "deepseek-ai/DeepSeek-V3-0324 · Chutes 163,840 ctx $0.27/M in $1.1/M out"]
 
 
 async def test_current_model_is_marked_and_highlighted() -> None:
@@ -174,8 +179,8 @@ async def test_untrusted_model_ids_are_shown_literally_without_controls() -> Non
     async with app.run_test(size=(120, 30)) as pilot:
         screen = await open_picker(app, pilot, ModelPickerScreen(Settings(), catalog=catalog))
         shown = labels(screen)
-        line = next(text for text in shown if "[bold red]" in text)
-        assert line == "[bold red]x[/] ]52;c;ZXZpbA==[@click=app.quit]y[/] x[/]   [i]free[/][2J"
+        line = next(" ".join(text.split()) for text in shown if "[bold red]" in text)
+        assert line == "[bold red]x[/] ]52;c;ZXZpbA==[@click=app.quit]y[/] x[/] [i]free[/][2J"
         assert "\x1b" not in "".join(shown)
         await pilot.press("enter")
         await pilot.pause()
@@ -233,3 +238,85 @@ async def test_a_very_long_list_is_capped_and_says_so() -> None:
         await pilot.pause()
         assert [str(o.prompt).strip() for o in screen.option_list.options][1:12] == [
             "org/model-69", *(f"org/model-69{i}" for i in range(10))]
+
+
+CHUTES_LIST = [
+    {"id": "a/short", "context_length": 8192, "quantization": "fp8",
+     "max_output_length": 4096, "supported_features": ["tools", "reasoning", "json_mode"],
+     "confidential_compute": True, "input_modalities": ["text", "image"],
+     "pricing": {"prompt": 0.2, "completion": 1.25}},
+    {"id": "b/a-much-longer-model-id", "context_length": 163840,
+     "pricing": {"prompt": 12, "completion": 0.5}},
+    {"id": "c/unpriced", "quantization": "bf16"},
+]
+
+
+async def chutes_picker(app: Host, pilot: Any, server: FakeProvider,
+                        **options: Any) -> ModelPickerScreen:
+    server.models_list = {"object": "list", "data": CHUTES_LIST}
+    settings = Settings(providers={"chutes": ProviderConfig(base_url=server.url)})
+    screen = await open_picker(app, pilot, ModelPickerScreen(settings, **options))
+    await pilot.press(*"/")  # "/" is in every id here: the Chutes group only
+    await pilot.pause()
+    return screen
+
+
+async def test_the_columns_line_up_and_say_what_the_list_says(
+        chutes_server: FakeProvider) -> None:
+    """Issue 25/27: context and prices in columns; quantization, the longest reply, what the
+    model supports and TEE from /v1/models."""
+    app = Host()
+    async with app.run_test(size=(140, 30)) as pilot:
+        screen = await chutes_picker(app, pilot, chutes_server)
+        rows = [label for label in labels(screen) if "/" in label][:3]
+        short, long, unpriced = rows
+        assert short.split("   ", 1)[1].split() == [
+            "8,192", "ctx", "$0.2/M", "in", "$1.25/M", "out", "fp8", "·", "out", "4,096", "·",
+            "tools", "images", "reasoning", "json", "·", "TEE"]
+        assert "bf16" in unpriced
+        # The columns start (or, for figures, end) at the same place on each row.
+        assert short.index("ctx") == long.index("ctx")
+        assert short.index("/M in") == long.index("/M in")
+        assert short.index("/M out") == long.index("/M out")
+        assert short.index("fp8") == unpriced.index("bf16")
+
+
+async def test_a_routing_pool_is_picked_as_one_model(chutes_server: FakeProvider) -> None:
+    app = Host()
+    async with app.run_test(size=(140, 30)) as pilot:
+        screen = await chutes_picker(app, pilot, chutes_server)
+        await pilot.press("ctrl+o", "down", "down", "ctrl+o", "up")
+        await pilot.pause()
+        assert [c.model for c in screen.pool] == ["a/short", "c/unpriced"]
+        assert screen.query_one("#picker").border_title == "Pick a routing pool"
+        marks = [str(option.prompt)[:2] for option in screen.option_list.options
+                 if (option.id or "").startswith("p-chutes:") and "header" not in option.id]
+        assert marks == ["1+", "  ", "2+"]
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        status = str(screen.query_one("#status").render())
+        assert "Pool (latency: the quickest to its first token): a/short, c/unpriced" in status
+        await pilot.press("enter")  # the highlighted one joins the pool
+        await pilot.pause()
+    assert app.results == [ModelChoice("chutes", "a/short,c/unpriced,b/a-much-longer-model-id"
+                                                 ":latency")]
+
+
+async def test_a_pool_is_chutes_only_and_not_while_comparing(
+        chutes_server: FakeProvider, sutra_server: FakeProvider) -> None:
+    app = Host()
+    async with app.run_test(size=(140, 30), notifications=True) as pilot:
+        screen = await open_picker(app, pilot, ModelPickerScreen(
+            settings_for(chutes_server, sutra_server)))
+        await pilot.press(*"sutra-v2", "ctrl+o")
+        await pilot.pause()
+        assert screen.pool == []
+        assert any("Only Chutes takes routing pools; SUTRA does not." in str(n.message)
+                   for n in app._notifications)
+        await pilot.press("escape")
+        await pilot.pause()
+        comparing = await open_picker(app, pilot, ModelPickerScreen(
+            settings_for(chutes_server, sutra_server), several=True))
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert comparing.pool == []

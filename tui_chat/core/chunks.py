@@ -206,7 +206,22 @@ def model_info_from(provider: str, entry: object) -> ModelInfo | None:
         input_modalities=_modalities(entry),
         confidential_compute=entry.get("confidential_compute") is True,
         takes_tools=_features_hold(entry, "tools"),
+        features=_features(entry),
+        quantization=_short_text(entry.get("quantization")),
+        max_output=_count(entry.get("max_output_length")),
     )
+
+
+def _features(entry: dict[str, Any]) -> tuple[str, ...]:
+    features = entry.get("supported_features")
+    if not isinstance(features, list):
+        return ()
+    return tuple(f for f in features if isinstance(f, str) and f and len(f) <= 40)[:20]
+
+
+def _short_text(value: object) -> str | None:
+    """A short label from an untrusted list (made one line where it is drawn)."""
+    return value[:20] if isinstance(value, str) and value.strip() else None
 
 
 def _features_hold(entry: dict[str, Any], feature: str) -> bool:

@@ -73,8 +73,10 @@ from tui_chat.core.provider_errors import (
     with_detail,
 )
 from tui_chat.core.providers import Provider
+from tui_chat.core.quota import Quota, QuotaBook, quota_from
 from tui_chat.core.read_pacing import PacingClock, ReadPacing
 from tui_chat.core.reasoning import ReasoningSplitter
+from tui_chat.core.routing import is_pool
 from tui_chat.core.sse import SSEEvent, SSEParser, StrayLine
 from tui_chat.core.transport import build_http_client, proxy_for
 from tui_chat.core.watchdog import IdleWatchdog
@@ -120,6 +122,7 @@ class ProviderClient:
         env: Mapping[str, str] | None = None,
         pacing_clock: PacingClock | None = None,
         refusals: dialect.UsageRefusals | None = None,
+        quota_book: QuotaBook | None = None,
     ) -> None:
         """`coalesce`: while tokens trickle in, wait until this many seconds have passed since
         the previous read before reading again, so the tokens that arrived meanwhile come in
@@ -137,8 +140,13 @@ class ProviderClient:
         not depend on how fast the machine is.
 
         `refusals`: where a refusal of `stream_options` is remembered (shared by a
-        workspace's clients; default: this client's own)."""
+        workspace's clients; default: this client's own).
+
+        `quota_book`: where the quota a response reports is written (tui_chat.core.quota;
+        default the state directory's); `self.quota` is the last one, None until then."""
         self.provider = provider
+        self.quota: Quota | None = None
+        self._quota_book = quota_book
         self._dialect = provider.spec.dialect
         self.refusals = refusals if refusals is not None else dialect.UsageRefusals()
         self.coalesce = coalesce
@@ -241,9 +249,11 @@ class ProviderClient:
             delay = self._backoff(attempt, outcome.retry_after)
             yield RetryScheduled(attempt, delay, outcome.summary)
             await self._sleep(delay)
+        self._note_quota(outcome.headers)
         if SENT_AS in outcome.extensions:
             yield SentAs(outcome.extensions[SENT_AS])
-        if CHOSEN_MODEL in outcome.extensions:
+        named = CHOSEN_MODEL in outcome.extensions
+        if named:
             yield ModelChosen(outcome.extensions[CHOSEN_MODEL])
         whole = await self._whole_answer(outcome)
         if whole is not None:  # the whole reply at once, not a stream
@@ -251,8 +261,10 @@ class ProviderClient:
                 yield event
             return
         body = outcome.aiter_bytes()
+        # A pool's choice not in a header: the chunks' `model` says it (tui_chat.core.routing).
+        pooled = not named and "," in model and is_pool(model)
         try:
-            async for event in self.parse_stream(body):
+            async for event in self.parse_stream(body, pool=model if pooled else None):
                 yield event
             await _drain(body)
         finally:
@@ -277,6 +289,14 @@ class ProviderClient:
         if response.status_code == 200:
             return response
         return await self._status_error(response, model)
+
+    def _note_quota(self, headers: httpx.Headers) -> None:
+        """Keep and record the quota the response reports (Chutes' headers), if any."""
+        quota = quota_from(headers)
+        if quota is None:
+            return
+        self.quota = quota
+        (self._quota_book or QuotaBook()).record(self.provider.name, quota)
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
@@ -326,8 +346,11 @@ class ProviderClient:
         events.append(StreamDone(whole=True))
         return events
 
-    async def parse_stream(self, body: AsyncIterator[bytes]) -> AsyncGenerator[StreamEvent, None]:
-        """Turn the bytes of an event-stream body, however split, into typed events."""
+    async def parse_stream(self, body: AsyncIterator[bytes], *, pool: str | None = None
+                           ) -> AsyncGenerator[StreamEvent, None]:
+        """Turn the bytes of an event-stream body, however split, into typed events.
+        `pool`: the routing pool asked for, when no header named its choice: the first chunk
+        that names another model gives a `ModelChosen`."""
         parser = SSEParser()
         splitter = ReasoningSplitter()
         finished = False
@@ -367,6 +390,9 @@ class ProviderClient:
                             yield event
                         yield StreamDone()
                         return
+                    if pool is not None and (chosen := _chunk_model(item.data, pool)):
+                        pool = None
+                        yield ModelChosen(chosen)
                     for event in chunk_events(item, splitter):
                         if isinstance(event, FinishReason):
                             finished = True
@@ -552,6 +578,20 @@ async def _drain(body: AsyncIterator[bytes]) -> None:
                     return
     except (TimeoutError, httpx.HTTPError):
         return
+
+
+def _chunk_model(data: str, asked: str) -> str | None:
+    """The model a chunk names, when it is not the one `asked` for (a one-line name: it is
+    untrusted)."""
+    from tui_chat.core.text import one_line
+
+    try:
+        model = parse_chunk(data).get("model")
+    except NotAChunk:
+        return None
+    if not isinstance(model, str) or model == asked:
+        return None
+    return one_line(model, 200) or None
 
 
 def _flush(splitter: ReasoningSplitter) -> list[StreamEvent]:

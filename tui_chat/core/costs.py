@@ -29,6 +29,22 @@ def cache_saving(usage: Usage, info: ModelInfo) -> float | None:
     return usage.cached_tokens * (info.input_price - info.cache_read_price) / PER
 
 
+def cost_line(reply_cost: float | None, total: float | None, unpriced: int,
+              saved: float | None = None) -> str:
+    """The status line's cost: "0.0012 USD (cache saved 0.00030 USD) · total 0.0340 USD"
+    (each part only when known; the saving only for a priced reply that the cache made
+    cheaper)."""
+    parts = []
+    if reply_cost is not None:
+        reply = cost_text(reply_cost)
+        if saved is not None and saved > 0 and math.isfinite(saved):
+            reply += f" (cache saved {cost_text(saved)})"
+        parts.append(reply)
+    if total is not None:
+        parts.append(f"total {cost_text(total)}" + (" + unpriced" if unpriced else ""))
+    return " · ".join(parts)
+
+
 def cost_text(usd: float) -> str:
     """"1.35 USD", "0.0420 USD", and a small cost with two significant digits: "0.0012 USD",
     "0.000024 USD" (at most eight decimals: "<0.00000001 USD" below)."""

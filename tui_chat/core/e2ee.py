@@ -179,7 +179,7 @@ class PrivateTransport(httpx.AsyncBaseTransport):
         if response.status_code == 200:
             response.stream = _Decrypting(response.stream, self.display_name)
             response.extensions = {**response.extensions, SENT_AS: END_TO_END}
-        return response
+        return _with_chosen_model(response)
 
     async def aclose(self) -> None:
         await self._private.aclose()  # closes the network transport too
@@ -252,6 +252,7 @@ class _Decrypting(httpx.AsyncByteStream):
 
 
 _SEALED_HEAD, _SEALED_TAIL = b'data: {"e2e": "', b'"}'
+_SEALED_END = _SEALED_TAIL + b"\n\n"
 
 
 def _unreadable(display_name: str, error: BaseException) -> ProtocolError:
@@ -291,6 +292,14 @@ async def _decrypted(raw: AsyncIterator[bytes], secret: bytes,
     rest = b""
     try:
         async for data in raw:
+            # The common read: one whole chunk event in Chutes' shape, nothing else.
+            if (aead is not None and not rest and data.startswith(_SEALED_HEAD)
+                    and data.endswith(_SEALED_END) and data.count(b"\n") == 2):
+                sealed = data[len(_SEALED_HEAD):-len(_SEALED_END)]
+                if b'"' not in sealed and b"\\" not in sealed and b"\r" not in sealed:
+                    box = b64decode(sealed)
+                    yield aead.decrypt(box[:12], box[12:], None) + b"\n\n"
+                    continue
             lines = (rest + data).split(b"\n") if rest else data.split(b"\n")
             rest = lines.pop()
             out: list[bytes] = []

@@ -427,6 +427,13 @@ class ModelInfo(Record):
     takes_tools: bool = False
     """Whether the model may be offered tools: Chutes lists "tools" in its
     `supported_features`; a custom provider's model says `tools = true` in config.toml."""
+    features: tuple[str, ...] = ()
+    """What else the provider lists the model as supporting, as Chutes spells it in
+    `supported_features` ("reasoning", "json_mode", "structured_outputs", …)."""
+    quantization: str | None = None
+    """How the weights are quantized ("fp8", "bf16", …), as the provider says."""
+    max_output: int | None = None
+    """The longest reply the provider allows, in tokens (Chutes' `max_output_length`)."""
 
     @property
     def takes_images(self) -> bool:

@@ -14,9 +14,10 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from tui_chat.core.context import ContextPlan, context_text
-from tui_chat.core.costs import cost_text
+from tui_chat.core.costs import cost_line
 from tui_chat.core.errors import TuiChatError
 from tui_chat.core.models import AttachmentInfo, Message, Role
+from tui_chat.core.quota import quota_text
 
 if TYPE_CHECKING:
     from tui_chat.core.workspace import Workspace
@@ -27,16 +28,6 @@ if TYPE_CHECKING:
 FIGURES_AFTER = 0.05
 """Seconds after a conversation is shown that its context and cost are worked out: after its
 first frame (a screen update is due every 1/60 s), so that the messages come first."""
-
-
-def cost_line(reply_cost: float | None, total: float | None, unpriced: int) -> str:
-    """"0.0012 USD · total 0.0340 USD" (either part only when known)."""
-    parts = []
-    if reply_cost is not None:
-        parts.append(cost_text(reply_cost))
-    if total is not None:
-        parts.append(f"total {cost_text(total)}" + (" + unpriced" if unpriced else ""))
-    return " · ".join(parts)
 
 
 class ContextStatus:
@@ -51,6 +42,8 @@ class ContextStatus:
         self.choose_model = choose_model
         """Open the model picker, then call the function given once one is chosen."""
         self._reply_cost: float | None = None
+        self._saved: float | None = None
+        self._quota_of = ""  # the provider whose quota the status line shows
 
     @property
     def workspace(self) -> Workspace:
@@ -97,17 +90,25 @@ class ContextStatus:
         with contextlib.suppress(TuiChatError):
             total, unpriced = workspace.conversation_cost()
         self.view.status.update_info(context=context, context_warning=warning,
-                                     cost=cost_line(self._reply_cost, total, unpriced))
+                                     cost=cost_line(self._reply_cost, total, unpriced,
+                                                    self._saved))
 
     def reply_ended(self, message: Message) -> None:
         self._reply_cost = message.usage.cost_usd if message.usage is not None else None
+        workspace = self.workspace
+        self._saved = workspace.context.cache_saving(message)
+        with contextlib.suppress(TuiChatError):  # what is left of the provider's quota
+            self.view.status.update_info(quota=quota_text(workspace.client().quota))
+            self._quota_of = workspace.provider.name
         self.refresh()
 
     def changed(self, *, after_frame: bool = False) -> None:
         """Another model or conversation: the last reply's figures are no longer this one's.
         `after_frame`: a conversation just shown, whose messages are drawn first; the context
         and cost follow in the next moment (estimating a long path takes a while)."""
-        self._reply_cost = None
+        self._reply_cost = self._saved = None
+        if self._quota_of != self.workspace.provider.name:
+            self.view.status.update_info(quota="")
         self.view.status.update_info(time_to_first_token=None, tokens_per_second=None,
                                      usage=None, speed_estimated=False, note="",
                                      **({"context": "", "cost": ""} if after_frame else {}))

@@ -30,6 +30,8 @@ class StatusInfo(Struct, frozen=True):
     """`tokens_per_second` counts estimated tokens (the provider reported no usage yet)."""
     protection: str = ""
     """How the last reply was sent ("🔒 end-to-end", "TEE": core.protection); "" for neither."""
+    quota: str = ""
+    """What is left of the provider's quota ("quota 1,234 of 5,000 left": core.quota)."""
 
 
 def status_text(info: StatusInfo) -> Text:
@@ -49,6 +51,8 @@ def status_text(info: StatusInfo) -> Text:
             text.append(info.context)
     if info.cost:
         text.append(f"  │  {info.cost}")
+    if info.quota:
+        text.append(f"  │  {info.quota}", style="dim")
     if info.time_to_first_token is not None:
         text.append(f"  │  first token {info.time_to_first_token:.2f} s")
     if info.tokens_per_second is not None:
