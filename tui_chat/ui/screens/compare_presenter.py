@@ -214,5 +214,4 @@ class ComparePresenter:
         self.host.attach_flow.put_back()
         prompt = self.host.prompt
         if self.sent_text and not prompt.text.strip():
-            prompt.load_text(self.sent_text)
-            prompt.move_cursor(prompt.document.end)
+            prompt.restore(self.sent_text)

@@ -31,7 +31,7 @@ from tui_chat.ui import gc_policy
 from tui_chat.ui.conversation.controller import ConversationController, Exchange
 from tui_chat.ui.conversation.view import ExchangePresenter, Severity
 from tui_chat.ui.key_hints import hint_key
-from tui_chat.ui.messages import ConversationChanged
+from tui_chat.ui.messages import ConversationChanged, ConversationShown
 from tui_chat.ui.screens.attach_flow import AttachFlow
 from tui_chat.ui.screens.branch_actions import BranchActions
 from tui_chat.ui.screens.context_status import ContextStatus
@@ -216,6 +216,7 @@ class ConversationScreen(SidebarRequests, Screen[None]):
         messages are the newest part of its path, and this reads the rest (MessageList.load);
         `_path_read` follows once it is read."""
         self.controller.take_comparison()  # unmounted with the rest
+        self.post_message(ConversationShown())  # the prompt's draft follows (ui.drafts)
         await self.message_list.load(messages, above=above)
         self._set_prompt_history(messages)
         self.refresh_chrome()

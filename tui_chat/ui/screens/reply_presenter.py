@@ -225,6 +225,5 @@ class ReplyPresenter:
         """Nothing arrived: give the prompt back, unless the user already typed a new one."""
         self.host.attach_flow.put_back()
         if self.sent_text and not self.host.prompt.text.strip():
-            self.host.prompt.load_text(self.sent_text)
-            self.host.prompt.move_cursor(self.host.prompt.document.end)
+            self.host.prompt.restore(self.sent_text)
 
