@@ -14,7 +14,7 @@ import importlib
 import os
 import signal
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import ClassVar
 
@@ -61,13 +61,17 @@ class TuiChatApp(App[int]):
     CSS_PATH = ["app.tcss", "screens/conversation.tcss"]
     TITLE = "tui-chat"
     ENABLE_COMMAND_PALETTE = True
-    COMMANDS = App.COMMANDS | {action_commands}
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {action_commands}
+    """tui-chat's commands only (ui.commands: the theme list is among them)."""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True,
                 tooltip="Quit; everything is already saved (asks first while a reply "
                 "streams)"),
-        Binding("f1", "help", "Help", id="app.help"),
-        Binding("f3", "settings", "Settings", id="app.settings"),
+        Binding("f1", "help", "Help", id="app.help",
+                tooltip="Every key, and what it does where"),
+        Binding("f3", "settings", "Settings", id="app.settings",
+                tooltip="Keys, providers, the default model, system prompt and parameters, "
+                "theme, reading width"),
     ]
 
     def __init__(self, services: AppServices, *, provider: str | None = None,
