@@ -639,6 +639,11 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
             self.call_later(self._mount_older)
 
     async def _mount_newer(self) -> None:
+        """The next page below the window. The view stays where it is: the end of the
+        window is not the end of the conversation, though Textual takes a scroll to the
+        bottom (Down onto its last message, the wheel) as a return to following the end
+        (`_check_anchor`), and would follow the page mounted, 20 messages on (issue 25)."""
+        self.release_anchor()
         try:
             hi = min(len(self.messages), self._hi + PAGE)
             await self.mount_all(self._views_for(self.messages[self._hi:hi]),
