@@ -452,8 +452,11 @@ class ConversationScreen(SidebarRequests, Screen[None]):
     async def comparison_settled(self, comparison: CompareView) -> None:
         await comparison.remove()
         shown = self.message_list.messages
-        for message in self.workspace.session.path_below(shown[-1].id if shown else None):
+        below = self.workspace.session.path_below(shown[-1].id if shown else None)
+        for message in below:
             await self.message_list.add_message(message)
+        if below:  # the chosen reply, from its top (its end was followed as it streamed)
+            self.message_list.show_from_top(below[0].id)
 
     async def on_compare_view_reply_chosen(self, event: CompareView.ReplyChosen) -> None:
         event.stop()

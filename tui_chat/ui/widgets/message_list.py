@@ -538,6 +538,15 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         if view is not None:
             self.call_after_refresh(self.scroll_to_widget, view, animate=False, top=True)
 
+    def show_from_top(self, message_id: str) -> None:
+        """Stop following the end and scroll `message_id`'s top into view (a compared reply
+        just chosen: its end was seen as it streamed)."""
+        view = next((v for v in self._views() if v.message.id == message_id), None)
+        if view is None:
+            return
+        self.release_anchor()
+        self.call_after_refresh(self.scroll_to_widget, view, animate=False, top=True)
+
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
         self.screen.screen_layout_refresh_signal.subscribe(self, self._laid_out,
