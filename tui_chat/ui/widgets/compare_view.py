@@ -115,6 +115,9 @@ class CompareColumn(Vertical):
             if reply is not None:
                 await reply.remove()
             return
+        # Its tokens are on the figures line above: the header does not say them again (in
+        # a narrow column they wrapped it).
+        message = message.model_copy(update={"usage": None})
         view = MessageView(message, code_theme=self.code_theme, position=position,
                            labels=self.labels, reading_width=self.reading_width)
         width = reply.content_size.width if reply is not None else 0
