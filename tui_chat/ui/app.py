@@ -81,6 +81,7 @@ class TuiChatApp(App[int]):
         self.services = services
         self._crash: BaseException | None = None
         self._stopping = False
+        self._quitting = False
         self._signals_before: dict[int, signal._HANDLER] = {}
         self.user_keymap: dict[str, str] = {}
         """The keys of `[keys]` in config.toml in force (help and palette show them)."""
@@ -321,7 +322,11 @@ class TuiChatApp(App[int]):
 
     async def quit_now(self, code: int = 0) -> None:
         """Keep the prompt's draft, stop a streaming reply (it is saved as interrupted),
-        close clients, exit. A draft that could not be written is said after exit."""
+        close clients, exit. A draft that could not be written is said after exit. Once:
+        a second Ctrl+Q (or a signal) while it runs is the same quit."""
+        if self._quitting:
+            return
+        self._quitting = True
         screen = self.conversation_screen
         problem = None
         if screen is not None:
