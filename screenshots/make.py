@@ -180,7 +180,7 @@ async def take(name: str, shot: Shot, workdir: Path) -> Path:
                 await pilot.pause()
                 await shot(pilot, chutes, sutra)
                 svg = app.export_screenshot(title="tui-chat")
-                await app.action_quit()
+                await app.quit_now()  # no question: a shot may end mid-stream
     path = OUT / f"{name}.svg"
     path.write_text(svg, encoding="utf-8")
     return path

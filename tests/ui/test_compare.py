@@ -313,3 +313,40 @@ async def test_an_image_a_compared_model_cannot_read_is_refused_before_anything_
     for server in (chutes_server, with_sutra):
         assert all(r.method == "GET" for r in server.requests)
     assert store.latest_conversation() is None
+
+
+LONG_LINES = [f"line {n} of a long compared answer\n\n" for n in range(60)]
+
+
+async def test_a_comparison_follows_the_ends_then_shows_the_chosen_reply_from_its_top(
+        make_app: AppFactory, store: Store, chutes_server: FakeProvider,
+        with_sutra: FakeProvider) -> None:
+    """Issue 25: while the replies stream, the view follows their ends (as a single reply's
+    does, until the user scrolls); once one is chosen, it is shown from its top."""
+    gate = threading.Event()
+    chutes_server.script(Reply(stream_of(LONG_LINES), gate=gate, gate_after=40))
+    with_sutra.script(Reply(stream_of(LONG_LINES[:30], flavour="sutra"),
+                            gate=gate, gate_after=20))
+    app = make_app()
+    try:
+        async with app.run_test(size=(120, 30)) as pilot:
+            screen = conversation(app)
+            messages = screen.message_list
+            view = await compare(pilot, "hello")
+            await wait_until(pilot, lambda: all(
+                c.reply is not None and "line 18 " in c.reply.content for c in view.columns))
+            await wait_until(pilot, lambda: messages.max_scroll_y > 0
+                             and messages.scroll_y == messages.max_scroll_y)
+            gate.set()
+            await wait_until(pilot, lambda: not view.streaming)
+            await pilot.pause()
+            assert messages.scroll_y == messages.max_scroll_y  # the ends, seen
+            await pilot.press("1")
+            await wait_until(pilot, lambda: not screen.query(CompareView))
+            await pilot.pause()
+            chosen = screen.query(MessageView)[-1]
+            assert chosen.message.role is Role.ASSISTANT and "line 59" in chosen.message.content
+            top = chosen.virtual_region.y
+            assert messages.scroll_y <= top < messages.scroll_y + messages.size.height
+    finally:
+        gate.set()

@@ -63,6 +63,28 @@ async def test_the_status_line_shows_the_window_the_cost_and_real_tokens(
         assert f"· total {cost_text(total)}" in status(app) and status(app).count("USD") == 2
 
 
+async def test_each_reply_header_shows_its_tokens_and_cost(
+        make_app: AppFactory, chutes_server: FakeProvider, store: Store) -> None:
+    """Every reply's header, not only the status line, says what it took and cost (issue
+    25), and so does a reply of a conversation opened again."""
+    app = make_app(model="fake/large")
+    await listed(app, chutes_server)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await send(pilot, "hello there")
+        await send(pilot, "and again")
+        screen = conversation(app)
+        replies = [v for v in screen.query(MessageView) if v.message.role.value == "assistant"]
+        assert len(replies) == 2
+        for view in replies:
+            usage = store.get_message(view.message.id).usage
+            assert usage is not None and usage.cost_usd is not None
+            header = rendered_text(view).splitlines()[0]
+            assert (f"{usage.prompt_tokens:,} in · {usage.completion_tokens:,} out · "
+                    f"{cost_text(usage.cost_usd)}") in header, header
+        mine = [v for v in screen.query(MessageView) if v.message.role.value == "user"]
+        assert " in · " not in rendered_text(mine[0]).splitlines()[0]
+
+
 async def test_figures_of_the_last_reply_clear_when_the_model_or_conversation_changes(
         make_app: AppFactory, chutes_server: FakeProvider) -> None:
     app = make_app(model="fake/large")

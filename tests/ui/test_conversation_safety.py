@@ -128,6 +128,8 @@ async def test_store_message_interrupted_when_app_quits_mid_stream(
                          and "partial" in screen.query_one(ReplyView).content)
         chat_id = screen.workspace.session.conversation.id
         await pilot.press("ctrl+q")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")  # it asks first while a reply streams (issue 25)
     saved = store.get_messages(chat_id)
     assert saved[-1].status is MessageStatus.INTERRUPTED and saved[-1].content == "partial "
 

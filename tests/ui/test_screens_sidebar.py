@@ -21,6 +21,7 @@ from tui_chat.ui.screens.confirm import ConfirmScreen, TextPromptScreen
 from tui_chat.ui.widgets import conversation_list
 from tui_chat.ui.widgets.conversation_list import ConversationList
 
+NO_TODAY = datetime(2000, 1, 1, tzinfo=UTC)
 HINDI = "नमस्ते! मुझे दिल्ली की यात्रा के बारे में बताइए।"
 NASTY_TITLE = "[bold red]x[/] \x1b]0;pwned\x07[@click=app.quit]y[/] x[/]"
 
@@ -49,7 +50,9 @@ class Host(App[None]):
         self.posted: list[TextualMessage] = []
 
     def compose(self) -> ComposeResult:
-        yield ConversationList(self.store, local_time=lambda moment: moment.astimezone(UTC))
+        sidebar = ConversationList(self.store, local_time=lambda moment: moment.astimezone(UTC))
+        sidebar.now = lambda: NO_TODAY  # no row is today's: each shows its date
+        yield sidebar
 
     def on_conversation_list_conversation_chosen(self, m: ConversationList.ConversationChosen
                                                  ) -> None:
@@ -91,7 +94,7 @@ async def test_newest_first_and_titles_literal(store: Store, tmp_path: Path) -> 
         first = shown(sidebar)[0]
         assert " ".join(first.split()).startswith("[bold red]x[/] ]0;pwned[@cli")  # literal
         assert "\x1b" not in "".join(shown(sidebar))
-        assert re.search(r"…  [A-Z][a-z]{2} \d\d$", first)  # cut to fit, the date beside it
+        assert re.search(r"…  [A-Z][a-z]{2} \d\d · 1 msg$", first)  # cut to fit, date, count
         assert re.search(r"^  Python help +[A-Z][a-z]{2} \d\d · 1 msg$", shown(sidebar)[1])
         assert app.is_running
 
@@ -358,3 +361,38 @@ async def test_counts_are_read_for_the_rows_drawn_and_again_after_a_reload(
         sidebar.reload()
         await until(pilot, lambda: sidebar.search_done and counts(sidebar) != [("Alpha", "1")])
         assert counts(sidebar) == [("Alpha", "2")]
+
+
+async def test_today_shows_the_time_every_row_its_count_and_snippets_are_plain(
+        store: Store, tmp_path: Path) -> None:
+    """Issue 25: rows easy to scan. Today's rows say the time, every row (however long its
+    title) its message count, and a search hit's snippet reads as text, not Markdown."""
+    now = datetime(2026, 11, 20, 15, 30, tzinfo=UTC)
+    long = "A very long title about asyncio and threads that needs both of its two lines here"
+    for title, when, text in (
+            ("Yesterday's", now - timedelta(days=1), "hello"),
+            (long, now - timedelta(days=3), "hello"),
+            ("Today's", now - timedelta(hours=2, minutes=5),
+             "## Setup\nUse **pip** and see [the docs](https://example.com/docs) for `venv`.")):
+        created = store.create_conversation(Conversation(title=title, created=when,
+                                                         updated=when))
+        for _ in range(12):
+            store.add_message(Message(conversation_id=created.id, role=Role.USER,
+                                      content=text, created=when))
+        store.update_conversation(store.get_conversation(created.id).model_copy(
+            update={"updated": when}))
+    app = Host(store, tmp_path)
+    async with app.run_test(size=(60, 30)) as pilot:
+        sidebar = app.query_one(ConversationList)
+        sidebar.now = lambda: now
+        sidebar.reload()
+        await pilot.pause()
+        rows = shown(sidebar)
+        assert re.fullmatch(r"  Today's +13:25 · 12 msgs", rows[0]), rows
+        assert re.fullmatch(r"  Yesterday's +Nov 19 · 12 msgs", rows[1]), rows
+        assert re.search(r"…  Nov 17 · 12 msgs$", rows[2]), rows
+        sidebar.query_one("#conversation-filter", Input).value = "docs"
+        await until(pilot, lambda: sidebar.search_done)
+        snippet = shown(sidebar)[0].split("\n")[-1].strip()
+        assert snippet.endswith("and see the docs for venv."), repr(snippet)
+        assert not any(mark in snippet for mark in ("#", "**", "](", "`")), snippet

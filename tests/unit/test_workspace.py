@@ -153,6 +153,23 @@ async def test_a_model_chosen_for_the_empty_conversation_is_kept_over_a_new_defa
     assert workspace.session.conversation.system_prompt == "Hi."
 
 
+async def test_a_new_conversation_keeps_the_model_last_picked(
+        store: Store, chutes_server: FakeProvider) -> None:
+    """Ctrl+N starts on the model the user last picked (F2), not the start-up default; a
+    conversation reopened on its own model is not a pick."""
+    workspace = Workspace(Settings(), store, env=env_for(chutes_server))
+    await drain(workspace.send("on the default"))
+    other = workspace.session.conversation.id
+    workspace.new_conversation()
+    workspace.choose("chutes", "picked/model")
+    await drain(workspace.send("on the pick"))
+    workspace.open_conversation(other)
+    assert workspace.model == "deepseek-ai/DeepSeek-V3-0324"
+    workspace.new_conversation()
+    assert (workspace.provider_name, workspace.model) == ("chutes", "picked/model")
+    await workspace.aclose()
+
+
 async def test_a_provider_removed_from_the_settings_falls_back_to_the_default(
         store: Store, chutes_server: FakeProvider) -> None:
     settings = Settings.model_validate({"providers": {"local": {

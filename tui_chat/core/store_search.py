@@ -10,7 +10,8 @@ All terms must match (AND). Results are newest first.
 What is searched is `store_schema.search_text(content)`: the content without NUL characters,
 at which the trigram tokenizer (and SQLite's LIKE) stop reading. Every other character a
 provider can send is indexed as stored, so a word after any control character is found; the
-query is sanitized like the text shown, and the snippet is cut from the searched text.
+query is sanitized like the text shown, and the snippet is cut from the searched text read
+as plain text (`plain_markdown`: no `##`, `**` or link targets in a one-line snippet).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import sqlite3
 from msgspec import Struct
 
 from tui_chat.core.models import Role, SearchHit
+from tui_chat.core.plain_markdown import plain_markdown
 from tui_chat.core.store_schema import SEARCH_TEXT_FUNCTION, from_text, search_text
 from tui_chat.core.text import sanitize, without_lone_surrogates
 
@@ -137,7 +139,7 @@ def _hits(rows: list[sqlite3.Row], search: SearchPlan) -> list[SearchHit]:
         SearchHit.model_validate({
             "conversation_id": row["conversation_id"], "message_id": row["id"],
             "title": row["title"], "role": Role(row["role"]), "created": from_text(row["created"]),
-            **_snippet(search_text(row["content"]), pattern)})
+            **_snippet(plain_markdown(search_text(row["content"])), pattern)})
         for row in rows
     ]
 

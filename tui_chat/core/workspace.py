@@ -197,7 +197,8 @@ class Workspace:
                                  parameters=self.settings.parameters, clock=self.clock)
 
     def new_conversation(self) -> None:
-        """An empty conversation on the defaults (Settings', or -p/-m given at start)."""
+        """An empty conversation on the model the user last picked (`choose`), else on the
+        defaults (-p/-m given at start, else Settings')."""
         self.session = self._new_session()
         self.compare_models = ()
         provider, model = self._startup_choice
@@ -299,6 +300,8 @@ class Workspace:
         self.model = model
         self.compare_models = ()
         self._chosen_here = True
+        if persist:  # the user's pick (F2), not a conversation reopened: Ctrl+N keeps it
+            self._startup_choice = (provider, model)
         conversation = self.session.conversation
         if persist and self.session.is_saved:
             conversation.provider, conversation.model = provider, model

@@ -14,7 +14,7 @@ import importlib
 import os
 import signal
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import ClassVar
 
@@ -25,9 +25,12 @@ from textual.driver import Driver
 from textual.notifications import SeverityLevel
 
 from tui_chat.core.config import Settings
+from tui_chat.core.drafts import Drafts
 from tui_chat.core.models import Message
 from tui_chat.core.secrets import scrub
 from tui_chat.ui import gc_policy, textual_compat
+from tui_chat.ui.drafts import DraftKeeper
+from tui_chat.ui.messages import ConversationShown
 from tui_chat.ui.screens.conversation import ConversationScreen
 from tui_chat.ui.services import AppServices, no_key_sentence
 from tui_chat.ui.themes import install_themes
@@ -58,12 +61,17 @@ class TuiChatApp(App[int]):
     CSS_PATH = ["app.tcss", "screens/conversation.tcss"]
     TITLE = "tui-chat"
     ENABLE_COMMAND_PALETTE = True
-    COMMANDS = App.COMMANDS | {action_commands}
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {action_commands}
+    """tui-chat's commands only (ui.commands: the theme list is among them)."""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True,
-                tooltip="Quit; everything is already saved"),
-        Binding("f1", "help", "Help", id="app.help"),
-        Binding("f3", "settings", "Settings", id="app.settings"),
+                tooltip="Quit; everything is already saved (asks first while a reply "
+                "streams)"),
+        Binding("f1", "help", "Help", id="app.help",
+                tooltip="Every key, and what it does where"),
+        Binding("f3", "settings", "Settings", id="app.settings",
+                tooltip="Keys, providers, the default model, system prompt and parameters, "
+                "theme, reading width"),
     ]
 
     def __init__(self, services: AppServices, *, provider: str | None = None,
@@ -73,10 +81,13 @@ class TuiChatApp(App[int]):
         self.services = services
         self._crash: BaseException | None = None
         self._stopping = False
+        self._quitting = False
         self._signals_before: dict[int, signal._HANDLER] = {}
         self.user_keymap: dict[str, str] = {}
         """The keys of `[keys]` in config.toml in force (help and palette show them)."""
         self.workspace = services.workspace
+        self.drafts = DraftKeeper(Drafts.beside(services.store.path), self.workspace)
+        """The prompt's unsent text, per conversation, kept across switches and quits."""
         # Raise here (before the terminal switches mode) for an unknown provider or id.
         self._initial: list[Message] | None = None
         if conversation:  # its newest messages: the rest is read after they are drawn
@@ -202,6 +213,8 @@ class TuiChatApp(App[int]):
         hint = no_key_sentence(self.workspace)
         if hint:
             screen.show_first_run(hint)
+        self._draft_problem(self.drafts.drafts.notice)
+        self.on_conversation_shown()  # the draft of the conversation opened at start
         self.call_after_refresh(gc_policy.after_start_up)
         self.call_after_refresh(self.run_worker, warm_up, thread=True, group="warm-up",
                                 exit_on_error=False)
@@ -278,14 +291,50 @@ class TuiChatApp(App[int]):
                 return screen
         return None
 
-    async def action_quit(self, code: int = 0) -> None:
-        """Stop a streaming reply (it is saved as interrupted), close clients, exit."""
+    def on_conversation_shown(self, _event: ConversationShown | None = None) -> None:
         screen = self.conversation_screen
         if screen is not None:
+            self._draft_problem(self.drafts.shown(screen.prompt,
+                                                  editing=screen.editing is not None))
+
+    def _draft_problem(self, sentence: str | None) -> None:
+        if sentence:
+            self.notify(sentence, title="Drafts", severity="warning", markup=False, timeout=15)
+
+    async def action_quit(self, code: int = 0) -> None:
+        """Quit (`quit_now`); while a reply streams, ask first (Ctrl+Q again, or yes, quits;
+        the reply is kept either way: stopped, it is saved as interrupted)."""
+        from tui_chat.ui.screens.confirm import ConfirmScreen
+
+        screen = self.conversation_screen
+        if screen is None or not screen.streaming or isinstance(self.screen, ConfirmScreen):
+            await self.quit_now(code)
+            return
+
+        async def answered(yes: bool | None) -> None:
+            if yes:
+                await self.quit_now(code)
+
+        self.push_screen(ConfirmScreen(
+            "A reply is still streaming. Quit anyway? What has arrived is kept, saved as "
+            "interrupted (Ctrl+Q again quits too).", yes="Quit", no="Keep it streaming"),
+            answered)
+
+    async def quit_now(self, code: int = 0) -> None:
+        """Keep the prompt's draft, stop a streaming reply (it is saved as interrupted),
+        close clients, exit. A draft that could not be written is said after exit. Once:
+        a second Ctrl+Q (or a signal) while it runs is the same quit."""
+        if self._quitting:
+            return
+        self._quitting = True
+        screen = self.conversation_screen
+        problem = None
+        if screen is not None:
+            problem = self.drafts.keep(screen.prompt, editing=screen.editing is not None)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(screen.stop_streaming(), timeout=2)
         await self.workspace.aclose()
-        self.exit(code)
+        self.exit(code, message=problem)
 
     def _catch_stop_signals(self) -> None:
         """SIGTERM, and SIGHUP (the terminal was closed), quit as Ctrl+Q does: the reply in
@@ -321,7 +370,7 @@ class TuiChatApp(App[int]):
         loop.call_soon_threadsafe(self._stop_signal_received, signum)
 
     def _stop_signal_received(self, signum: int) -> None:
-        self.run_worker(self.action_quit(128 + signum), group="stop", exit_on_error=False)
+        self.run_worker(self.quit_now(128 + signum), group="stop", exit_on_error=False)
 
 
 def run(services: AppServices, *, provider: str | None = None, model: str | None = None,

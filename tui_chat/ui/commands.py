@@ -2,7 +2,13 @@
 
 Commands are gathered from the bindings of the app, the screen the palette was opened on and
 tui-chat's widgets on it, so a new binding appears here with no extra work; each runs its
-action by name in the node that declares it. Add `ActionCommands` to `App.COMMANDS`.
+action by name in the node that declares it. Add `ActionCommands` to `App.COMMANDS` (alone:
+Textual's own system commands, Maximize, Screenshot, Keys, are not tui-chat's).
+
+What a user scans first is tui-chat's: the screen's commands, its widgets' (titled with the
+widget's group, "Prompt: Clear"), the app's, those without a key, then the theme list. A
+command's title is its name; the line under it describes it, with its key. Textual's own
+bindings (they have no id: Focus Next, Focus Previous, Copy selected text) are left out.
 """
 
 from __future__ import annotations
@@ -15,9 +21,16 @@ from typing import Any
 from textual.app import App
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
+from textual.markup import escape
 from textual.screen import Screen
 
-from tui_chat.ui.screens.help import key_label, node_bindings, screen_nodes, user_keymap
+from tui_chat.ui.screens.help import (
+    group_title,
+    key_label,
+    node_bindings,
+    screen_nodes,
+    user_keymap,
+)
 
 _SKIPPED_ACTIONS = {"command_palette", "app.command_palette"}
 
@@ -32,21 +45,23 @@ class PaletteCommand:
 
 
 def binding_commands(app: App[Any], screen: Screen[Any] | None) -> list[PaletteCommand]:
-    """One command per described binding (screen and widgets first, then the app)."""
+    """One command per described binding of tui-chat's (screen and widgets first, then the
+    app); Textual's own (no id) are left out."""
     commands: list[PaletteCommand] = []
     seen: set[str] = set()
     for node in [*screen_nodes(screen), app]:
-        for binding in node_bindings(type(node), own_only=not isinstance(node, App | Screen),
-                                     keymap=user_keymap(app)):
-            if (not binding.description or binding.system
+        widget = not isinstance(node, App | Screen)
+        for binding in node_bindings(type(node), own_only=widget, keymap=user_keymap(app)):
+            if (not binding.description or binding.system or binding.id is None
                     or binding.action in _SKIPPED_ACTIONS):
                 continue
-            title = binding.tooltip or binding.description
+            title = f"{group_title(node)}: {binding.description}" if widget \
+                else binding.description
             if title in seen:
                 continue
             seen.add(title)
             key = key_label(binding)
-            help_text = f"{binding.description} ({key})" if binding.tooltip else f"Key: {key}"
+            help_text = f"{binding.tooltip} · {key}" if binding.tooltip else f"Key: {key}"
             commands.append(PaletteCommand(title, help_text,
                                            partial(app.run_action, binding.action, node)))
     return commands
@@ -74,8 +89,14 @@ def screen_commands(screen: Screen[Any] | None) -> list[PaletteCommand]:
     return [PaletteCommand(title, help_text, run) for title, help_text, run in offered()]
 
 
+def theme_list_command(app: App[Any]) -> PaletteCommand:
+    return PaletteCommand("Theme", "Pick a theme: each is shown as you move to it, and the one "
+                          "chosen is kept", app.action_change_theme)
+
+
 def all_commands(app: App[Any], screen: Screen[Any] | None) -> list[PaletteCommand]:
-    return [*binding_commands(app, screen), *screen_commands(screen), *theme_commands(app)]
+    return [*binding_commands(app, screen), *screen_commands(screen), theme_list_command(app),
+            *theme_commands(app)]
 
 
 class ActionCommands(Provider):
@@ -95,7 +116,8 @@ class ActionCommands(Provider):
     async def discover(self) -> Hits:
         for command in self.commands():
             if not command.title.startswith("Theme: "):
-                yield DiscoveryHit(Content(command.title), command.run, help=command.help)
+                yield DiscoveryHit(Content(command.title), command.run,
+                                   help=escape(command.help))  # help is read as markup
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
@@ -103,4 +125,4 @@ class ActionCommands(Provider):
             score = matcher.match(command.title)
             if score > 0:
                 yield Hit(score, matcher.highlight(command.title), command.run,
-                          text=command.title, help=command.help)
+                          text=command.title, help=escape(command.help))

@@ -11,3 +11,7 @@ class ConversationChanged(Message):
     def __init__(self, conversation_id: str) -> None:
         super().__init__()
         self.conversation_id = conversation_id
+
+
+class ConversationShown(Message):
+    """Another conversation (or a new one) is on screen: the prompt's draft follows it."""

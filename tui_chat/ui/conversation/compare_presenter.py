@@ -242,8 +242,7 @@ class ComparePresenter:
         self.attach_flow.put_back()
         prompt = self.surface.prompt
         if self.sent_text and not prompt.text.strip():
-            prompt.load_text(self.sent_text)
-            prompt.move_cursor(prompt.document.end)
+            prompt.restore(self.sent_text)
 
 
 class ColumnPresenter:

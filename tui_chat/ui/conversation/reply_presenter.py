@@ -234,6 +234,5 @@ class ReplyPresenter:
         """Nothing arrived: give the prompt back, unless the user already typed a new one."""
         self.attach_flow.put_back()
         if self.sent_text and not self.view.prompt.text.strip():
-            self.view.prompt.load_text(self.sent_text)
-            self.view.prompt.move_cursor(self.view.prompt.document.end)
+            self.view.prompt.restore(self.sent_text)
 

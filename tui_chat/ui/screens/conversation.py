@@ -40,7 +40,7 @@ from tui_chat.ui.conversation.reply_presenter import ReplyPresenter
 from tui_chat.ui.conversation.send_flow import SendFlow
 from tui_chat.ui.conversation.sidebar_actions import SidebarActions, SidebarRequests
 from tui_chat.ui.key_hints import hint_key
-from tui_chat.ui.messages import ConversationChanged
+from tui_chat.ui.messages import ConversationChanged, ConversationShown
 from tui_chat.ui.screens.conversation_dialogs import ConversationDialogs
 from tui_chat.ui.screens.settings_note import APPLY_HERE, settings_sentence
 from tui_chat.ui.widgets.fitted_footer import FittedFooter
@@ -225,6 +225,7 @@ class ConversationScreen(SidebarRequests, ConversationDialogs, Screen[None]):
         messages are the newest part of its path, and this reads the rest (MessageList.load);
         `_path_read` follows once it is read."""
         self.controller.take_comparison()  # unmounted with the rest
+        self.post_message(ConversationShown())  # the prompt's draft follows (ui.drafts)
         await self.message_list.load(messages, above=above)
         self._set_prompt_history(messages)
         self.refresh_chrome()
@@ -421,8 +422,11 @@ class ConversationScreen(SidebarRequests, ConversationDialogs, Screen[None]):
     async def comparison_settled(self, comparison: CompareView) -> None:
         await comparison.remove()
         shown = self.message_list.messages
-        for message in self.workspace.session.path_below(shown[-1].id if shown else None):
+        below = self.workspace.session.path_below(shown[-1].id if shown else None)
+        for message in below:
             await self.message_list.add_message(message)
+        if below:  # the chosen reply, from its top (its end was followed as it streamed)
+            self.message_list.show_from_top(below[0].id)
 
     async def on_compare_view_reply_chosen(self, event: CompareView.ReplyChosen) -> None:
         event.stop()

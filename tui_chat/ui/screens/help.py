@@ -91,7 +91,7 @@ def user_keymap(app: App[object]) -> Mapping[str, str]:
     return keymap
 
 
-def _group_title(node: DOMNode) -> str:
+def group_title(node: DOMNode) -> str:
     if isinstance(node, App):
         return "App"
     title = getattr(node, "BINDING_GROUP_TITLE", None)
@@ -146,7 +146,7 @@ def _rows_for(app: App[object], node: DOMNode) -> list[KeyHelp]:
             shown = key_label(binding)
             if shown not in keys:
                 keys.append(shown)
-    group = _group_title(node)
+    group = group_title(node)
     return [KeyHelp(group, " / ".join(keys), description)
             for (_, description), keys in by_action.items()]
 

@@ -7,7 +7,10 @@ Each column streams through its own `ReplyView` (the one live reply widget, draw
 lines, paced), swapped for a finished `MessageView` when its reply ends, as the message list
 does. Once the replies have ended the view takes the focus to let the user choose one to
 continue with (←/→ and Enter, or its number); it posts `ReplyChosen`. It draws only: the
-conversation screen feeds it (compare_presenter) and decides.
+conversation screen feeds it (compare_presenter) and decides. The message list holding it
+follows the ends of the replies while they stream (until the user scrolls), and taking the
+focus at their end does not scroll; the reply chosen is then shown from its top
+(`MessageList.show_from_top`).
 """
 
 from __future__ import annotations
@@ -112,6 +115,9 @@ class CompareColumn(Vertical):
             if reply is not None:
                 await reply.remove()
             return
+        # Its tokens are on the figures line above: the header does not say them again (in
+        # a narrow column they wrapped it).
+        message = message.model_copy(update={"usage": None})
         view = MessageView(message, code_theme=self.code_theme, position=position,
                            labels=self.labels, reading_width=self.reading_width)
         width = reply.content_size.width if reply is not None else 0
@@ -199,6 +205,13 @@ class CompareView(Vertical, can_focus=True):
 
     def on_mount(self) -> None:
         self._stack()
+
+    def focus(self, scroll_visible: bool = False) -> CompareView:
+        """Take the focus where the view stands: the message list follows the replies' ends
+        (anchored) while they stream, and they ended in view; Textual's default, scrolling
+        the view's top into sight, jumped back to the top of every column (issue 25)."""
+        super().focus(scroll_visible=scroll_visible)
+        return self
 
     def on_resize(self, event: events.Resize) -> None:
         self._stack()

@@ -3,14 +3,15 @@ open / new / rename / delete / export keys. It reads the store to draw the list;
 ask for it posts (`…Requested`), and the conversation screen decides and does it.
 
 A row is one line, two at most, so that more titles show and more of each: the title first
-(bold), its meta dim and right-aligned on the title's last line: the date, then the number of
-messages and the model when they fit too (a short title has room for all three; a long one
-keeps the date). A title too long for its line goes on onto a second one, cut there with "…".
+(bold), its meta dim and right-aligned on the title's last line: when it was last written to
+(the time for today's rows, else the date) and its number of messages, always, then the model
+when it fits too. A title too long for its line goes on onto a second one, cut there with "…".
 Widths are cells as the terminal counts them (ui/cells.py installs that table in Rich, which
 `Content` measures with), so a Hindi or CJK title never pushes the border. A search hit adds
 one line: the matching text.
 
-Titles and snippets are untrusted: drawn as `Content`, matches styled by span.
+Titles and snippets are untrusted: drawn as `Content`, matches styled by span. A snippet is
+plain text (the store reads Markdown as it reads: `core.plain_markdown`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import contextlib
 import functools
 import unicodedata
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, date, datetime
 from typing import ClassVar
 
 from rich.cells import cell_len, get_character_cell_size
@@ -75,7 +76,7 @@ def _title_lines(marker: str, plain: str, spans: tuple[Span, ...], details: tupl
             return _row(title, [(marker, 0, len(plain), "", meta)], width)
     room = width - len(INDENT)
     rest_cells = cell_len(plain[rest:])
-    meta = _meta(details, room - rest_cells - META_GAP) or _meta(details[:1], room // 2)
+    meta = _meta(details, room - rest_cells - META_GAP) or _meta(details[:1], room * 2 // 3)
     space = room - (cell_len(meta) + META_GAP if meta else 0)
     end, ellipsis = len(plain), ""
     if rest_cells > space:
@@ -213,6 +214,9 @@ class ConversationList(Vertical):
         self.store = store
         self._active = active
         self._local_time = local_time or (lambda moment: moment.astimezone())
+        self.now: Callable[[], datetime] = lambda: datetime.now(UTC)
+        """The clock that says which rows are today's (a test sets its own)."""
+        self._today: date | None = None
         self._summaries: list[ConversationSummary] = []
         self._loaded_ids: set[str] = set()
         self._counts: dict[str, int] = {}
@@ -280,6 +284,7 @@ class ConversationList(Vertical):
             if len(drawn) < MAX_SHOWN:  # every drawn row costs at each keystroke
                 drawn.append((summary, spans or []))
         self._count([summary.id for summary, _spans in drawn])
+        self._today = self._local_time(self.now()).date()
         options = [Option(self._prompt(summary, spans, self._hits.get(summary.id)),
                           id=summary.id) for summary, spans in drawn]
         shown = {summary.id for summary, _spans in drawn}
@@ -317,9 +322,11 @@ class ConversationList(Vertical):
     def _prompt(self, summary: ConversationSummary, spans: list[tuple[int, int]],
                 hit: SearchHit | None) -> Content:
         count = self._counts.get(summary.id, summary.message_count)
-        details = [self._local_time(summary.updated).strftime("%b %d")]
-        if count is not None:
-            details.append("1 msg" if count == 1 else f"{count} msgs")
+        when = self._local_time(summary.updated)
+        first = when.strftime("%H:%M" if when.date() == self._today else "%b %d")
+        if count is not None:  # with the date, always: the two that are always shown
+            first += " · " + ("1 msg" if count == 1 else f"{count} msgs")
+        details = [first]
         if summary.model:
             details.append(one_line(summary.model.rsplit("/", 1)[-1], 30))
         title = highlighted_content(summary.title, spans, style="bold", limit=TITLE_CHARS)

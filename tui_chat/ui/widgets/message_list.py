@@ -540,6 +540,15 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         if view is not None:
             self.call_after_refresh(self.scroll_to_widget, view, animate=False, top=True)
 
+    def show_from_top(self, message_id: str) -> None:
+        """Stop following the end and scroll `message_id`'s top into view (a compared reply
+        just chosen: its end was seen as it streamed)."""
+        view = next((v for v in self._views() if v.message.id == message_id), None)
+        if view is None:
+            return
+        self.release_anchor()
+        self.call_after_refresh(self.scroll_to_widget, view, animate=False, top=True)
+
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
         self.screen.screen_layout_refresh_signal.subscribe(self, self._laid_out,
@@ -641,6 +650,11 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
             self.call_later(self._mount_older)
 
     async def _mount_newer(self) -> None:
+        """The next page below the window. The view stays where it is: the end of the
+        window is not the end of the conversation, though Textual takes a scroll to the
+        bottom (Down onto its last message, the wheel) as a return to following the end
+        (`_check_anchor`), and would follow the page mounted, 20 messages on (issue 25)."""
+        self.release_anchor()
         try:
             hi = min(len(self.messages), self._hi + PAGE)
             await self.mount_all(self._views_for(self.messages[self._hi:hi]),

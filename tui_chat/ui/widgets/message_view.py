@@ -26,6 +26,7 @@ from textual.visual import RenderOptions, Visual
 from textual.widget import Widget
 from textual.widgets import Static
 
+from tui_chat.core.costs import cost_text
 from tui_chat.core.models import Message, MessageStatus, Role
 from tui_chat.core.protection import protection_badges
 from tui_chat.core.providers import BUILTIN_PROVIDERS
@@ -123,7 +124,24 @@ def author_line(message: Message, *, live: bool = False, position: Position | No
         line.append("  · sent whole, not streamed", style="dim")
     if message.role is Role.ASSISTANT and message.finish_reason == "length" and not live:
         line.append("  ").append("· cut at the max-tokens limit", style="tc.warning")
+    figures = usage_note(message)
+    if figures and not live:
+        line.append(f"  · {figures}", style="dim")
     return line
+
+
+def usage_note(message: Message) -> str:
+    """A reply's tokens and cost where known: "1,204 in · 230 out · 0.0012 USD" ("" for a
+    message of yours, or a reply whose provider said nothing)."""
+    usage = message.usage
+    if message.role is not Role.ASSISTANT or usage is None:
+        return ""
+    if not usage.prompt_tokens and not usage.completion_tokens:
+        return ""
+    note = f"{usage.prompt_tokens:,} in · {usage.completion_tokens:,} out"
+    if usage.cost_usd is not None:
+        note += f" · {cost_text(usage.cost_usd)}"
+    return note
 
 
 def markdown_renderable(text: str, code_theme: str, reading_width: int | None = None

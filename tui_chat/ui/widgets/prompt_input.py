@@ -6,6 +6,9 @@ Alt+Enter (a new line in other chat clients) also insert a newline in terminals 
 them (kitty keyboard protocol); elsewhere Textual's parser reads Alt+Enter (ESC CR) as plain
 Enter, which sends, so Ctrl+J is the key that works in every terminal.
 
+Ctrl+L clears the prompt (one edit: Ctrl+Z undoes it). A message given back after it was not
+sent is selected (`restore`), so typing replaces it.
+
 Ctrl+E asks for the text in the user's editor (`EditorRequested`); the page keys, Ctrl+Home,
 Ctrl+End and Ctrl+Up/Down ask for the conversation to scroll (`ScrollRequested`), so the
 prompt keeps the focus (they replace TextArea's own cursor moves for those keys). A text
@@ -64,6 +67,8 @@ class PromptInput(TextArea):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+e", "open_editor", "Editor", id="prompt.editor",
                 tooltip="Write the prompt in your editor ($VISUAL or $EDITOR)"),
+        Binding("ctrl+l", "clear_prompt", "Clear", id="prompt.clear",
+                tooltip="Clear the prompt (Ctrl+Z brings the text back)", show=False),
         # Not in the footer, so each says in full what it does (the help and palette show it).
         Binding("pageup", "scroll_conversation('page_up')", "Scroll the conversation up a page",
                 id="prompt.page_up", show=False),
@@ -209,6 +214,18 @@ class PromptInput(TextArea):
         """Add a sent prompt to the history recalled by Up."""
         if text.strip() and (not self.prompt_history or self.prompt_history[-1] != text):
             self.prompt_history.append(text)
+        self._recall_index = None
+
+    def restore(self, text: str) -> None:
+        """Give back a message that was not sent, selected, so that typing replaces it and
+        Enter sends it again."""
+        self.load_text(text)
+        self.select_all()
+
+    def action_clear_prompt(self) -> None:
+        """Empty the prompt as one edit (undo brings the text back)."""
+        if self.text:
+            self.clear()
         self._recall_index = None
 
     def action_open_editor(self) -> None:
