@@ -66,6 +66,7 @@ from tui_chat.core.models import (
 from tui_chat.core.protection import sent_as
 from tui_chat.core.reply_fold import ReplyFold
 from tui_chat.core.store import ConversationGoneError, Store
+from tui_chat.core.summaries import context_start, system_text
 from tui_chat.core.text import one_line
 from tui_chat.core.tool_exchange import ToolBox, ToolCallFinished, ToolCallStarted, run_calls
 from tui_chat.core.tool_turns import valid_turns
@@ -197,12 +198,15 @@ class ChatSession:
         the path from the root to that message, the prompt being answered) from the
         conversation's `context_from` on, in turns that alternate: replies still streaming,
         empty and failed ones left out, and with a failed reply its prompt, when another
-        prompt follows it (see `context.in_context`)."""
+        prompt follows it (see `context.in_context`). A summary in force (`context_from`
+        names it) is sent in the system message, in place of the turns it summarises."""
         sent: list[ChatMessage] = []
-        if self.conversation.system_prompt:
-            sent.append(ChatMessage(role=Role.SYSTEM, content=self.conversation.system_prompt))
         path = self.store.path_to(until) if until is not None else self.messages()
-        kept = valid_turns(in_context(path, self.conversation.context_from))
+        start, summary = self.context_start(path)
+        system = system_text(self.conversation.system_prompt, summary)
+        if system:
+            sent.append(ChatMessage(role=Role.SYSTEM, content=system))
+        kept = valid_turns(in_context(path, start))
         files = self.store.attachments_of(m.id for m in kept if m.attachments)
         sent.extend(ChatMessage(role=message.role,
                                 content=message.content if message.tool_calls
@@ -212,6 +216,11 @@ class ChatSession:
                                 tool_call_id=message.tool_call_id)
                     for message in kept)
         return sent
+
+    def context_start(self, path: Sequence[Message]) -> tuple[str | None, Message | None]:
+        """(the first message of `path` sent as context, the summary sent in place of those
+        before it): see core.summaries."""
+        return context_start(path, self.conversation.context_from, self.store.get_message)
 
     def request(self, until: str) -> list[ChatMessage]:
         """`history(until)` as the request sends it: attachments inside the messages, images
