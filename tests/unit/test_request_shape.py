@@ -6,7 +6,7 @@ whole when another prompt follows it; a reply that only called tools is sent as 
 
 The property test runs random flows (send, fail, retry, Esc before and after the first token,
 edit, regenerate, compare, continue a cut reply, leave out earlier turns, a reply that only
-calls a tool) through the workspace against the fake, and checks the shape of every request
+calls a tool, summarise the turns before a message) through the workspace against the fake, and checks the shape of every request
 the fake received."""
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from tests.fakeprovider import FakeProvider, Reply, roles_problem, stream_of, tool_call_stream
 from tui_chat.core.config import Settings
+from tui_chat.core.errors import UsageError
 from tui_chat.core.events import ContentDelta
 from tui_chat.core.models import Role
 from tui_chat.core.session import ReplyFailed, ReplyStarted
@@ -141,7 +142,7 @@ async def test_leaving_out_every_earlier_turn_sends_the_prompt_alone(
 
 STEPS = st.sampled_from(["send", "fail", "retry", "esc_before", "esc_after", "edit",
                          "regenerate", "compare", "cut", "continue", "leave_out", "tool",
-                         "system"])
+                         "system", "summarise"])
 
 
 async def run_step(step: str, index: int, workspace: Workspace, server: FakeProvider) -> None:
@@ -187,6 +188,10 @@ async def run_step(step: str, index: int, workspace: Workspace, server: FakeProv
             await drain(workspace.send(f"call a tool {index}"))
         case "system":
             session.set_system_prompt(f"be brief {index}" if index % 2 else None)
+        case "summarise" if len(path) > 1:
+            server.script(Reply(stream_of([f"summary {index}"])))
+            with contextlib.suppress(UsageError):  # nothing sent before that message
+                await workspace.summarise_before(path[index % (len(path) - 1) + 1].id)
         case _:
             await drain(workspace.send(f"prompt {index}"))
 
