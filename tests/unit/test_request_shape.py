@@ -6,8 +6,8 @@ whole when another prompt follows it; a reply that only called tools is sent as 
 
 The property test runs random flows (send, fail, retry, Esc before and after the first token,
 edit, regenerate, compare, continue a cut reply, leave out earlier turns, a reply that only
-calls a tool, summarise the turns before a message) through the workspace against the fake, and checks the shape of every request
-the fake received."""
+calls a tool, summarise the turns before a message) through the workspace against the fake,
+and checks the shape of every request the fake received."""
 
 from __future__ import annotations
 

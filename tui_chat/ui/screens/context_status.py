@@ -71,7 +71,7 @@ class ContextStatus:
         if self.host.message_list.reading:
             return
         workspace = self.host.workspace
-        self.host.message_list.set_context_from(workspace.session.conversation.context_from)
+        self.host.message_list.set_context_from(self._start())
         listed = self.host.attach_flow.pending
         plan = self.plan(attachments=listed) if self.host.message_list.messages or listed else None
         context, warning = "", False
@@ -99,8 +99,7 @@ class ContextStatus:
                                      usage=None, speed_estimated=False, note="",
                                      **({"context": "", "cost": ""} if after_frame else {}))
         if after_frame:
-            workspace = self.host.workspace
-            self.host.message_list.set_context_from(workspace.session.conversation.context_from)
+            self.host.message_list.set_context_from(self._start())
             # A timer, not call_after_refresh: that ran before the messages were painted.
             self.host.set_timer(FIGURES_AFTER, self.refresh)
         else:
@@ -128,10 +127,35 @@ class ContextStatus:
                     return
                 self.refresh()
                 send(text)
+            elif choice == "summarise" and plan.keep_from is not None:
+                self.host.run_worker(self._summarise(plan.keep_from, text, send),
+                                     group="summary", exclusive=True)
             elif choice == "model":
                 self.host.choose_model(then=lambda: self.before_send(text, send, attachments))
 
         self.host.app.push_screen(screen, chosen)
+
+    async def _summarise(self, keep_from: str, text: str, send: Callable[[str], None]
+                         ) -> None:
+        """Have the conversation's model summarise the turns before `keep_from`, then send
+        `text` with the summary in their place (an error: said, and the text stays)."""
+        self.host.notify("Writing a summary of the oldest turns…", markup=False)
+        try:
+            await self.host.workspace.summarise_before(keep_from)
+        except TuiChatError as error:
+            self.host.notify(error.message, severity="error", markup=False)
+            return
+        self.refresh()
+        send(text)
+
+    def _start(self) -> str | None:
+        """The first message shown that is sent as context (after a summary: the first one
+        it does not cover)."""
+        session = self.host.workspace.session
+        try:
+            return session.context_start(self.host.message_list.messages)[0]
+        except TuiChatError:  # the store went away: nothing is marked
+            return None
 
     def _turns(self, plan: ContextPlan) -> int:
         """How many of the user's turns leaving out `plan.left_out` messages leaves out."""
