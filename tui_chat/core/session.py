@@ -47,6 +47,7 @@ from msgspec import Struct
 
 from tui_chat.core.attachments import wire_content
 from tui_chat.core.context import in_context, sent_text
+from tui_chat.core.continuation import CONTINUE_FINAL
 from tui_chat.core.errors import StoreError, TuiChatError, UsageError, unexpected_error_sentence
 from tui_chat.core.events import StreamEvent
 from tui_chat.core.models import (  # ActivePathChanged: a session event, kept beside the records
@@ -393,6 +394,25 @@ class ChatSession:
             async for event in replies:
                 yield event
 
+    async def continue_reply(self, reply_id: str, *, client: ProviderClient, model: str,
+                             parameters: Parameters | None = None
+                             ) -> AsyncGenerator[SessionEvent, None]:
+        """A new branch beside assistant message `reply_id` that starts with its text and goes
+        on from where it ends: the request ends with that text as an assistant message, which
+        the provider continues (`CONTINUE_FINAL`, core.continuation). The original stays."""
+        reply = self.store.get_message(reply_id)
+        if (reply.conversation_id != self.conversation.id or reply.role is not Role.ASSISTANT
+                or not reply.content.strip() or reply.parent_id is None):
+            raise UsageError("Only a reply with text in this conversation can be continued.")
+        if reply.tool_calls:
+            raise UsageError("A reply that called tools cannot be continued: regenerate it "
+                             "instead.")
+        yield ActivePathChanged(self.conversation.id, reply.parent_id)
+        async with contextlib.aclosing(self._reply(client, model, parameters, reply.parent_id,
+                                                   prefix=reply.content)) as replies:
+            async for event in replies:
+                yield event
+
     def reply_to(self, prompt_id: str, *, client: ProviderClient, model: str,
                  parameters: Parameters | None = None, activate: bool = True
                  ) -> AsyncGenerator[SessionEvent, None]:
@@ -458,15 +478,16 @@ class ChatSession:
 
     async def _reply(self, client: ProviderClient, model: str, parameters: Parameters | None,
                      prompt_id: str, *, activate: bool = True, new_prompt: Message | None = None,
-                     files: Sequence[Attachment] = (), tools: Sequence[dict[str, Any]] = ()
-                     ) -> AsyncGenerator[SessionEvent, None]:
+                     files: Sequence[Attachment] = (), tools: Sequence[dict[str, Any]] = (),
+                     prefix: str = "") -> AsyncGenerator[SessionEvent, None]:
         """Stream a reply to `prompt_id`; `new_prompt`: that prompt, saved together with the
-        reply's first row (with `files`, its attachments); `tools`: offered in the request."""
+        reply's first row (with `files`, its attachments); `tools`: offered in the request;
+        `prefix`: the text the reply starts with, which the provider continues."""
         if parameters is not None and parameters != self.conversation.parameters:
             self.set_parameters(parameters)
         reply = Message(conversation_id=self.conversation.id, parent_id=prompt_id,
                         role=Role.ASSISTANT, provider=client.provider.name, model=model,
-                        status=MessageStatus.STREAMING, sent_as=sent_as(
+                        content=prefix, status=MessageStatus.STREAMING, sent_as=sent_as(
                             end_to_end=False, tee=bool(self.in_tee and self.in_tee(
                                 client.provider.name, model))))
         if new_prompt is not None:
@@ -474,6 +495,10 @@ class ChatSession:
         else:
             self.store.add_message(reply, activate=activate)
         history = self.request(prompt_id)
+        extra: dict[str, Any] = {"tools": list(tools)} if tools else {}
+        if prefix:
+            history.append(ChatMessage(role=Role.ASSISTANT, content=prefix))
+            extra.update(CONTINUE_FINAL)
         self.conversation.provider, self.conversation.model = reply.provider, model
         self.conversation.updated = utc_now()
         fold = ReplyFold(reply, self._clock)
@@ -485,7 +510,7 @@ class ChatSession:
             sent = self._sent_parameters(parameters)
             async with contextlib.aclosing(client.stream_chat(
                     model, history, sent, e2ee=sent.e2ee,
-                    extra={"tools": list(tools)} if tools else None)) as stream:
+                    extra=extra or None)) as stream:
                 async for event in stream:
                     fold.apply(event)
                     if fold.since_flush() >= self.flush_interval:

@@ -43,6 +43,7 @@ from tui_chat.core.client_pool import ClientPool
 from tui_chat.core.config import Settings
 from tui_chat.core.context import ContextOverflowError, ContextPlan
 from tui_chat.core.context_tracker import ContextTracker
+from tui_chat.core.continuation import check_can_continue
 from tui_chat.core.errors import Hint, TuiChatError, UsageError
 from tui_chat.core.model_facts import merged
 from tui_chat.core.models import (
@@ -673,6 +674,17 @@ class Workspace:
         return self._leased(client, self._with_tools(
             self._toolbox(asker), lambda box: self.session.edit_and_resend(
                 message_id, text, client=client, model=model, tools=box)), asker)
+
+    def continue_reply(self, reply_id: str, *, asker: Asker = REFUSE
+                       ) -> AsyncGenerator[SessionEvent, None]:
+        """Continue reply `reply_id` where it ends, as a new branch beside it (the original
+        stays): core.continuation. UsageError, before anything is sent, where the provider
+        cannot, or for a reply without text."""
+        check_can_continue(self.provider.spec)
+        client, model = self.client(), self.require_model()
+        self._fit(self.context_plan(path=self.store.path_to(reply_id)))
+        return self._leased(client, self.session.continue_reply(
+            reply_id, client=client, model=model), asker)
 
     async def _leased(self, client: ProviderClient,
                       events: AsyncGenerator[SessionEvent, None], asker: Asker = REFUSE
