@@ -144,3 +144,31 @@ async def test_a_summary_makes_the_context_smaller(
     await workspace.summarise_before(workspace.session.messages()[6].id)
     assert workspace.context_plan("next").use.tokens < before / 2
     await workspace.aclose()
+
+
+async def test_a_summarised_conversation_survives_export_and_import(
+        chutes_server: FakeProvider, store: Store, tmp_path: Path) -> None:
+    from tui_chat.core.export import export_json, import_file
+    from tui_chat.core.session import ChatSession
+
+    workspace = workspace_for(chutes_server, store)
+    await three_turns(workspace)
+    path = workspace.session.messages()
+    chutes_server.script(Reply(stream_of(["Cat Miso, 3."])))
+    summary = await workspace.summarise_before(path[4].id)
+    conversation_id = workspace.session.conversation.id
+    await workspace.aclose()
+    exported = tmp_path / "export.json"
+    exported.write_text(export_json(store, [conversation_id]), encoding="utf-8")
+
+    other = Store.open(tmp_path / "other.sqlite3")
+    try:
+        import_file(other, exported)
+        session = ChatSession.resume(other, conversation_id)
+        assert [m.id for m in session.messages()] == [m.id for m in path]
+        history = session.history()
+        assert history[0].role is Role.SYSTEM and history[0].content.endswith("Cat Miso, 3.")
+        assert history[1].content == "what food?"
+        assert other.get_message(summary.id).role is Role.SYSTEM
+    finally:
+        other.close()
