@@ -160,6 +160,27 @@ async def test_or_to_send_a_summary_of_the_oldest_turns_in_their_place(
         assert screen.workspace.summary() is not None
 
 
+async def test_a_summary_that_still_does_not_fit_brings_the_offer_again(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    app = make_app(model="fake/small")
+    await listed(app, chutes_server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = conversation(app)
+        for turn in range(3):
+            await send(pilot, f"turn {turn}: {LONG * 2}")
+        screen.prompt.load_text(LONG * 3)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ContextOverflowScreen))
+        first = app.screen
+        chutes_server.script(Reply(stream_of([LONG * 6])))  # longer than what it replaces
+        await pilot.press("s")
+        await wait_until(pilot, lambda: isinstance(app.screen, ContextOverflowScreen)
+                         and app.screen is not first)
+        posts = [r.body for r in chutes_server.requests if r.method == "POST"]
+        assert [m["role"] for m in posts[-1]["messages"]] == ["user"]  # only the summary's
+        assert screen.prompt.text == LONG * 3  # not sent, not lost
+
+
 async def test_or_to_pick_a_model_with_a_larger_window(
         make_app: AppFactory, chutes_server: FakeProvider) -> None:
     app = make_app(model="fake/small")

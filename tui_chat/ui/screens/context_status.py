@@ -128,17 +128,19 @@ class ContextStatus:
                 self.refresh()
                 send(text)
             elif choice == "summarise" and plan.keep_from is not None:
-                self.host.run_worker(self._summarise(plan.keep_from, text, send),
+                self.host.run_worker(self._summarise(plan.keep_from, text, send, attachments),
                                      group="summary", exclusive=True)
             elif choice == "model":
                 self.host.choose_model(then=lambda: self.before_send(text, send, attachments))
 
         self.host.app.push_screen(screen, chosen)
 
-    async def _summarise(self, keep_from: str, text: str, send: Callable[[str], None]
-                         ) -> None:
+    async def _summarise(self, keep_from: str, text: str, send: Callable[[str], None],
+                         attachments: Sequence[AttachmentInfo]) -> None:
         """Have the conversation's model summarise the turns before `keep_from`, then send
-        `text` with the summary in their place (an error: said, and the text stays)."""
+        `text` with the summary in their place, when it now fits (a summary longer than
+        what it replaces does not: the offer comes again); an error is said, and the text
+        stays."""
         self.host.notify("Writing a summary of the oldest turns…", markup=False)
         try:
             await self.host.workspace.summarise_before(keep_from)
@@ -146,7 +148,7 @@ class ContextStatus:
             self.host.notify(error.message, severity="error", markup=False)
             return
         self.refresh()
-        send(text)
+        self.before_send(text, send, attachments)
 
     def _start(self) -> str | None:
         """The first message shown that is sent as context (after a summary: the first one
