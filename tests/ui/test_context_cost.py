@@ -178,6 +178,8 @@ async def test_a_summary_that_still_does_not_fit_brings_the_offer_again(
                          and app.screen is not first)
         posts = [r.body for r in chutes_server.requests if r.method == "POST"]
         assert [m["role"] for m in posts[-1]["messages"]] == ["user"]  # only the summary's
+        # Turns counted from the context's start: the summarised one is not offered again.
+        assert "Leave the oldest 1 turn (2 messages)" in app.screen.text
         assert screen.prompt.text == LONG * 3  # not sent, not lost
 
 

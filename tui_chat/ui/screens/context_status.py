@@ -160,8 +160,14 @@ class ContextStatus:
             return None
 
     def _turns(self, plan: ContextPlan) -> int:
-        """How many of the user's turns leaving out `plan.left_out` messages leaves out."""
+        """How many of the user's turns leaving out `plan.left_out` messages leaves out
+        (counted from the context's start: turns left out or summarised before are not)."""
         path = self._path()
         ids = [m.id for m in path]
+        try:
+            start = self.host.workspace.session.context_start(path)[0]
+        except TuiChatError:  # the store went away: count from the top
+            start = None
+        begin = ids.index(start) if start in ids else 0
         end = ids.index(plan.keep_from) if plan.keep_from in ids else 0
-        return sum(1 for m in path[:end] if m.role is Role.USER)
+        return sum(1 for m in path[begin:end] if m.role is Role.USER)
