@@ -73,6 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("-e", "--editor", action="store_true",
                      help="write the prompt in $VISUAL or $EDITOR first (PROMPT, if given, is "
                      "the text it starts with); what is saved there is sent")
+    ask.add_argument("--continue-reply", action="store_true",
+                     help="no prompt: continue the last reply of the conversation (-c or "
+                     "--conversation) where it ends, as a new branch; prints the new text")
     ask.add_argument("-a", "--attach", action="append", default=[], metavar="FILE",
                      help="attach a text file (sent as a fenced block) or an image (PNG, "
                      "JPEG, WebP, GIF; for models that read images); repeatable")

@@ -9,11 +9,19 @@ from typing import Any
 import msgspec
 from textual.pilot import Pilot
 
-from tests.fakeprovider import PRICED_MODELS, FakeProvider, Reply, counted_prompt, stream_of
+from tests.fakeprovider import (
+    PRICED_MODELS,
+    FakeProvider,
+    Reply,
+    counted_prompt,
+    roles_problem,
+    stream_of,
+)
 from tests.ui.conftest import AppFactory, conversation, rendered_text, wait_idle, wait_until
 from tui_chat.core.costs import cost_text
 from tui_chat.core.models import Parameters
 from tui_chat.core.store import Store
+from tui_chat.core.summaries import SUMMARY_HEADING
 from tui_chat.ui.screens.context_offer import ContextOverflowScreen
 from tui_chat.ui.screens.model_picker import ModelPickerScreen
 from tui_chat.ui.services import AppServices
@@ -145,6 +153,56 @@ async def test_a_message_that_would_not_fit_is_offered_to_leave_the_oldest_turns
         sent = [m["content"] for m in body["messages"]]
         assert all(v.message.content not in sent for v in out)
         assert sent[-1] == LONG * 3
+
+
+async def test_or_to_send_a_summary_of_the_oldest_turns_in_their_place(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    app = make_app(model="fake/small")
+    await listed(app, chutes_server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = conversation(app)
+        for turn in range(3):
+            await send(pilot, f"turn {turn}: {LONG * 2}")
+        screen.prompt.load_text(LONG * 3)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ContextOverflowScreen))
+        assert "send a summary of them" in app.screen.text
+        chutes_server.script(Reply(stream_of(["The user sent three long turns."])))
+        await pilot.press("s")
+        await wait_until(pilot, lambda: chutes_server.requests[-1].body["messages"][-1]
+                         .get("content") == LONG * 3)
+        await wait_idle(pilot)
+        asked, body = [r.body for r in chutes_server.requests if r.method == "POST"][-2:]
+        assert [m["role"] for m in asked["messages"]] == ["user"]  # the summary's request
+        assert body["messages"][0] == {
+            "role": "system", "content": f"{SUMMARY_HEADING}\n\nThe user sent three long turns."}
+        assert roles_problem(body) is None
+        views = list(screen.query(MessageView))
+        assert any(v.out_of_context for v in views)  # the turns stay, marked
+        assert screen.workspace.summary() is not None
+
+
+async def test_a_summary_that_still_does_not_fit_brings_the_offer_again(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    app = make_app(model="fake/small")
+    await listed(app, chutes_server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = conversation(app)
+        for turn in range(3):
+            await send(pilot, f"turn {turn}: {LONG * 2}")
+        screen.prompt.load_text(LONG * 3)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ContextOverflowScreen))
+        first = app.screen
+        chutes_server.script(Reply(stream_of([LONG * 6])))  # longer than what it replaces
+        await pilot.press("s")
+        await wait_until(pilot, lambda: isinstance(app.screen, ContextOverflowScreen)
+                         and app.screen is not first)
+        posts = [r.body for r in chutes_server.requests if r.method == "POST"]
+        assert [m["role"] for m in posts[-1]["messages"]] == ["user"]  # only the summary's
+        # Turns counted from the context's start: the summarised one is not offered again.
+        assert "Leave the oldest 1 turn (2 messages)" in app.screen.text
+        assert screen.prompt.text == LONG * 3  # not sent, not lost
 
 
 async def test_or_to_pick_a_model_with_a_larger_window(

@@ -6,8 +6,8 @@ whole when another prompt follows it; a reply that only called tools is sent as 
 
 The property test runs random flows (send, fail, retry, Esc before and after the first token,
 edit, regenerate, compare, continue a cut reply, leave out earlier turns, a reply that only
-calls a tool) through the workspace against the fake, and checks the shape of every request
-the fake received."""
+calls a tool, summarise the turns before a message, continue any reply) through the workspace
+against the fake, and checks the shape of every request the fake received."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from tests.fakeprovider import FakeProvider, Reply, roles_problem, stream_of, tool_call_stream
 from tui_chat.core.config import Settings
+from tui_chat.core.errors import UsageError
 from tui_chat.core.events import ContentDelta
 from tui_chat.core.models import Role
 from tui_chat.core.session import ReplyFailed, ReplyStarted
@@ -133,7 +134,7 @@ async def test_leaving_out_every_earlier_turn_sends_the_prompt_alone(
 
 STEPS = st.sampled_from(["send", "fail", "retry", "esc_before", "esc_after", "edit",
                          "regenerate", "compare", "cut", "continue", "leave_out", "tool",
-                         "system"])
+                         "system", "summarise", "continue_reply"])
 
 
 async def run_step(step: str, index: int, workspace: Workspace, server: FakeProvider) -> None:
@@ -179,6 +180,14 @@ async def run_step(step: str, index: int, workspace: Workspace, server: FakeProv
             await drain(workspace.send(f"call a tool {index}"))
         case "system":
             session.set_system_prompt(f"be brief {index}" if index % 2 else None)
+        case "continue_reply" if any(m.role is Role.ASSISTANT and m.content for m in path):
+            replies = [m for m in path if m.role is Role.ASSISTANT and m.content]
+            with contextlib.suppress(UsageError):  # one that called tools
+                await drain(workspace.continue_reply(replies[index % len(replies)].id))
+        case "summarise" if len(path) > 1:
+            server.script(Reply(stream_of([f"summary {index}"])))
+            with contextlib.suppress(UsageError):  # nothing sent before that message
+                await workspace.summarise_before(path[index % (len(path) - 1) + 1].id)
         case _:
             await drain(workspace.send(f"prompt {index}"))
 
@@ -205,4 +214,5 @@ def test_every_request_of_every_flow_alternates(
         asyncio.run(run_flow(steps, chutes_server, store))
     for request in sent_requests(chutes_server):
         assert roles_problem(request) is None, (steps, roles(request))
-        assert request["messages"][-1]["role"] == "user", (steps, roles(request))
+        last = "assistant" if request.get("continue_final_message") else "user"
+        assert request["messages"][-1]["role"] == last, (steps, roles(request))

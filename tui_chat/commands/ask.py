@@ -34,7 +34,7 @@ from tui_chat.core.events import (
     ToolCallDelta,
     UsageReported,
 )
-from tui_chat.core.models import ActivePathChanged, Parameters
+from tui_chat.core.models import ActivePathChanged, Parameters, Role
 from tui_chat.core.session import (
     ReplyFailed,
     ReplyFinished,
@@ -124,7 +124,8 @@ def prompt_from_editor(start: str | None, env: Mapping[str, str]) -> str:
 
 
 async def _ask(args: argparse.Namespace, context: Context) -> int:
-    prompt = None if args.editor else read_prompt(args.prompt, sys.stdin)
+    going_on = _reply_to_continue_wanted(args)
+    prompt = None if args.editor or going_on else read_prompt(args.prompt, sys.stdin)
     settings = context.settings()
     if args.timeout is not None:
         if args.timeout <= 0:
@@ -153,9 +154,12 @@ async def _ask(args: argparse.Namespace, context: Context) -> int:
             if args.system is not None:
                 workspace.session.set_system_prompt(args.system)
             files = [read_attachment(Path(name), name) for name in args.attach]
+            asker = TerminalAsker(assume_yes=args.yes)
+            if going_on:
+                return await print_stream(workspace.continue_reply(
+                    _last_reply(workspace), asker=asker), args.show_reasoning)
             if prompt is None:  # -e: after the checks above, so no writing is wasted on them
                 prompt = prompt_from_editor(args.prompt, context.env)
-            asker = TerminalAsker(assume_yes=args.yes)
             if len(models) > 1:
                 from tui_chat.commands.ask_compare import print_compare
 
@@ -241,6 +245,30 @@ def _warn_about_tls(workspace: Workspace) -> None:
     if is_research_proxy(provider.base_url):
         print(f"{PROG}: warning: {research_warning(provider.display_name, provider.base_url)}",
               file=sys.stderr)
+
+
+def _reply_to_continue_wanted(args: argparse.Namespace) -> bool:
+    """--continue-reply, checked against what goes with it (UsageError)."""
+    if not args.continue_reply:
+        return False
+    if not _continues(args):
+        raise UsageError("--continue-reply continues a reply of a saved conversation: add -c "
+                         "(the most recent) or --conversation ID.")
+    if args.prompt is not None or args.editor or args.attach or args.compare or (
+            args.ask_model and len(args.ask_model) > 1):
+        raise UsageError("--continue-reply takes no prompt, attachment or comparison: it "
+                         "continues the last reply as it is.")
+    return True
+
+
+def _last_reply(workspace: Workspace) -> str:
+    """The id of the reply with text the conversation's active path ends with
+    (UsageError when it ends otherwise)."""
+    path = workspace.session.messages()
+    if not path or path[-1].role is not Role.ASSISTANT or not path[-1].content.strip():
+        raise UsageError("The conversation does not end with a reply with text, so there is "
+                         "nothing to continue: send a prompt instead.")
+    return path[-1].id
 
 
 def _wanted_conversation(args: argparse.Namespace) -> str | None:

@@ -96,6 +96,9 @@ class ProviderConfig(Record):
     default_model: str | None = None
     supports_stream_options: bool | None = None
     has_models_endpoint: bool | None = None
+    continue_final_message: bool | None = None
+    """`true`: the server continues a final assistant message (vLLM, SGLang), so a reply can
+    be continued where it ends."""
     proxy: Annotated[str | Literal[False] | None, Before(proxy_value)] = None
     """`"http://host:port"` (or https://, socks5://): wins over HTTPS_PROXY and the like;
     `false`: no proxy for this provider, whatever the environment says."""

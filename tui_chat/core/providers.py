@@ -37,6 +37,9 @@ class ProviderSpec(Struct, frozen=True, kw_only=True):
     # Quirks: is `stream_options: {include_usage: true}` accepted? Is there GET /models?
     supports_stream_options: bool = True
     has_models_endpoint: bool = True
+    continue_final_message: bool = False
+    """Whether the server continues a final assistant message when asked
+    (`continue_final_message`, vLLM and SGLang; core.continuation)."""
     dialect: Dialect = dialects.OPENAI_COMPATIBLE
     """How its streamed chunks depart from OpenAI's (core.dialect)."""
     # The way there (tui_chat.core.transport): a proxy URL, or False for none (None: the
@@ -64,6 +67,9 @@ CHUTES = ProviderSpec(
     # Its API description sends usage on the final chunk "when usage reporting is enabled":
     # asked for; a refusal (400 or 422) is retried at once without it and remembered.
     supports_stream_options=True,
+    # Not in its API description; its vLLM and SGLang chutes pass the body to the engine,
+    # which takes it (core.continuation).
+    continue_final_message=True,
     dialect=dialects.CHUTES,
 )
 

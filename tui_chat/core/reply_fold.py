@@ -33,6 +33,8 @@ class ReplyFold:
         self.message = message
         self._clock = clock
         self._content = GrowingText()
+        if message.content:  # a reply that continues another starts with its text
+            self._content.append(message.content)
         self._reasoning = GrowingText()
         self._deltas = 0
         self._applied = 0  # events folded in; `_saved_at`: how many of them the store has

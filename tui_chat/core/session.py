@@ -49,6 +49,7 @@ from msgspec import Struct
 
 from tui_chat.core.attachments import wire_content
 from tui_chat.core.context import in_context, sent_text
+from tui_chat.core.continuation import CONTINUE_FINAL
 from tui_chat.core.errors import StoreError, TuiChatError, UsageError, unexpected_error_sentence
 from tui_chat.core.events import StreamEvent
 from tui_chat.core.models import (  # ActivePathChanged: a session event, kept beside the records
@@ -68,6 +69,7 @@ from tui_chat.core.models import (
 from tui_chat.core.protection import sent_as
 from tui_chat.core.reply_fold import ReplyFold
 from tui_chat.core.store import ConversationGoneError, Store
+from tui_chat.core.summaries import context_start, system_text
 from tui_chat.core.text import one_line
 from tui_chat.core.tool_exchange import ToolBox, ToolCallFinished, ToolCallStarted, run_calls
 from tui_chat.core.tool_turns import valid_turns
@@ -199,12 +201,15 @@ class ChatSession:
         the path from the root to that message, the prompt being answered) from the
         conversation's `context_from` on, in turns that alternate: replies still streaming,
         empty and failed ones left out, and with a failed reply its prompt, when another
-        prompt follows it (see `context.in_context`)."""
+        prompt follows it (see `context.in_context`). A summary in force (`context_from`
+        names it) is sent in the system message, in place of the turns it summarises."""
         sent: list[ChatMessage] = []
-        if self.conversation.system_prompt:
-            sent.append(ChatMessage(role=Role.SYSTEM, content=self.conversation.system_prompt))
         path = self.store.path_to(until) if until is not None else self.messages()
-        kept = valid_turns(in_context(path, self.conversation.context_from))
+        start, summary = self.context_start(path)
+        system = system_text(self.conversation.system_prompt, summary)
+        if system:
+            sent.append(ChatMessage(role=Role.SYSTEM, content=system))
+        kept = valid_turns(in_context(path, start))
         files = self.store.attachments_of(m.id for m in kept if m.attachments)
         sent.extend(ChatMessage(role=message.role,
                                 content=message.content if message.tool_calls
@@ -214,6 +219,11 @@ class ChatSession:
                                 tool_call_id=message.tool_call_id)
                     for message in kept)
         return sent
+
+    def context_start(self, path: Sequence[Message]) -> tuple[str | None, Message | None]:
+        """(the first message of `path` sent as context, the summary sent in place of those
+        before it): see core.summaries."""
+        return context_start(path, self.conversation.context_from, self.store.get_message)
 
     def request(self, until: str) -> list[ChatMessage]:
         """`history(until)` as the request sends it: attachments inside the messages, images
@@ -386,6 +396,25 @@ class ChatSession:
             async for event in replies:
                 yield event
 
+    async def continue_reply(self, reply_id: str, *, client: ProviderClient, model: str,
+                             parameters: Parameters | None = None
+                             ) -> AsyncGenerator[SessionEvent, None]:
+        """A new branch beside assistant message `reply_id` that starts with its text and goes
+        on from where it ends: the request ends with that text as an assistant message, which
+        the provider continues (`CONTINUE_FINAL`, core.continuation). The original stays."""
+        reply = self.store.get_message(reply_id)
+        if (reply.conversation_id != self.conversation.id or reply.role is not Role.ASSISTANT
+                or not reply.content.strip() or reply.parent_id is None):
+            raise UsageError("Only a reply with text in this conversation can be continued.")
+        if reply.tool_calls:
+            raise UsageError("A reply that called tools cannot be continued: regenerate it "
+                             "instead.")
+        yield ActivePathChanged(self.conversation.id, reply.parent_id)
+        async with contextlib.aclosing(self._reply(client, model, parameters, reply.parent_id,
+                                                   prefix=reply.content)) as replies:
+            async for event in replies:
+                yield event
+
     def reply_to(self, prompt_id: str, *, client: ProviderClient, model: str,
                  parameters: Parameters | None = None, activate: bool = True
                  ) -> AsyncGenerator[SessionEvent, None]:
@@ -451,15 +480,16 @@ class ChatSession:
 
     async def _reply(self, client: ProviderClient, model: str, parameters: Parameters | None,
                      prompt_id: str, *, activate: bool = True, new_prompt: Message | None = None,
-                     files: Sequence[Attachment] = (), tools: Sequence[dict[str, Any]] = ()
-                     ) -> AsyncGenerator[SessionEvent, None]:
+                     files: Sequence[Attachment] = (), tools: Sequence[dict[str, Any]] = (),
+                     prefix: str = "") -> AsyncGenerator[SessionEvent, None]:
         """Stream a reply to `prompt_id`; `new_prompt`: that prompt, saved together with the
-        reply's first row (with `files`, its attachments); `tools`: offered in the request."""
+        reply's first row (with `files`, its attachments); `tools`: offered in the request;
+        `prefix`: the text the reply starts with, which the provider continues."""
         if parameters is not None and parameters != self.conversation.parameters:
             self.set_parameters(parameters)
         reply = Message(conversation_id=self.conversation.id, parent_id=prompt_id,
                         role=Role.ASSISTANT, provider=client.provider.name, model=model,
-                        status=MessageStatus.STREAMING, sent_as=sent_as(
+                        content=prefix, status=MessageStatus.STREAMING, sent_as=sent_as(
                             end_to_end=False, tee=bool(self.in_tee and self.in_tee(
                                 client.provider.name, model))))
         if new_prompt is not None:
@@ -467,6 +497,10 @@ class ChatSession:
         else:
             self.store.add_message(reply, activate=activate)
         history = self.request(prompt_id)
+        extra: dict[str, Any] = {"tools": list(tools)} if tools else {}
+        if prefix:
+            history.append(ChatMessage(role=Role.ASSISTANT, content=prefix))
+            extra.update(CONTINUE_FINAL)
         self.conversation.provider, self.conversation.model = reply.provider, model
         self.conversation.updated = utc_now()
         fold = ReplyFold(reply, self._clock)
@@ -479,7 +513,7 @@ class ChatSession:
             sent = self._sent_parameters(parameters)
             async with contextlib.aclosing(client.stream_chat(
                     model, history, sent, e2ee=sent.e2ee,
-                    extra={"tools": list(tools)} if tools else None)) as stream:
+                    extra=extra or None)) as stream:
                 async for event in stream:
                     fold.apply(event)
                     if fold.since_flush() >= self.flush_interval:

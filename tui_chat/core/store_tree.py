@@ -278,9 +278,11 @@ def activate(conn: sqlite3.Connection, conversation_id: str,
 
 def children(conn: sqlite3.Connection, conversation_id: str,
              parent_id: str | None) -> list[str]:
-    """The ids of the children of `parent_id` (None: the roots), oldest first."""
+    """The ids of the children of `parent_id` (None: the roots), oldest first; a summary
+    (role `system`, core.summaries) is no branch of its own, so it is not one of them."""
     rows = conn.execute("SELECT id FROM messages WHERE conversation_id = ? AND parent_id IS ? "
-                        "ORDER BY seq", (conversation_id, parent_id)).fetchall()
+                        "AND role != 'system' ORDER BY seq",
+                        (conversation_id, parent_id)).fetchall()
     return [row["id"] for row in rows]
 
 
@@ -345,7 +347,7 @@ def positions(conn: sqlite3.Connection, conversation_id: str,
         # Sorted here: ORDER BY seq made the planner read every row of the conversation in
         # seq order rather than use the index of children.
         rows = conn.execute(f"SELECT parent_id, id, seq FROM messages WHERE conversation_id = ? "
-                            f"AND parent_id IN ({','.join('?' * len(batch))})",
+                            f"AND role != 'system' AND parent_id IN ({','.join('?' * len(batch))})",
                             (conversation_id, *batch)).fetchall()
         for row in sorted(rows, key=lambda r: int(r["seq"])):
             families.setdefault(row["parent_id"], []).append(row["id"])

@@ -43,6 +43,7 @@ from tui_chat.core.client_pool import ClientPool
 from tui_chat.core.config import Settings
 from tui_chat.core.context import ContextOverflowError, ContextPlan
 from tui_chat.core.context_tracker import ContextTracker
+from tui_chat.core.continuation import check_can_continue
 from tui_chat.core.errors import Hint, TuiChatError, UsageError
 from tui_chat.core.model_facts import merged
 from tui_chat.core.models import (
@@ -56,6 +57,13 @@ from tui_chat.core.models import (
 )
 from tui_chat.core.providers import Provider
 from tui_chat.core.session import ChatSession, ReplyFinished, SessionEvent
+from tui_chat.core.summaries import (
+    is_summary,
+    summary_request,
+    system_text,
+    turns_before,
+    write_summary,
+)
 from tui_chat.core.tool_exchange import ToolBox
 
 if TYPE_CHECKING:  # imported on first use: the app's start-up path has no HTTP stack
@@ -259,7 +267,8 @@ class Workspace:
         """Calibrate the context estimate on the newest replies of the conversation just
         opened, whose whole active path is `path`."""
         conversation = self.session.conversation
-        self.context.learn_path(path, conversation.system_prompt, conversation.context_from)
+        start, summary = self.session.context_start(path)
+        self.context.learn_path(path, system_text(conversation.system_prompt, summary), start)
 
     def open_latest(self, *, newest: int | None = None) -> list[Message] | None:
         """The most recently updated conversation, or None (and nothing changes) when the
@@ -442,17 +451,60 @@ class Workspace:
         session = self.session
         conversation = session.conversation
         sent = (parameters or conversation.parameters).max_tokens
+        path = session.messages() if path is None else path
+        start, summary = session.context_start(path)
         return self.context.plan(
-            session.messages() if path is None else path, provider=self.provider_name,
-            model=self.model, system_prompt=conversation.system_prompt,
-            context_from=conversation.context_from,
-            context_from_set=conversation.context_from_set, max_tokens=sent, draft=draft,
-            draft_extra=sum(a.tokens for a in attachments))
+            path, provider=self.provider_name, model=self.model,
+            system_prompt=system_text(conversation.system_prompt, summary),
+            context_from=start, context_from_set=conversation.context_from_set,
+            max_tokens=sent, draft=draft, draft_extra=sum(a.tokens for a in attachments))
 
     def leave_out_before(self, message_id: str | None) -> None:
         """From the next request on, send the active path from `message_id` on (None: all);
         the messages before it stay, out of the context."""
         self.session.set_context_from(message_id)
+
+    async def summarise_before(self, keep_from: str, model: ModelRef | None = None
+                               ) -> Message:
+        """Ask `model` (None: the current one) for a summary of the active path's turns
+        before `keep_from` (those sent now: after a summary in force, which it covers too),
+        store it as a node of the tree and send it in their place from the next request on
+        (see core.summaries). The turns stay in the conversation. UsageError when there is
+        nothing before `keep_from`; ProviderError as the request fails (nothing stored)."""
+        path = self.session.messages()
+        start, earlier = self.session.context_start(path)
+        turns = turns_before(path, keep_from)
+        sent_from = next((i for i, m in enumerate(turns) if m.id == start), 0)
+        turns = turns[sent_from:]
+        if not turns:
+            raise UsageError("There are no earlier turns to summarise before this message.")
+        provider, name = model or (self.provider_name, self.require_model())
+        client = self._clients.get(self.settings.resolve_provider(provider, self.env))
+        async with self._clients.lease(client):
+            text = await write_summary(client, name, summary_request(turns, earlier))
+        summary = Message(conversation_id=self.session.conversation.id, role=Role.SYSTEM,
+                          parent_id=turns[-1].id, content=text, provider=provider, model=name)
+        self.store.add_message(summary, activate=False)
+        self.leave_out_before(summary.id)
+        return summary
+
+    def summary(self) -> Message | None:
+        """The summary sent in place of the oldest turns, if one is in force."""
+        return self.session.context_start(self.session.messages())[1]
+
+    def edit_summary(self, summary_id: str, text: str) -> Message:
+        """Replace a summary's text (UsageError for an empty one or a message that is not a
+        summary); the next request sends the new text."""
+        summary = self.store.get_message(summary_id)
+        if not is_summary(summary):
+            raise UsageError("Only a summary can be edited here.")
+        if not text.strip():
+            raise UsageError("The summary is empty: write what the model should remember, "
+                             "or send the whole conversation again (leave nothing out).")
+        summary.content = text.strip()
+        self.store.update_message(summary)
+        self.session.set_context_from(summary.id)
+        return summary
 
     def conversation_cost(self) -> tuple[float | None, int]:
         """(USD spent on the conversation on screen, every branch; the replies with usage
@@ -625,6 +677,17 @@ class Workspace:
         return self._leased(client, self._with_tools(
             self._toolbox(asker), lambda box: self.session.edit_and_resend(
                 message_id, text, client=client, model=model, tools=box)), asker)
+
+    def continue_reply(self, reply_id: str, *, asker: Asker = REFUSE
+                       ) -> AsyncGenerator[SessionEvent, None]:
+        """Continue reply `reply_id` where it ends, as a new branch beside it (the original
+        stays): core.continuation. UsageError, before anything is sent, where the provider
+        cannot, or for a reply without text."""
+        check_can_continue(self.provider.spec)
+        client, model = self.client(), self.require_model()
+        self._fit(self.context_plan(path=self.store.path_to(reply_id)))
+        return self._leased(client, self.session.continue_reply(
+            reply_id, client=client, model=model), asker)
 
     async def _leased(self, client: ProviderClient,
                       events: AsyncGenerator[SessionEvent, None], asker: Asker = REFUSE

@@ -77,7 +77,7 @@ class ContextStatus:
         if self.view.message_list.reading:
             return
         workspace = self.workspace
-        self.view.message_list.set_context_from(workspace.session.conversation.context_from)
+        self.view.message_list.set_context_from(self._start())
         listed = self.attach_flow.pending
         plan = self.plan(attachments=listed) if self.view.message_list.messages or listed else None
         context, warning = "", False
@@ -113,8 +113,7 @@ class ContextStatus:
                                      usage=None, speed_estimated=False, note="",
                                      **({"context": "", "cost": ""} if after_frame else {}))
         if after_frame:
-            workspace = self.workspace
-            self.view.message_list.set_context_from(workspace.session.conversation.context_from)
+            self.view.message_list.set_context_from(self._start())
             # A timer, not call_after_refresh: that ran before the messages were painted.
             self.view.set_timer(FIGURES_AFTER, self.refresh)
         else:
@@ -138,14 +137,47 @@ class ContextStatus:
                     return
                 self.refresh()
                 send(text)
+            elif choice == "summarise" and plan.keep_from is not None:
+                self.view.run_worker(self._summarise(plan.keep_from, text, send, attachments),
+                                     group="summary", exit_on_error=True)
             elif choice == "model":
                 self.choose_model(lambda: self.before_send(text, send, attachments))
 
         self.view.open_context_offer(plan, workspace.model or "", self._turns(plan), chosen)
 
+    async def _summarise(self, keep_from: str, text: str, send: Callable[[str], None],
+                         attachments: Sequence[AttachmentInfo]) -> None:
+        """Have the conversation's model summarise the turns before `keep_from`, then send
+        `text` with the summary in their place, when it now fits (a summary longer than
+        what it replaces does not: the offer comes again); an error is said, and the text
+        stays."""
+        self.view.say("Writing a summary of the oldest turns…")
+        try:
+            await self.workspace.summarise_before(keep_from)
+        except TuiChatError as error:
+            self.view.say(error.message, severity="error")
+            return
+        self.refresh()
+        self.before_send(text, send, attachments)
+
+    def _start(self) -> str | None:
+        """The first message shown that is sent as context (after a summary: the first one
+        it does not cover)."""
+        session = self.workspace.session
+        try:
+            return session.context_start(self.view.message_list.messages)[0]
+        except TuiChatError:  # the store went away: nothing is marked
+            return None
+
     def _turns(self, plan: ContextPlan) -> int:
-        """How many of the user's turns leaving out `plan.left_out` messages leaves out."""
+        """How many of the user's turns leaving out `plan.left_out` messages leaves out
+        (counted from the context's start: turns left out or summarised before are not)."""
         path = self._path()
         ids = [m.id for m in path]
+        try:
+            start = self.workspace.session.context_start(path)[0]
+        except TuiChatError:  # the store went away: count from the top
+            start = None
+        begin = ids.index(start) if start in ids else 0
         end = ids.index(plan.keep_from) if plan.keep_from in ids else 0
-        return sum(1 for m in path[:end] if m.role is Role.USER)
+        return sum(1 for m in path[begin:end] if m.role is Role.USER)

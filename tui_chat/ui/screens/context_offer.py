@@ -1,5 +1,7 @@
 """The offer when a prompt would not fit the model's window: leave the oldest turns out of the
-context, or pick a model with a larger window. Dismisses with "leave", "model" or None."""
+context, send a summary of them in their place (written by the conversation's model; the
+turns stay, see core.summaries), or pick a model with a larger window. Dismisses with "leave",
+"summarise", "model" or None."""
 
 from __future__ import annotations
 
@@ -26,23 +28,26 @@ def offer_text(plan: ContextPlan, model: str, turns: int) -> str:
     return (f"{head}\n\nLeave the oldest {turns} turn{'' if turns == 1 else 's'} "
             f"({plan.left_out} message{'' if plan.left_out == 1 else 's'}) out of the context? "
             "They stay in the conversation, marked “out of context”, and are no longer sent. "
-            "Or pick a model with a larger window.")
+            "Or send a summary of them in their place, written by the model (s), or pick a "
+            "model with a larger window.")
 
 
 class ContextOverflowScreen(ModalScreen[str | None]):
     DEFAULT_CSS = """
     ContextOverflowScreen { align: center middle; }
     ContextOverflowScreen > Vertical {
-        width: 72; max-width: 90%; height: auto;
+        width: 84; max-width: 96%; height: auto;
         border: thick $warning 70%; background: $surface; padding: 1 2;
     }
     ContextOverflowScreen .question { width: 1fr; }
     ContextOverflowScreen .buttons { height: auto; align-horizontal: right; margin-top: 1; }
-    ContextOverflowScreen Button { margin-left: 2; }
+    ContextOverflowScreen Button { margin-left: 1; min-width: 10; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("l", "choose('leave')", "Leave out", id="overflow.leave_out",
                 tooltip="Leave the oldest turns out of the context and send"),
+        Binding("s", "choose('summarise')", "Summarise", id="overflow.summarise",
+                tooltip="Send a summary of the oldest turns in their place (the turns stay)"),
         Binding("m", "choose('model')", "Other model", id="overflow.model",
                 tooltip="Pick a model with a larger window"),
         Binding("escape", "choose(None)", "Cancel", id="overflow.cancel"),
@@ -60,6 +65,7 @@ class ContextOverflowScreen(ModalScreen[str | None]):
                 yield Button("Cancel", id="cancel")
                 yield Button("Other model (m)", id="model")
                 if self.plan.keep_from is not None:
+                    yield Button("Summarise (s)", id="summarise")
                     yield Button("Leave out (l)", id="leave", variant="primary")
 
     def on_mount(self) -> None:
@@ -71,6 +77,6 @@ class ContextOverflowScreen(ModalScreen[str | None]):
         self.action_choose(None if event.button.id == "cancel" else event.button.id)
 
     def action_choose(self, choice: str | None) -> None:
-        if choice == "leave" and self.plan.keep_from is None:
+        if choice in ("leave", "summarise") and self.plan.keep_from is None:
             return
         self.dismiss(choice)
