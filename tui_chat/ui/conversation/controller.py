@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Literal
 
 from msgspec import Struct
 
+from tui_chat.core.asker import REFUSE, Asker
 from tui_chat.core.errors import TuiChatError
 from tui_chat.core.models import Attachment, Message
 from tui_chat.core.store import ConversationGoneError
@@ -63,6 +64,8 @@ class ConversationController:
         self._editing: Message | None = None
         self._continue_partial = False
         self._comparison: CompareView | None = None
+        self.asker: Asker = REFUSE
+        """How its exchanges ask the user (tool calls, a model without tools): the view's."""
 
     # --- the state, read-only outside ----------------------------------------------------
 
@@ -228,14 +231,17 @@ class ConversationController:
         workspace = self.workspace
         match exchange.kind:
             case "compare":
-                return workspace.compare(exchange.text, attachments=exchange.attachments)
+                return workspace.compare(exchange.text, attachments=exchange.attachments,
+                                         asker=self.asker)
             case "regenerate":
-                return workspace.regenerate(exchange.message_id)
+                return workspace.regenerate(exchange.message_id, asker=self.asker)
             case "edit" if exchange.message_id is not None:
-                return workspace.edit_and_resend(exchange.message_id, exchange.text)
+                return workspace.edit_and_resend(exchange.message_id, exchange.text,
+                                                 asker=self.asker)
             case _:
                 return workspace.send(exchange.text, attachments=exchange.attachments,
-                                      continue_partial=exchange.continue_partial)
+                                      continue_partial=exchange.continue_partial,
+                                      asker=self.asker)
 
     # --- Esc -------------------------------------------------------------------------------------
 

@@ -40,6 +40,7 @@ from tui_chat.ui.screens.model_actions import COMPARE_TITLE, ModelActions
 from tui_chat.ui.screens.reply_presenter import ReplyPresenter
 from tui_chat.ui.screens.settings_note import APPLY_HERE, settings_sentence
 from tui_chat.ui.screens.sidebar_actions import SidebarActions, SidebarRequests
+from tui_chat.ui.tool_approval_glue import screen_asker
 from tui_chat.ui.widgets.fitted_footer import FittedFooter
 from tui_chat.ui.widgets.message_list import MessageList, ReadAbove
 from tui_chat.ui.widgets.message_view import Position, provider_label
@@ -100,6 +101,7 @@ class ConversationScreen(SidebarRequests, Screen[None]):
         self.workspace = workspace
         self.clock: Callable[[], float] = workspace.clock
         self.controller = ConversationController(workspace, self)
+        self.controller.asker = screen_asker(self)  # tools: ui/tool_approval_glue.py
         self.presenter = ReplyPresenter(self)
         self.context_status = ContextStatus(self)
         self.attach_flow = AttachFlow(self)

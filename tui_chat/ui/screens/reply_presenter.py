@@ -26,6 +26,7 @@ from tui_chat.core.tokens import estimate_tokens
 from tui_chat.ui.advice import sentence
 from tui_chat.ui.key_hints import hint_key
 from tui_chat.ui.screens.first_token_wait import FirstTokenWait
+from tui_chat.ui.tool_approval_glue import ToolEvents
 
 if TYPE_CHECKING:
     from tui_chat.core.compare import CompareEvent
@@ -64,6 +65,7 @@ class ReplyPresenter:
         self._last_stats = 0.0
         self._branch_note = ""
         self.wait = FirstTokenWait(host)
+        self.tools = ToolEvents(host)  # the calls and results as they come
 
     def begin(self, sent_text: str) -> None:
         """A new exchange: `sent_text` goes back into the prompt if nothing arrives."""
@@ -71,6 +73,10 @@ class ReplyPresenter:
         self.received = False
 
     async def apply(self, event: SessionEvent | CompareEvent) -> None:
+        await self._apply(event)
+        await self.tools.apply(event)
+
+    async def _apply(self, event: SessionEvent | CompareEvent) -> None:
         if isinstance(event, ContentDelta):
             if self.reply is not None:
                 self.reply.add_content(event.text)
@@ -181,10 +187,12 @@ class ReplyPresenter:
 
     async def finished(self) -> None:
         """The exchange's events have all arrived: each was drawn as it came."""
+        await self.tools.end()
 
     async def stopped(self) -> None:
         """The worker was cancelled (Esc, quit, another conversation): show what was saved."""
         self.wait.stop()
+        await self.tools.end()
         reply, self.reply = self.reply, None
         if reply is None:
             return
@@ -211,6 +219,7 @@ class ReplyPresenter:
 
     async def failed_before_reply(self, sentence: str, *, notify: bool = True) -> None:
         self.wait.stop()
+        await self.tools.end()
         if self.reply is not None:
             await self.host.message_list.finish_reply(None)
             self.reply = None

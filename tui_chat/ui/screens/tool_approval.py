@@ -18,6 +18,7 @@ how much is not shown (a 1 MB argument is not laid out in a modal).
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -50,10 +51,8 @@ def arguments_text(arguments: Mapping[str, Any] | str, limit: int = SHOWN_CHARS)
     """The arguments as pretty JSON (a text that is not JSON as it is), literal, cut at
     `limit` characters with a marker."""
     if isinstance(arguments, str):
-        try:
+        with contextlib.suppress(ValueError):
             arguments = json.loads(arguments) if arguments.strip() else {}
-        except ValueError:
-            pass
     shown = (arguments if isinstance(arguments, str)
              else json.dumps(arguments, indent=2, ensure_ascii=False))
     text = Text(sanitize(shown[:limit]))

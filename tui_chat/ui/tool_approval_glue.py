@@ -1,0 +1,150 @@
+"""The app's side of tools in an exchange: how it answers the exchange's questions, and how
+the calls show while a reply streams (issue 23).
+
+- `ScreenAsker` is the exchange's asker (core.asker) in the app: a tool call goes to the
+  approval dialog (screens/tool_approval.py) with its server, tool and arguments as data
+  (it is a core.mcp.loop.CallApprover, so a denial can carry a reason); a yes-or-no
+  question ("this model takes no tools: send without them?") goes to the confirm dialog,
+  whose safe default is no. A question with other choices is declined (None): nothing in
+  the app asks one yet. The exchange cancelled while a dialog is up (quit, another
+  conversation) takes the dialog away.
+- `ToolEvents` draws the tool events of one exchange: the calls as their fragments arrive
+  (`widgets.tool_rows.LiveCalls`, below the live reply, gone when the reply ends: its
+  finished view shows them), the call that runs (in the live rows and the status line),
+  and each call's result as a folded tool message in the list.
+
+Both are made by the conversation screen; the presenter hands `ToolEvents` every event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from tui_chat.core.events import ToolCallDelta
+from tui_chat.core.session import ReplyFailed, ReplyFinished, ReplyStarted
+from tui_chat.core.tool_exchange import ToolCallFinished, ToolCallStarted
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.dom import DOMNode
+    from textual.screen import Screen
+
+    from tui_chat.core.mcp.loop import Approval, CallRequest
+    from tui_chat.ui.screens.conversation import ConversationScreen
+    from tui_chat.ui.widgets.tool_rows import LiveCalls
+
+T = TypeVar("T")
+
+
+class ScreenAsker:
+    """The exchange's asker on `node`'s app: see the module's docstring."""
+
+    def __init__(self, node: DOMNode) -> None:
+        self.node = node
+
+    @property
+    def app(self) -> App[Any]:
+        return self.node.app
+
+    async def confirm(self, question: str) -> bool:
+        from tui_chat.ui.screens.confirm import ConfirmScreen
+
+        yes: bool | None = await self._answer(ConfirmScreen(question))
+        return bool(yes)
+
+    async def ask(self, question: str, choices: Sequence[str]) -> str | None:
+        return None
+
+    async def approve_call(self, request: CallRequest) -> Approval:
+        from tui_chat.core.mcp.approval import Answer
+        from tui_chat.core.mcp.loop import Approval
+        from tui_chat.ui.screens.tool_approval import ToolApprovalScreen
+
+        screen = ToolApprovalScreen(request.tool.server, request.tool.name, request.arguments,
+                                    description=request.tool.description)
+        answer = await self._answer(screen)
+        return answer if answer is not None else Approval(Answer.DENY)
+
+    async def _answer(self, screen: Screen[T]) -> T | None:
+        """Push `screen` and wait for what it dismisses with; cancelled, the screen goes."""
+        done: asyncio.Future[T | None] = asyncio.get_running_loop().create_future()
+
+        def answered(result: T | None) -> None:
+            if not done.done():
+                done.set_result(result)
+
+        self.app.push_screen(screen, answered)
+        try:
+            return await done
+        except asyncio.CancelledError:
+            if self.app.screen is screen:
+                self.app.pop_screen()
+            raise
+
+
+def screen_asker(screen: DOMNode) -> ScreenAsker:
+    """The asker the conversation screen gives its exchanges."""
+    return ScreenAsker(screen)
+
+
+class ToolEvents:
+    """The tool events of the exchanges on `host`: see the module's docstring."""
+
+    def __init__(self, host: ConversationScreen) -> None:
+        self.host = host
+        self.live: LiveCalls | None = None
+
+    async def apply(self, event: object) -> None:
+        """Draw `event` if it is about tools (every event of the exchange comes here, after
+        the presenter drew it)."""
+        if isinstance(event, ToolCallDelta):
+            live = await self._live()
+            live.add(event)
+        elif isinstance(event, ReplyStarted | ReplyFailed):
+            await self.end()
+        elif isinstance(event, ReplyFinished):
+            await self.end()
+            if event.message.tool_calls and self._tools_offered():
+                self._calls_will_run(event.message.id)
+        elif isinstance(event, ToolCallStarted):
+            run = event.message.tool_run
+            name = run.name if run is not None else "a tool"
+            server = run.server if run is not None else None
+            (await self._live()).run(name, server)
+            self.host.status.update_info(state="running a tool…", note="Esc stops the exchange")
+        elif isinstance(event, ToolCallFinished):
+            await self.end()
+            await self.host.message_list.add_message(event.message)
+            self.host.status.update_info(state="streaming…", note="")
+
+    def _tools_offered(self) -> bool:
+        """Whether this exchange offers tools, and so answers the calls (servers on for the
+        conversation, and a model that takes them)."""
+        workspace = self.host.workspace
+        return bool(workspace.tool_servers()) and workspace.takes_tools()
+
+    def _calls_will_run(self, reply_id: str) -> None:
+        """The finished view of `reply_id` says its calls are answered, not "tools are not
+        enabled", while they are put to the user and run."""
+        from tui_chat.ui.widgets.message_view import MessageView
+
+        views = self.host.message_list.query(MessageView)
+        if views and views.last().message.id == reply_id:
+            views.last().set_calls_run(True)
+
+    async def end(self) -> None:
+        """The live rows go (the reply ended, the exchange stopped)."""
+        live, self.live = self.live, None
+        if live is not None:
+            await live.remove()
+
+    async def _live(self) -> LiveCalls:
+        if self.live is None:
+            from tui_chat.ui.widgets.tool_rows import LiveCalls
+
+            self.live = LiveCalls()
+            await self.host.message_list.mount(self.live)
+            self.host.message_list.anchor()
+        return self.live
