@@ -76,7 +76,7 @@ async def test_a_call_approved_in_the_dialog_runs_and_its_result_shows_folded(
         assert "Result of time__get_current_time (server time)" in text and "· ok" in text
         assert "The tool call_k said:" in text  # the answer
         assert not conversation(app).query(LiveCalls)
-        user, called, tool, answer = conversation(app).workspace.session.messages()
+        *_, tool, _answer = conversation(app).workspace.session.messages()
         assert tool.role is Role.TOOL and tool.tool_run is not None
         assert tool.tool_run.status == "ok"
         assert json.loads(tool.content)["timezone"] == "Asia/Kolkata"

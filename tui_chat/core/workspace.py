@@ -500,6 +500,19 @@ class Workspace:
         off = [n for n in parameters.tools_off or () if n != name] + ([] if on else [name])
         self.session.set_parameters(parameters.model_copy(update={"tools_off": off or None}))
 
+    def tools_offered(self) -> int | None:
+        """How many tools the next message offers: 0 when no server is on or the model takes
+        none; None when the servers on have not started yet (they start with the first
+        message that offers tools), else the count of their tools as last listed."""
+        servers = self.tool_servers()
+        if not servers or not self.takes_tools():
+            return 0
+        if self._servers is None:
+            return None
+        listed = [spec for spec in self._servers.listed() if spec.server in servers]
+        started = {spec.server for spec in self._servers.listed()}
+        return len(listed) if started else None
+
     def takes_tools(self) -> bool:
         """Whether the current model may be offered tools (see ModelInfo.takes_tools)."""
         facts = self.facts()

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from tui_chat.core.mcp.loop import Approval, CallRequest
+    from tui_chat.core.workspace import Workspace
     from tui_chat.ui.screens.conversation import ConversationScreen
     from tui_chat.ui.widgets.tool_rows import LiveCalls
 
@@ -82,6 +83,17 @@ class ScreenAsker:
             if self.app.screen is screen:
                 self.app.pop_screen()
             raise
+
+
+def tools_badge(workspace: Workspace) -> str:
+    """The status line's tools: "🔧 7" (the tools the next message offers), "🔧 2 servers"
+    before they start (with the first message that offers tools), "" for none (no server on
+    for this conversation, or a model that takes no tools)."""
+    count = workspace.tools_offered()
+    if count is None:
+        servers = len(workspace.tool_servers())
+        return f"🔧 {servers} server{'s' if servers != 1 else ''}"
+    return f"🔧 {count}" if count else ""
 
 
 def screen_asker(screen: DOMNode) -> ScreenAsker:

@@ -40,7 +40,7 @@ from tui_chat.ui.screens.model_actions import COMPARE_TITLE, ModelActions
 from tui_chat.ui.screens.reply_presenter import ReplyPresenter
 from tui_chat.ui.screens.settings_note import APPLY_HERE, settings_sentence
 from tui_chat.ui.screens.sidebar_actions import SidebarActions, SidebarRequests
-from tui_chat.ui.tool_approval_glue import screen_asker
+from tui_chat.ui.tool_approval_glue import screen_asker, tools_badge
 from tui_chat.ui.widgets.fitted_footer import FittedFooter
 from tui_chat.ui.widgets.message_list import MessageList, ReadAbove
 from tui_chat.ui.widgets.message_view import Position, provider_label
@@ -266,7 +266,7 @@ class ConversationScreen(SidebarRequests, Screen[None]):
         labels = workspace.settings.provider_labels()
         self.message_list.labels = labels
         changes: dict[str, object] = {"provider": provider_label(workspace.provider_name, labels),
-                                      "model": model}
+                                      "model": model, "tools": tools_badge(workspace)}
         if state is not None:
             changes["state"] = state
         self.status.update_info(**changes)

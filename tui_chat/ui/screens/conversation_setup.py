@@ -95,8 +95,11 @@ class ConversationSetup:
         title = conversation.title if session.is_saved else ""
         screen = ConversationSettingsScreen(conversation.system_prompt,
                                             conversation.parameters, personas=self.personas,
-                                            title=title)
+                                            title=title, servers=self._tool_servers())
         self.host.app.push_screen(screen, self._apply)
+
+    def _tool_servers(self) -> list[str]:
+        return list(self.host.workspace.settings.mcp.enabled_servers())
 
     def _apply(self, chosen: ConversationSettings | None) -> None:
         if chosen is None:

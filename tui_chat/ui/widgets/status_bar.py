@@ -30,6 +30,8 @@ class StatusInfo(Struct, frozen=True):
     """`tokens_per_second` counts estimated tokens (the provider reported no usage yet)."""
     protection: str = ""
     """How the last reply was sent ("🔒 end-to-end", "TEE": core.protection); "" for neither."""
+    tools: str = ""
+    """The tools the next message offers ("🔧 7": ui.tool_approval_glue.tools_badge)."""
 
 
 def status_text(info: StatusInfo) -> Text:
@@ -39,6 +41,8 @@ def status_text(info: StatusInfo) -> Text:
     text.append(f" {one_line(info.model, 60)}", style="bold")
     if info.protection:
         text.append(f"  {info.protection}", style="bold")
+    if info.tools:
+        text.append(f"  {info.tools}")
     text.append("  │  ")
     text.append(info.state, style="italic")
     if info.context:
