@@ -65,6 +65,7 @@ async def test_a_call_approved_in_the_dialog_runs_and_its_result_shows_folded(
         dialog = await approval(pilot)
         assert (dialog.server, dialog.tool) == ("time", "get_current_time")
         assert dialog.arguments == {"timezone": "Asia/Kolkata"}
+        assert screen.status.info.state == "waiting for you"
         # while it waits, the reply says its call is being answered
         assert "The model called a tool" in shown(pilot)
         assert "tools are not enabled" not in shown(pilot)

@@ -19,7 +19,7 @@ Both are made by the conversation screen; the presenter hands `ToolEvents` every
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from tui_chat.core.events import ToolCallDelta
@@ -42,8 +42,10 @@ T = TypeVar("T")
 class ScreenAsker:
     """The exchange's asker on `node`'s app: see the module's docstring."""
 
-    def __init__(self, node: DOMNode) -> None:
+    def __init__(self, node: DOMNode, waiting: Callable[[bool], None] | None = None) -> None:
         self.node = node
+        self.waiting = waiting
+        """Told True when a call waits for the user's answer, False when answered."""
 
     @property
     def app(self) -> App[Any]:
@@ -65,7 +67,13 @@ class ScreenAsker:
 
         screen = ToolApprovalScreen(request.tool.server, request.tool.name, request.arguments,
                                     description=request.tool.description)
-        answer = await self._answer(screen)
+        if self.waiting is not None:
+            self.waiting(True)
+        try:
+            answer = await self._answer(screen)
+        finally:
+            if self.waiting is not None:
+                self.waiting(False)
         return answer if answer is not None else Approval(Answer.DENY)
 
     async def _answer(self, screen: Screen[T]) -> T | None:
@@ -96,9 +104,17 @@ def tools_badge(workspace: Workspace) -> str:
     return f"🔧 {count}" if count else ""
 
 
-def screen_asker(screen: DOMNode) -> ScreenAsker:
-    """The asker the conversation screen gives its exchanges."""
-    return ScreenAsker(screen)
+def screen_asker(screen: ConversationScreen) -> ScreenAsker:
+    """The asker the conversation screen gives its exchanges; the status line says when a
+    call waits for the user."""
+
+    def waiting(now: bool) -> None:
+        if now:
+            screen.status.update_info(state="waiting for you", note="a tool call asks to run")
+        else:
+            screen.status.update_info(state="streaming…", note="")
+
+    return ScreenAsker(screen, waiting)
 
 
 class ToolEvents:

@@ -71,7 +71,7 @@ class ToolApprovalScreen(ModalScreen[Approval]):
         border: thick $warning 70%; border-title-align: center;
         background: $surface; padding: 0 1;
     }
-    ToolApprovalScreen .what { height: auto; margin-bottom: 1; }
+    ToolApprovalScreen .what { height: auto; }
     ToolApprovalScreen .description { height: auto; color: $text-muted; margin-bottom: 1; }
     ToolApprovalScreen #arguments {
         height: auto; max-height: 16; border: round $panel; background: $boost;

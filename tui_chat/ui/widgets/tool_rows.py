@@ -72,7 +72,8 @@ def call_rows(message: Message, *, run: bool, expanded: bool) -> list[Renderable
         return rows
     rows.append(Text(f"▶ {sanitize(head)} (t shows the calls)", style="italic"))
     for call in message.tool_calls:
-        row = Text(f"  🔧 {one_line(call.name or '(no name)', 80)} ", style="dim")
+        row = Text(f"  🔧 {one_line(call.name or '(no name)', 80)} ", style="dim", no_wrap=True,
+                   overflow="ellipsis")
         row.append(one_line(call.arguments[:ROW_CHARS * 4], ROW_CHARS))
         rows.append(row)
     return rows
@@ -92,7 +93,8 @@ def result_rows(message: Message, *, expanded: bool) -> list[RenderableType]:
     if not expanded:
         preview = one_line(message.content[:ROW_CHARS * 4], ROW_CHARS)
         summary.append(" (t shows the result)", style="dim")
-        return [summary, Text(f"  {preview}", style="dim")] if preview else [summary]
+        return ([summary, Text(f"  {preview}", style="dim", no_wrap=True, overflow="ellipsis")]
+                if preview else [summary])
     return [summary, cut(message.content)]
 
 
