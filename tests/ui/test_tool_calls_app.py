@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import json
 import threading
+from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
 
 from tests.fakeprovider import FakeProvider, Reply, tool_call_stream
-from tests.mcp.conftest import time_server
+from tests.mcp.conftest import fault_server, markers, time_server
 from tests.ui.conftest import AppFactory, conversation, rendered_text, wait_idle, wait_until
 from tui_chat.core.config import Settings
 from tui_chat.core.mcp.config import McpSettings
+from tui_chat.core.mcp.loop import CANCELLED
 from tui_chat.core.model_facts import ModelSettings
 from tui_chat.core.models import Role
 from tui_chat.core.store import Store
@@ -22,6 +24,8 @@ from tui_chat.ui.screens.confirm import ConfirmScreen
 from tui_chat.ui.screens.tool_approval import ToolApprovalScreen
 from tui_chat.ui.widgets.message_view import MessageView
 from tui_chat.ui.widgets.tool_rows import LiveCalls
+
+__all__ = ["markers"]  # the fixture: FAULT_MARKER and FAULT_STATE for the fault server
 
 MODEL = "deepseek-ai/DeepSeek-V3-0324"
 KOLKATA = ("time__get_current_time", '{"timezone": "Asia/Kolkata"}')
@@ -124,3 +128,44 @@ async def test_a_model_without_tools_asks_before_sending_without_them(
         await wait_idle(pilot)
         posted = [r.body for r in chutes_server.requests if r.method == "POST"]
         assert len(posted) == 1 and "tools" not in posted[0]
+
+
+def fault_settings() -> Settings:
+    return Settings(mcp=McpSettings(servers={"fault": fault_server()}),
+                    models={f"chutes:{MODEL}": ModelSettings(tools=True)})
+
+
+async def test_esc_cancels_the_running_call_alone_and_the_model_is_told(
+        make_app: AppFactory, chutes_server: FakeProvider, markers: Path) -> None:
+    chutes_server.script(Reply(tool_call_stream([("fault__slow", "{}")], ids=["call_s"])))
+    app = make_app(settings=fault_settings())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "run the slow one")
+        await approval(pilot)
+        await pilot.press("1")
+        screen = conversation(app)
+        await wait_until(pilot, lambda: bool(screen.query(LiveCalls))
+                         and "running fault__slow" in screen.query_one(LiveCalls).rows().plain)
+        await pilot.press("escape")
+        await wait_idle(pilot)
+        *_, tool, answer = screen.workspace.session.messages()
+        assert tool.tool_run is not None and tool.tool_run.status == "cancelled"
+        assert answer.role is Role.ASSISTANT and answer.content.startswith("The tool call_s")
+        sent = [r.body for r in chutes_server.requests if r.method == "POST"][-1]
+        assert sent["messages"][-1]["content"] == CANCELLED
+        assert "cancelled" in shown(pilot)
+
+
+async def test_a_huge_result_is_shown_folded(
+        make_app: AppFactory, chutes_server: FakeProvider, markers: Path) -> None:
+    chutes_server.script(Reply(tool_call_stream([("fault__big", "{}")], ids=["call_b"])))
+    app = make_app(settings=fault_settings())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "the big one")
+        await approval(pilot)
+        await pilot.press("1")
+        await wait_idle(pilot)
+        views = list(conversation(app).query(MessageView))
+        tool_view = next(v for v in views if v.message.role is Role.TOOL)
+        assert len(tool_view.message.content) >= 100_000
+        assert tool_view.size.height <= 4  # two rows and the margin, not 100,000 characters

@@ -11,7 +11,9 @@ the calls show while a reply streams (issue 23).
 - `ToolEvents` draws the tool events of one exchange: the calls as their fragments arrive
   (`widgets.tool_rows.LiveCalls`, below the live reply, gone when the reply ends: its
   finished view shows them), the call that runs (in the live rows and the status line),
-  and each call's result as a folded tool message in the list.
+  and each call's result as a folded tool message in the list. Esc while a call runs
+  cancels that call alone (`cancel_call`): the model is told it was cancelled by the user,
+  and the exchange goes on; Esc again stops the exchange.
 
 Both are made by the conversation screen; the presenter hands `ToolEvents` every event.
 """
@@ -123,6 +125,7 @@ class ToolEvents:
     def __init__(self, host: ConversationScreen) -> None:
         self.host = host
         self.live: LiveCalls | None = None
+        self._cancel: Callable[[], None] | None = None  # the running call's
 
     async def apply(self, event: object) -> None:
         """Draw `event` if it is about tools (every event of the exchange comes here, after
@@ -141,8 +144,10 @@ class ToolEvents:
             name = run.name if run is not None else "a tool"
             server = run.server if run is not None else None
             (await self._live()).run(name, server)
-            self.host.status.update_info(state="running a tool…", note="Esc stops the exchange")
+            self._cancel = event.cancel
+            self.host.status.update_info(state="running a tool…", note="Esc cancels the call")
         elif isinstance(event, ToolCallFinished):
+            self._cancel = None
             await self.end()
             await self.host.message_list.add_message(event.message)
             self.host.status.update_info(state="streaming…", note="")
@@ -162,8 +167,18 @@ class ToolEvents:
         if views and views.last().message.id == reply_id:
             views.last().set_calls_run(True)
 
+    def cancel_call(self) -> bool:
+        """Cancel the call that runs, if one does (Esc): whether one did."""
+        cancel, self._cancel = self._cancel, None
+        if cancel is None:
+            return False
+        cancel()
+        self.host.status.update_info(state="cancelling the call…", note="")
+        return True
+
     async def end(self) -> None:
         """The live rows go (the reply ended, the exchange stopped)."""
+        self._cancel = None
         live, self.live = self.live, None
         if live is not None:
             await live.remove()

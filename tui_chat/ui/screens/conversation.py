@@ -184,6 +184,8 @@ class ConversationScreen(SidebarRequests, Screen[None]):
         self.run_exchange(exchange)
 
     def cancel_exchange(self) -> None:
+        if self.presenter.tools.cancel_call():  # Esc while a tool runs: that call alone
+            return
         for worker in self.workers:
             if worker.group == "llm":
                 worker.cancel()

@@ -101,7 +101,7 @@ def result_rows(message: Message, *, expanded: bool) -> list[RenderableType]:
 def running_row(name: str, server: str | None) -> Text:
     """The row of a call that runs."""
     where = f" (server {one_line(server, 40)})" if server else ""
-    return Text(f"🔧 running {one_line(name, 80)}{where}… Esc stops the exchange",
+    return Text(f"🔧 running {one_line(name, 80)}{where}… Esc cancels it",
                 style="italic")
 
 
