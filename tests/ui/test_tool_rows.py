@@ -79,3 +79,22 @@ def test_a_tool_message_has_no_author_line() -> None:
     console = Console(width=100, record=True)
     console.print(render_message(tool_message("12:00")))
     assert "assistant" not in console.export_text()
+
+
+def test_live_calls_keep_the_start_of_streaming_arguments_and_their_length() -> None:
+    from tui_chat.core.events import ToolCallDelta
+    from tui_chat.ui.widgets.tool_rows import LiveCalls
+
+    live = LiveCalls()
+    live._show = lambda: None  # type: ignore[method-assign]  # not mounted
+    live.add(ToolCallDelta(index=0, id="call_0", name="big__", arguments=""))
+    live.add(ToolCallDelta(index=0, id=None, name="put", arguments=""))
+    for _ in range(10_000):
+        live.add(ToolCallDelta(index=0, id=None, name=None, arguments="[b]x\x1b"))
+    live.add(ToolCallDelta(index=1, id="call_1", name="time__now", arguments="{}"))
+    _, start, length = live.calls[0]
+    assert len(start) <= 400 and length == 50_000
+    rows = live.rows().plain.split("\n")
+    assert rows[0].startswith("🔧 big__put [b]x[b]x") and rows[0].endswith("(50,000 characters)")
+    assert "\x1b" not in rows[0]
+    assert rows[1] == "🔧 time__now {}"

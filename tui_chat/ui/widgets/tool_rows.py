@@ -25,7 +25,7 @@ from textual.widgets import Static
 from tui_chat.core.events import ToolCallDelta
 from tui_chat.core.models import Message, MessageStatus
 from tui_chat.core.text import one_line, sanitize
-from tui_chat.core.tool_calls import ToolCalls, tool_call_lines
+from tui_chat.core.tool_calls import tool_call_lines
 from tui_chat.core.tool_turns import tool_result_line, tool_status
 
 SHOWN_CHARS = 20_000
@@ -106,7 +106,10 @@ def running_row(name: str, server: str | None) -> Text:
 
 
 class LiveCalls(Static):
-    """The calls of the reply in progress as they form, then the one that runs."""
+    """The calls of the reply in progress as they form, then the one that runs. Of each
+    call's arguments only the start is kept (what its row shows) and their length: a call
+    whose arguments stream 1 MB in thousands of fragments costs no joining of them all at
+    each fragment."""
 
     DEFAULT_CSS = """
     LiveCalls {
@@ -120,11 +123,15 @@ class LiveCalls(Static):
 
     def __init__(self) -> None:
         super().__init__("", markup=False)
-        self.calls = ToolCalls()
+        self.calls: dict[int, tuple[str, str, int]] = {}  # index: (name, start, length)
         self.running: Text | None = None
 
     def add(self, fragment: ToolCallDelta) -> None:
-        self.calls.add(fragment)
+        name, start, length = self.calls.get(fragment.index, ("", "", 0))
+        more = fragment.arguments or ""
+        if len(start) < ROW_CHARS * 4:
+            start += more[:ROW_CHARS * 4 - len(start)]
+        self.calls[fragment.index] = (name + (fragment.name or ""), start, length + len(more))
         self._show()
 
     def run(self, name: str, server: str | None) -> None:
@@ -132,12 +139,14 @@ class LiveCalls(Static):
         self._show()
 
     def rows(self) -> Text:
-        out = Text()
-        for call in self.calls.calls():
+        out = Text(no_wrap=True, overflow="ellipsis")
+        for _, (name, start, length) in sorted(self.calls.items()):
             if out:
                 out.append("\n")
-            out.append(f"🔧 {one_line(call.name or '…', 80)} ", style="bold")
-            out.append(one_line(call.arguments[:ROW_CHARS * 4], ROW_CHARS))
+            out.append(f"🔧 {one_line(name or '…', 80)} ", style="bold")
+            out.append(one_line(start, ROW_CHARS))
+            if length > ROW_CHARS:
+                out.append(f" ({length:,} characters)", style="dim")
         if self.running is not None:
             if out:
                 out.append("\n")
