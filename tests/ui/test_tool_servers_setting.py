@@ -4,6 +4,8 @@ the tools the next message offers."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tests.ui.conftest import AppFactory, conversation, wait_idle, wait_until
 from tests.ui.test_conversation_settings import open_settings
@@ -66,3 +68,16 @@ async def test_a_model_without_tools_shows_no_tools(make_app: AppFactory) -> Non
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         assert conversation(app).query_one(StatusBar).info.tools == ""
+
+
+def test_tools_off_survives_export_and_import(store: Store, tmp_path: Path) -> None:
+    from tui_chat.core import export
+
+    chat = store.create_conversation(Conversation(
+        title="Mine", parameters=Parameters(temperature=0.2, tools_off=["time", "files"])))
+    store.add_message(Message(conversation_id=chat.id, role=Role.USER, content="hi"))
+    path = tmp_path / "export.json"
+    path.write_text(export.export_json(store, [chat.id]), encoding="utf-8")
+    with Store.open(tmp_path / "other.sqlite3") as other:
+        export.import_file(other, path)
+        assert other.get_conversation(chat.id).parameters.tools_off == ["time", "files"]

@@ -21,7 +21,6 @@ branch keys) waits for it with `whole_path()`. Once read, the older messages go 
 from __future__ import annotations
 
 import asyncio
-import itertools
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -868,14 +867,10 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
 
 
 def calls_answered(shown: Sequence[Message], more: Sequence[Message]) -> set[str]:
-    """Ids of the replies among `shown` and `more` whose tool calls a tool message answers
-    (the message after it, on the path shown)."""
-    answered: set[str] = set()
-    for messages in (shown, more):
-        for before, after in itertools.pairwise(messages):
-            if after.role is Role.TOOL and before.tool_calls:
-                answered.add(before.id)
-    return answered
+    """Ids of the replies whose tool calls a tool message among `shown` and `more` answers
+    (the first call's tool message is the reply's child), whatever order they came in."""
+    return {m.parent_id for messages in (shown, more) for m in messages
+            if m.role is Role.TOOL and m.parent_id is not None}
 
 
 def digits(count: int) -> str:
