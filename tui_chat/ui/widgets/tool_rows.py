@@ -62,8 +62,12 @@ def call_rows(message: Message, *, run: bool, expanded: bool) -> list[Renderable
     calls = tool_call_lines(message, run=run)
     if calls is None:
         return []
-    head, _ = calls
+    head, lines = calls
     rows: list[RenderableType] = []
+    if expanded and not run:  # none ran: `name(arguments)` as the model sent them
+        rows.append(Text(f"▼ {sanitize(head)}", style="italic"))
+        rows.extend(Text(f"  {sanitize(line)}", style="dim") for line in lines)
+        return rows
     if expanded:
         rows.append(Text(f"▼ {sanitize(head)}", style="italic"))
         for call in message.tool_calls:
@@ -71,6 +75,8 @@ def call_rows(message: Message, *, run: bool, expanded: bool) -> list[Renderable
             rows.append(Text("    ").append_text(cut(pretty_arguments(call.arguments))))
         return rows
     rows.append(Text(f"▶ {sanitize(head)} (t shows the calls)", style="italic"))
+    if not run:  # none ran: the calls stay folded under the sentence
+        return rows
     for call in message.tool_calls:
         row = Text(f"  🔧 {one_line(call.name or '(no name)', 80)} ", style="dim", no_wrap=True,
                    overflow="ellipsis")
