@@ -151,6 +151,32 @@ async def compare(pilot: Pilot[Any], chutes: FakeProvider, sutra: FakeProvider) 
     await pilot.pause(0.3)
 
 
+def tool_settings() -> Settings:
+    """mcp-server-time as a tool server, and the demo's Chutes model taking tools."""
+    from tui_chat.core.mcp.config import McpServerConfig, McpSettings
+    from tui_chat.core.model_facts import ModelSettings
+
+    server = McpServerConfig(command=sys.executable, args=[
+        "-m", "mcp_server_time", "--local-timezone", "UTC"])
+    return Settings(mcp=McpSettings(servers={"time": server}),
+                    models={"chutes:deepseek-ai/DeepSeek-V3-0324": ModelSettings(tools=True)})
+
+
+async def tool_approval(pilot: Pilot[Any], chutes: FakeProvider, sutra: FakeProvider) -> None:
+    """A model asks to run mcp-server-time's get_current_time: the approval dialog."""
+    from tests.fakeprovider import tool_call_stream
+    from tui_chat.ui.screens.tool_approval import ToolApprovalScreen
+
+    screen = screen_of(pilot)
+    await pilot.press("ctrl+n")
+    chutes.script(Reply(tool_call_stream(
+        [("time__get_current_time", '{"timezone": "Asia/Kolkata"}')], pieces=3)))
+    screen.prompt.load_text("What time is it in Kolkata?")
+    screen.prompt.submit()
+    await until(pilot, lambda: isinstance(pilot.app.screen, ToolApprovalScreen), seconds=30)
+    await pilot.pause(0.3)
+
+
 SHOTS: dict[str, Shot] = {
     "conversation": conversation,
     "sutra-hindi": sutra_hindi,
@@ -159,7 +185,10 @@ SHOTS: dict[str, Shot] = {
     "settings": settings,
     "branches": branches,
     "compare": compare,
+    "tool-approval": tool_approval,
 }
+SETTINGS: dict[str, Callable[[], Settings]] = {"tool-approval": tool_settings}
+"""The settings of a shot that needs its own (default: Settings())."""
 
 
 async def take(name: str, shot: Shot, workdir: Path) -> Path:
@@ -172,7 +201,7 @@ async def take(name: str, shot: Shot, workdir: Path) -> Path:
         with Store.open(home / "store.sqlite3") as store:
             chat = seed_demo(store)
             services = AppServices.create(
-                Settings(), store, config_path=home / "config" / "config.toml",
+                SETTINGS.get(name, Settings)(), store, config_path=home / "config" / "config.toml",
                 provider="chutes", clock=iter(x * 0.125 for x in range(10**6)).__next__)
             app = TuiChatApp(services, conversation=chat.id, provider="chutes")
             async with app.run_test(size=SIZE) as pilot:

@@ -187,9 +187,12 @@ class Parameters(Record):
     e2ee: Literal["off", "auto", "required"] | None = None
     """A conversation's own end-to-end encryption choice (tui_chat.core.e2ee), over its
     provider's `e2ee`; None: the provider's. Not sent: it decides how the request goes."""
+    tools_off: list[str] | None = None
+    """The tool servers (names under [mcp.servers] in config.toml) this conversation turned
+    off (F8); None: none. Not sent: it decides which tools the request offers."""
 
     def to_request(self) -> dict[str, object]:
-        return self.model_dump(exclude_none=True, exclude={"e2ee"})
+        return self.model_dump(exclude_none=True, exclude={"e2ee", "tools_off"})
 
 
 class AttachmentInfo(Record):

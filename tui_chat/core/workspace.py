@@ -156,7 +156,6 @@ class Workspace:
         """Run every tool call without asking (`ask --approve-tools`)."""
         self._servers: ServerManager | None = None  # started on first use, closed by aclose
         self._grants: dict[str, Grants] = {}  # a conversation's "always" answers
-        self._tools_off: dict[str, set[str]] = {}  # servers turned off per conversation
 
     # --- what is in force -----------------------------------------------------------------
 
@@ -546,14 +545,28 @@ class Workspace:
 
     def tool_servers(self) -> list[str]:
         """The tool servers on for the conversation on screen: those enabled in config.toml
-        that it did not turn off."""
-        off = self._tools_off.get(self.session.conversation.id, set())
+        that it did not turn off (`Parameters.tools_off`, kept with it)."""
+        off = set(self.session.conversation.parameters.tools_off or ())
         return [name for name in self.settings.mcp.enabled_servers() if name not in off]
 
     def set_tool_server(self, name: str, on: bool) -> None:
-        """Turn server `name` on or off for the conversation on screen (for this run)."""
-        off = self._tools_off.setdefault(self.session.conversation.id, set())
-        (off.discard if on else off.add)(name)
+        """Turn server `name` on or off for the conversation on screen (kept with it)."""
+        parameters = self.session.conversation.parameters
+        off = [n for n in parameters.tools_off or () if n != name] + ([] if on else [name])
+        self.session.set_parameters(parameters.model_copy(update={"tools_off": off or None}))
+
+    def tools_offered(self) -> int | None:
+        """How many tools the next message offers: 0 when no server is on or the model takes
+        none; None when the servers on have not started yet (they start with the first
+        message that offers tools), else the count of their tools as last listed."""
+        servers = self.tool_servers()
+        if not servers or not self.takes_tools():
+            return 0
+        if self._servers is None:
+            return None
+        listed = [spec for spec in self._servers.listed() if spec.server in servers]
+        started = {spec.server for spec in self._servers.listed()}
+        return len(listed) if started else None
 
     def takes_tools(self) -> bool:
         """Whether the current model may be offered tools (see ModelInfo.takes_tools)."""

@@ -45,6 +45,7 @@ BINDING_CLASSES = (
     "tui_chat.ui.screens.help:HelpScreen",
     "tui_chat.ui.screens.model_picker:ModelPickerScreen",
     "tui_chat.ui.screens.settings:SettingsScreen",
+    "tui_chat.ui.screens.tool_approval:ToolApprovalScreen",
     "tui_chat.ui.widgets.attachment_list:AttachmentList",
     "tui_chat.ui.widgets.compare_view:CompareView",
     "tui_chat.ui.widgets.conversation_list:ConversationList",

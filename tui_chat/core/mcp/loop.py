@@ -25,7 +25,7 @@ import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from tui_chat.core.events import ContentDelta, StreamEvent, ToolCallDelta
 from tui_chat.core.mcp.approval import Answer, Grants, needs_asking
@@ -72,11 +72,21 @@ CHOICES = {"Run once": Answer.ONCE, "Always for this tool": Answer.ALWAYS_TOOL,
 """The answers a call is put to the user with, as the exchange's asker offers them."""
 
 
+@runtime_checkable
+class CallApprover(Protocol):
+    """An asker that puts a call to the user itself (the app's dialog): it gets the server,
+    the tool and the arguments as data, and may give a denial's reason."""
+
+    async def approve_call(self, request: CallRequest) -> Approval: ...
+
+
 def approvals_from(asker: Asker) -> CallAsker:
     """A `CallAsker` that asks through the exchange's asker (the app's dialog, the terminal
     in `ask`): the tool, its server and its arguments (untrusted text: the front-end draws
     it inertly), and `CHOICES`. No answer (a front-end that cannot ask: `REFUSE`) is a
-    denial."""
+    denial. An asker that is a `CallApprover` is asked with the request itself."""
+    if isinstance(asker, CallApprover):
+        return asker.approve_call
 
     async def approve(request: CallRequest) -> Approval:
         arguments = json.dumps(request.arguments, indent=2, ensure_ascii=False)

@@ -113,6 +113,10 @@ class ServerManager:
         return {name: server.failure for name, server in self._servers.items()
                 if server.failure is not None}
 
+    def listed(self) -> list[ToolSpec]:
+        """The tools as last listed by `tools` (none before it)."""
+        return list(self._specs.values())
+
     def find(self, qualified: str) -> ToolSpec | None:
         """The tool the model called by `qualified`, as last listed by `tools`."""
         return self._specs.get(qualified)

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from tui_chat.ui.conversation.controller import ConversationController
     from tui_chat.ui.conversation.exchange import Exchange
     from tui_chat.ui.conversation.reply_presenter import ReplyPresenter
+    from tui_chat.ui.conversation.tool_events import ToolEvent
     from tui_chat.ui.conversation.view import Surface
 
 FIGURES_INTERVAL = 1.0
@@ -81,6 +82,9 @@ class ComparePresenter:
         """Column `index`'s drawing (the comparison is shown with the first event of one)."""
         await self._ensure_view()
         return ColumnPresenter(self, index)
+
+    async def tool_event(self, event: ToolEvent) -> None:
+        """A comparison sends no tools (core.compare says so)."""
 
     # A comparison's events are its columns': none comes outside one.
 
@@ -280,3 +284,6 @@ class ColumnPresenter:
 
     async def column(self, index: int) -> None:
         return None
+
+    async def tool_event(self, event: ToolEvent) -> None:
+        """A comparison sends no tools (core.compare says so)."""

@@ -57,6 +57,7 @@ from tui_chat.ui.conversation.exchange import Exchange
 
 if TYPE_CHECKING:
     from tui_chat.core.compare import CompareEvent
+    from tui_chat.core.mcp.loop import Approval, CallRequest
     from tui_chat.core.workspace import Workspace
     from tui_chat.ui.conversation.view import ConversationView, EventPresenter
     from tui_chat.ui.widgets.compare_view import CompareView
@@ -185,6 +186,11 @@ class ConversationController:
         answer = await self.view.ask(question, choices)
         return answer if answer in choices else None
 
+    async def approve_call(self, request: CallRequest) -> Approval:
+        """A tool call, approved (or denied, with a reason) through the view: this makes the
+        controller a core.mcp.loop.CallApprover as well as an Asker."""
+        return await self.view.approve_call(request)
+
     # --- the conversation on screen ----------------------------------------------------------
 
     def active_conversation_id(self) -> str | None:
@@ -275,8 +281,9 @@ class ConversationController:
                 await presenter.reply_finished(event.message)
             case ReplyFailed():
                 await presenter.reply_failed(event.message, event.error)
-            case (ToolCallStarted() | ToolCallFinished() | ToolCallDelta() | FinishReason()
-                  | UsageReported() | StreamDone() | SentAs() | ModelChosen()):
+            case ToolCallStarted() | ToolCallFinished() | ToolCallDelta():
+                await presenter.tool_event(event)
+            case FinishReason() | UsageReported() | StreamDone() | SentAs() | ModelChosen():
                 pass  # folded into the reply by the session: its end shows them
             case _:
                 # A comparison's column (core.compare is loaded by then; imported here, it

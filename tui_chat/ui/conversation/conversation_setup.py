@@ -99,7 +99,10 @@ class ConversationSetup:
         title = conversation.title if session.is_saved else ""
         self.view.open_conversation_settings(conversation.system_prompt,
                                              conversation.parameters, self.personas, title,
-                                             self._apply)
+                                             self._tool_servers(), self._apply)
+
+    def _tool_servers(self) -> list[str]:
+        return list(self.workspace.settings.mcp.enabled_servers())
 
     def _apply(self, chosen: ChosenSettings | None) -> None:
         if chosen is None:

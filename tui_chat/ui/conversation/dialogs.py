@@ -75,6 +75,7 @@ class Dialogs(Protocol):
 
     def open_conversation_settings(self, system_prompt: str | None, parameters: Parameters,
                                    personas: Sequence[Persona], title: str,
+                                   servers: Sequence[str],
                                    answered: Answered[ChosenSettings | None]) -> None:
         ...
 

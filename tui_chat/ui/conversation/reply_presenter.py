@@ -17,6 +17,7 @@ from tui_chat.core.text import sanitize
 from tui_chat.core.tokens import estimate_tokens
 from tui_chat.ui.advice import sentence
 from tui_chat.ui.conversation.first_token_wait import FirstTokenWait
+from tui_chat.ui.conversation.tool_events import ToolEvent, ToolEvents
 from tui_chat.ui.key_hints import hint_key
 
 if TYPE_CHECKING:
@@ -64,6 +65,7 @@ class ReplyPresenter:
         self._last_stats = 0.0
         self._branch_note = ""
         self.wait = FirstTokenWait(view, controller.workspace.clock)
+        self.tools = ToolEvents(view, lambda: controller.workspace)  # calls, results
 
     @property
     def workspace(self) -> Workspace:
@@ -92,11 +94,17 @@ class ReplyPresenter:
 
     async def reply_started(self, message: Message) -> None:
         await self._reply_started(message)
+        await self.tools.end()
 
     async def reply_finished(self, message: Message) -> None:
         await self._reply_ended(message)
+        await self.tools.reply_finished(message)
+
+    async def tool_event(self, event: ToolEvent) -> None:
+        await self.tools.apply(event)
 
     async def reply_failed(self, message: Message, error: TuiChatError) -> None:
+        await self.tools.end()
         gone = isinstance(error, ConversationGoneError)
         await self._reply_ended(message, sentence(error), notify=not gone)
         if isinstance(error, ConversationGoneError):  # says so itself, once
@@ -191,10 +199,12 @@ class ReplyPresenter:
 
     async def finished(self) -> None:
         """The exchange's events have all arrived: each was drawn as it came."""
+        await self.tools.end()
 
     async def stopped(self) -> None:
         """The worker was cancelled (Esc, quit, another conversation): show what was saved."""
         self.wait.stop()
+        await self.tools.end()
         reply, self.reply = self.reply, None
         if reply is None:
             return
@@ -221,6 +231,7 @@ class ReplyPresenter:
 
     async def failed_before_reply(self, sentence: str, *, notify: bool = True) -> None:
         self.wait.stop()
+        await self.tools.end()
         if self.reply is not None:
             await self.view.message_list.finish_reply(None)
             self.reply = None

@@ -29,7 +29,10 @@ if TYPE_CHECKING:
     from textual.worker import Worker
 
     from tui_chat.core.errors import TuiChatError
+    from tui_chat.core.events import ToolCallDelta
+    from tui_chat.core.mcp.loop import Approval, CallRequest
     from tui_chat.core.models import Message
+    from tui_chat.core.tool_exchange import ToolCallFinished, ToolCallStarted
     from tui_chat.ui.conversation.exchange import Exchange
     from tui_chat.ui.widgets.compare_view import CompareView
     from tui_chat.ui.widgets.conversation_list import ConversationList
@@ -73,6 +76,11 @@ class EventPresenter(Protocol):
 
     async def reply_failed(self, message: Message, error: TuiChatError) -> None:
         """The reply failed (`message`: saved as it stands)."""
+        ...
+
+    async def tool_event(self, event: ToolCallDelta | ToolCallStarted | ToolCallFinished
+                         ) -> None:
+        """A tool call forming, running or answered (ui/conversation/tool_events.py)."""
         ...
 
     async def column(self, index: int) -> EventPresenter | None:
@@ -181,6 +189,11 @@ class ConversationView(Protocol):
     async def ask(self, question: str, choices: Sequence[str]) -> str | None:
         """Put `question` with `choices` to the user and wait: the choice, or None when the
         user declined (or the view offers no way to answer it)."""
+        ...
+
+    async def approve_call(self, request: CallRequest) -> Approval:
+        """Ask the user whether a tool call may run (its server, tool and arguments drawn
+        literally) and wait: the answer, or a denial when the dialog went away."""
         ...
 
 

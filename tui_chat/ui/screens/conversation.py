@@ -43,6 +43,7 @@ from tui_chat.ui.key_hints import hint_key
 from tui_chat.ui.messages import ConversationChanged, ConversationShown
 from tui_chat.ui.screens.conversation_dialogs import ConversationDialogs
 from tui_chat.ui.screens.settings_note import APPLY_HERE, settings_sentence
+from tui_chat.ui.tool_approval_glue import ScreenAsker, tools_badge
 from tui_chat.ui.widgets.fitted_footer import FittedFooter
 from tui_chat.ui.widgets.message_list import MessageList, ReadAbove
 from tui_chat.ui.widgets.message_view import Position, provider_label
@@ -50,6 +51,7 @@ from tui_chat.ui.widgets.prompt_input import PromptInput
 from tui_chat.ui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:  # imported on first use: not on the start-up path
+    from tui_chat.core.mcp.loop import Approval, CallRequest
     from tui_chat.ui.conversation.compare_presenter import ComparePresenter
     from tui_chat.ui.conversation.view import ExchangePresenter, Severity
     from tui_chat.ui.widgets.compare_view import CompareView
@@ -191,6 +193,8 @@ class ConversationScreen(SidebarRequests, ConversationDialogs, Screen[None]):
         self.run_exchange(exchange)
 
     def cancel_exchange(self) -> None:
+        if self.presenter.tools.cancel_call():  # Esc while a tool runs: that call alone
+            return
         for worker in self.workers:
             if worker.group == "llm":
                 worker.cancel()
@@ -274,7 +278,7 @@ class ConversationScreen(SidebarRequests, ConversationDialogs, Screen[None]):
         labels = workspace.settings.provider_labels()
         self.message_list.labels = labels
         changes: dict[str, object] = {"provider": provider_label(workspace.provider_name, labels),
-                                      "model": model}
+                                      "model": model, "tools": tools_badge(workspace)}
         if state is not None:
             changes["state"] = state
         self.status.update_info(**changes)
@@ -333,6 +337,17 @@ class ConversationScreen(SidebarRequests, ConversationDialogs, Screen[None]):
     @property
     def shows_messages(self) -> bool:
         return bool(self.message_list.messages)
+
+    async def approve_call(self, request: CallRequest) -> Approval:
+        """The tool approval dialog (ui/tool_approval_glue.py); the status line says a call
+        waits for the user while it is up."""
+        return await ScreenAsker(self, self._tool_call_waiting).approve_call(request)
+
+    def _tool_call_waiting(self, now: bool) -> None:
+        if now:
+            self.status.update_info(state="waiting for you", note="a tool call asks to run")
+        else:
+            self.status.update_info(state="streaming…", note="")
 
     def presenter_for(self, exchange: Exchange) -> ExchangePresenter:
         presenter: ReplyPresenter | ComparePresenter = self.presenter

@@ -77,11 +77,12 @@ class ConversationDialogs(Screen[None]):
 
     def open_conversation_settings(self, system_prompt: str | None, parameters: Parameters,
                                    personas: Sequence[Persona], title: str,
+                                   servers: Sequence[str],
                                    answered: Answered[ChosenSettings | None]) -> None:
         from tui_chat.ui.screens.conversation_settings import ConversationSettingsScreen
 
         self._open(ConversationSettingsScreen(system_prompt, parameters, personas=personas,
-                                              title=title), answered)
+                                              title=title, servers=servers), answered)
 
     def open_model_picker(self, *, recent: Sequence[ModelRef], current: ModelRef | None,
                           marked: Sequence[ModelRef], several: bool,

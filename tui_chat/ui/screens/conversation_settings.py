@@ -4,6 +4,11 @@ fill them in. Distinct from Settings (F3), whose values are the defaults for new
 Dismisses with a `ConversationSettings` (validated by `Parameters`) or None on Esc; the
 conversation screen applies it. Picking a persona fills the fields (and, when it names one,
 chooses its model on saving); the fields can still be edited after.
+
+The tool servers configured (enabled under [mcp.servers] in config.toml) are listed with a
+checkbox each (Tab to it, Space or Enter toggles): one unchecked is not offered to this
+conversation (`Parameters.tools_off`, kept with it). A server it turned off that is no
+longer configured stays off, unseen.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widget import Widget
-from textual.widgets import Button, Input, Label, Select, Static, TextArea
+from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TextArea
 
 from tui_chat.core.models import Parameters
 from tui_chat.core.personas import Persona
@@ -78,6 +83,7 @@ class ConversationSettingsScreen(ModalScreen[ConversationSettings | None]):
     ConversationSettingsScreen .cell { width: 1fr; height: auto; }
     ConversationSettingsScreen TextArea { height: 6; }
     ConversationSettingsScreen #stop { height: 3; }
+    ConversationSettingsScreen .servers { height: auto; }
     ConversationSettingsScreen .help { color: $text-muted; }
     ConversationSettingsScreen .error { color: $error; text-style: bold; display: none; }
     ConversationSettingsScreen .error.shown { display: block; }
@@ -91,8 +97,11 @@ class ConversationSettingsScreen(ModalScreen[ConversationSettings | None]):
     ]
 
     def __init__(self, system_prompt: str | None, parameters: Parameters, *,
-                 personas: Sequence[Persona] = (), title: str = "") -> None:
+                 personas: Sequence[Persona] = (), title: str = "",
+                 servers: Sequence[str] = ()) -> None:
         super().__init__()
+        self.servers = list(servers)
+        """The tool servers configured, each with a checkbox."""
         self.system_prompt = system_prompt
         self.parameters = parameters
         self.personas = list(personas)
@@ -131,10 +140,29 @@ class ConversationSettingsScreen(ModalScreen[ConversationSettings | None]):
                     id="e2ee", compact=True),
                     "Encrypted to the machine that runs the model (Chutes only): the relays "
                     "on the way cannot read the messages or the replies; that machine can.")
+                if self.servers:
+                    yield from self._row("Tool servers", self._server_boxes(),
+                                         "Offered to the model in this conversation when "
+                                         "checked; each call still asks first (config.toml "
+                                         "says which need not).")
             yield Static("", id="summary", markup=False)
             with Horizontal(id="buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Save", id="save", variant="primary")
+
+    def _server_boxes(self) -> Widget:
+        off = set(self.parameters.tools_off or ())
+        return Vertical(*(Checkbox(Text(one_line(name, 60)), name not in off,
+                                   id=f"tool-server-{index}", compact=True)
+                          for index, name in enumerate(self.servers)),
+                        id="tool_servers", classes="servers")
+
+    def tools_off(self) -> list[str] | None:
+        """The servers turned off: those unchecked, and those off that are not listed."""
+        off = [name for name in self.parameters.tools_off or () if name not in self.servers]
+        off += [name for index, name in enumerate(self.servers)
+                if not self.query_one(f"#tool-server-{index}", Checkbox).value]
+        return off or None
 
     def _row(self, label: str, editor: Widget, help_text: str) -> ComposeResult:
         with Horizontal(classes="row"):
@@ -177,6 +205,7 @@ class ConversationSettingsScreen(ModalScreen[ConversationSettings | None]):
         data["stop"] = parse_stop(self.query_one("#stop", TextArea).text)
         e2ee = self.query_one("#e2ee", Select).value
         data["e2ee"] = None if e2ee == PROVIDERS_CHOICE else e2ee
+        data["tools_off"] = self.tools_off()
         prompt = self.query_one("#system_prompt", TextArea).text
         return ConversationSettings(prompt if prompt.strip() else None,
                                     Parameters.model_validate(data), self._persona)

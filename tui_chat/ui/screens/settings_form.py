@@ -44,7 +44,8 @@ HELP: dict[Path, str] = {
 }
 
 _SKIPPED = {("providers",), ("keys",), ("models",), ("parameters", "stop"),
-            ("parameters", "e2ee")}  # per provider ([providers.NAME]), per conversation (F8)
+            ("parameters", "e2ee"), ("parameters", "tools_off")}
+# ^ per provider ([providers.NAME]), per conversation (F8)
 _SPECIAL: dict[Path, Kind] = {
     ("default_provider",): "provider",
     ("theme",): "theme",

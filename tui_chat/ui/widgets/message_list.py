@@ -326,9 +326,10 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         whether it is out of the context."""
         positions = self._positions_of(messages) if self._positions_of and messages else {}
         tail = self.messages[-1].id if self.messages else None
+        answered = calls_answered(self.messages, messages)
         views = [MessageView(m, code_theme=self.code_theme, position=positions.get(m.id),
                              labels=self.labels, reading_width=self.reading_width or None,
-                             last=m.id == tail)
+                             last=m.id == tail, calls_run=m.id in answered)
                  for m in messages]
         for view in views:
             view.set_out_of_context(view.message.id in self._out_of_context)
@@ -353,7 +354,7 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
 
     async def add_message(self, message: Message) -> None:
         """Append a finished message (the user's prompt, usually) and follow it."""
-        self._followed()
+        self._followed(message)
         self.messages.append(message)
         if self._hi < len(self.messages) - 1:
             await self._mount_window(max(0, len(self.messages) - PAGE), len(self.messages))
@@ -362,11 +363,14 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
             await self.mount(self._view(message), before=self.reply)
         self.anchor()
 
-    def _followed(self) -> None:
-        """A message is about to follow the last one: its view is the last no more."""
+    def _followed(self, following: Message | None = None) -> None:
+        """A message is about to follow the last one: its view is the last no more (and a
+        tool message answers its calls)."""
         view = self._view_at(len(self.messages) - 1) if self.messages else None
         if view is not None:
             view.set_last(False)
+            if following is not None and following.role is Role.TOOL:
+                view.set_calls_run(True)
 
     async def start_reply(self, message: Message) -> ReplyView:
         """Mount the live view of a reply that is about to stream."""
@@ -876,6 +880,13 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
 
     def action_leave(self) -> None:
         self.post_message(self.LeaveRequested())
+
+
+def calls_answered(shown: Sequence[Message], more: Sequence[Message]) -> set[str]:
+    """Ids of the replies whose tool calls a tool message among `shown` and `more` answers
+    (the first call's tool message is the reply's child), whatever order they came in."""
+    return {m.parent_id for messages in (shown, more) for m in messages
+            if m.role is Role.TOOL and m.parent_id is not None}
 
 
 def digits(count: int) -> str:

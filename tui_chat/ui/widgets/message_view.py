@@ -31,7 +31,6 @@ from tui_chat.core.models import Message, MessageStatus, Role
 from tui_chat.core.protection import protection_badges
 from tui_chat.core.providers import BUILTIN_PROVIDERS
 from tui_chat.core.text import sanitize
-from tui_chat.core.tool_calls import tool_call_lines
 from tui_chat.ui import textual_compat
 from tui_chat.ui.key_hints import hint_key
 from tui_chat.ui.widgets.attachment_lines import folded_attachments
@@ -45,6 +44,7 @@ from tui_chat.ui.widgets.selectable import (
     selected_text,
     selection_paint,
 )
+from tui_chat.ui.widgets.tool_rows import call_rows, result_rows
 
 if TYPE_CHECKING:  # Markdown parsing and drawing are imported on first use, not at start-up
     from rich.markdown import Markdown as RichMarkdown
@@ -160,10 +160,12 @@ def capped(renderable: RenderableType, width: int | None) -> RenderableType:
 
 def message_chrome(message: Message, *, show_reasoning: bool = False,
                    position: Position | None = None, labels: ProviderLabels | None = None,
-                   reading_width: int | None = None, last: bool = True
+                   reading_width: int | None = None, last: bool = True,
+                   calls_run: bool = False
                    ) -> tuple[list[RenderableType], list[RenderableType]]:
     """The rows drawn above a message's text (author, Thinking) and below it (its error);
-    the reasoning and the error wrap at `reading_width`."""
+    the reasoning and the error wrap at `reading_width`. `calls_run`: its tool calls were
+    answered (tool messages follow it)."""
     above: list[RenderableType] = [author_line(message, position=position, labels=labels,
                                                last=last)]
     if message.reasoning:
@@ -174,16 +176,9 @@ def message_chrome(message: Message, *, show_reasoning: bool = False,
                                 reading_width))
         else:
             above.append(Text(f"▶ Thinking ({words} words; t shows it)", style="dim"))
-    below: list[RenderableType] = []
-    calls = tool_call_lines(message)
-    if calls is not None:  # folded as Thinking is, by the same key
-        head, lines = calls
-        if show_reasoning:
-            below.append(Text(f"▼ {sanitize(head)}", style="italic"))
-            below.extend(Text(f"  {sanitize(line)}", style="dim") for line in lines)
-        else:
-            below.append(Text(f"▶ {sanitize(head)} (t shows the calls)", style="italic"))
-    elif message.error and not message.stopped_before_start:
+    # The calls, folded as Thinking is, by the same key (widgets/tool_rows).
+    below: list[RenderableType] = call_rows(message, run=calls_run, expanded=show_reasoning)
+    if not below and message.error and not message.stopped_before_start:
         below.append(capped(Text(f"⚠ {sanitize(message.error)}", style="tc.error"),
                             reading_width))
     if message.note:  # advisory: the reply is complete (store schema 8), no error
@@ -194,12 +189,15 @@ def message_chrome(message: Message, *, show_reasoning: bool = False,
 def render_message(message: Message, *, code_theme: str = "monokai",
                    show_reasoning: bool = False, position: Position | None = None,
                    labels: ProviderLabels | None = None, reading_width: int | None = None,
-                   last: bool = True) -> RenderableType:
+                   last: bool = True, calls_run: bool = False) -> RenderableType:
     """The whole message as one Rich renderable (literal text; Markdown for the assistant),
     its text no wider than `reading_width` (see reading_column); `last`: nothing follows it
-    (see author_line)."""
+    (see author_line); a tool message is its folded result (`t` shows it: tool_rows)."""
+    if message.role is Role.TOOL:
+        return capped(Group(*result_rows(message, expanded=show_reasoning)), reading_width)
     above, below = message_chrome(message, show_reasoning=show_reasoning, position=position,
-                                  labels=labels, reading_width=reading_width, last=last)
+                                  labels=labels, reading_width=reading_width, last=last,
+                                  calls_run=calls_run)
     content = sanitize(message.content)
     body: list[RenderableType] = []
     if message.role is not Role.ASSISTANT:
@@ -387,7 +385,7 @@ def links_in(markdown: str) -> list[str]:
     return links
 
 
-_OWN_CLASSES = ("-user", "-assistant", "-failed", "-out-of-context")
+_OWN_CLASSES = ("-user", "-assistant", "-tool", "-failed", "-out-of-context")
 """The classes a view takes from what it shows (see MessageView.take)."""
 
 
@@ -402,6 +400,7 @@ class MessageView(PlacesWhenAsked, Static):
     }
     MessageView.-user { border-left: thick $primary; background: $primary 8%; }
     MessageView.-assistant { border-left: thick $secondary; }
+    MessageView.-tool { border-left: thick $secondary 50%; }
     MessageView.-failed { border-left: thick $error; }
     MessageView.-selected {  /* a bar on both sides: seen without colour, or in 256 */
         background: $tc-selection 20%;
@@ -413,7 +412,8 @@ class MessageView(PlacesWhenAsked, Static):
 
     def __init__(self, message: Message, *, code_theme: str = "monokai",
                  position: Position | None = None, labels: ProviderLabels | None = None,
-                 reading_width: int | None = None, last: bool = True) -> None:
+                 reading_width: int | None = None, last: bool = True,
+                 calls_run: bool = False) -> None:
         self.message = message
         self.code_theme = code_theme
         self.position = position
@@ -423,10 +423,13 @@ class MessageView(PlacesWhenAsked, Static):
         """Widest line of its text, in cells (None: the view's width; see reading_column)."""
         self.last = last
         """Nothing follows it on the path shown (see author_line)."""
+        self.calls_run = calls_run
+        """Its tool calls were answered: tool messages follow it (see tool_rows)."""
         self.show_reasoning = False
         self.out_of_context = False
         self._painted_rows = PaintedRows()
-        classes = "-user" if message.role is Role.USER else "-assistant"
+        classes = ("-user" if message.role is Role.USER
+                   else "-tool" if message.role is Role.TOOL else "-assistant")
         if message.status is MessageStatus.ERROR:
             classes += " -failed"
         super().__init__(markup=False, classes=classes)
@@ -447,12 +450,13 @@ class MessageView(PlacesWhenAsked, Static):
                hash(message.reasoning), message.model, message.provider,
                provider_label(message.provider, labels), theme, reasoning,
                position, message.finish_reason, out, reading, last, note, message.sent_as,
-               message.note)
+               message.note, self.calls_run, repr(message.tool_run))
+        calls_run = self.calls_run
 
         def draw() -> RenderableType:
             drawn = render_message(message, code_theme=theme, show_reasoning=reasoning,
                                    position=position, labels=labels, reading_width=reading,
-                                   last=last)
+                                   last=last, calls_run=calls_run)
             return Group(Text(OUT_OF_CONTEXT, style="dim italic"), drawn) if out else drawn
 
         def pieced(console: Console, options: ConsoleOptions) -> Sequence[Strip]:
@@ -460,7 +464,8 @@ class MessageView(PlacesWhenAsked, Static):
 
             above, below = message_chrome(message, show_reasoning=reasoning,
                                           position=position, labels=labels,
-                                          reading_width=reading, last=last)
+                                          reading_width=reading, last=last,
+                                          calls_run=calls_run)
             if out:
                 above.insert(0, Text(OUT_OF_CONTEXT, style="dim italic"))
             return pieced_rows(message.content, above, below, console, options,
@@ -477,6 +482,13 @@ class MessageView(PlacesWhenAsked, Static):
             self.out_of_context = out
             self.set_class(out, "-out-of-context")
             self.update(self._renderable())
+
+    def set_calls_run(self, run: bool) -> None:
+        """Its tool calls are answered (a tool message follows it), or not."""
+        if run != self.calls_run:
+            self.calls_run = run
+            if self.message.tool_calls:
+                self.update(self._renderable())
 
     def set_last(self, last: bool) -> None:
         """Messages now follow it (False), or none do."""
@@ -505,6 +517,7 @@ class MessageView(PlacesWhenAsked, Static):
         self.message, self.position, self.labels = other.message, other.position, other.labels
         self.code_theme, self.reading_width, self.last = (other.code_theme,
                                                           other.reading_width, other.last)
+        self.calls_run = other.calls_run
         self.show_reasoning, self.out_of_context = other.show_reasoning, other.out_of_context
         self.update_classes({name: other.has_class(name) for name in _OWN_CLASSES})
         self.cached.release()

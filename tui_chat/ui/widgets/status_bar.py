@@ -32,6 +32,8 @@ class StatusInfo(Struct, frozen=True):
     """How the last reply was sent ("🔒 end-to-end", "TEE": core.protection); "" for neither."""
     quota: str = ""
     """What is left of the provider's quota ("quota 1,234 of 5,000 left": core.quota)."""
+    tools: str = ""
+    """The tools the next message offers ("🔧 7": ui.tool_approval_glue.tools_badge)."""
 
 
 def status_text(info: StatusInfo) -> Text:
@@ -41,6 +43,8 @@ def status_text(info: StatusInfo) -> Text:
     text.append(f" {one_line(info.model, 60)}", style="bold")
     if info.protection:
         text.append(f"  {info.protection}", style="bold")
+    if info.tools:
+        text.append(f"  {info.tools}")
     text.append("  │  ")
     text.append(info.state, style="italic")
     if info.context:

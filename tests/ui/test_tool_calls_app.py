@@ -1,0 +1,171 @@
+"""Tools in the app (issue 23), against the loopback fake provider and mcp-server-time: the
+question, the call, the approval dialog, the result folded, the answer; denial with a
+reason; a model that takes no tools; a reopened conversation shows the same rows."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from tests.fakeprovider import FakeProvider, Reply, tool_call_stream
+from tests.mcp.conftest import fault_server, markers, time_server
+from tests.ui.conftest import AppFactory, conversation, rendered_text, wait_idle, wait_until
+from tui_chat.core.config import Settings
+from tui_chat.core.mcp.config import McpSettings
+from tui_chat.core.mcp.loop import CANCELLED
+from tui_chat.core.model_facts import ModelSettings
+from tui_chat.core.models import Role
+from tui_chat.core.store import Store
+from tui_chat.ui.screens.confirm import ConfirmScreen
+from tui_chat.ui.screens.tool_approval import ToolApprovalScreen
+from tui_chat.ui.widgets.message_view import MessageView
+from tui_chat.ui.widgets.tool_rows import LiveCalls
+
+__all__ = ["markers"]  # the fixture: FAULT_MARKER and FAULT_STATE for the fault server
+
+MODEL = "deepseek-ai/DeepSeek-V3-0324"
+KOLKATA = ("time__get_current_time", '{"timezone": "Asia/Kolkata"}')
+
+
+def tool_settings(*, tools: bool = True) -> Settings:
+    return Settings(mcp=McpSettings(servers={"time": time_server()}),
+                    models={f"chutes:{MODEL}": ModelSettings(tools=tools)})
+
+
+async def send(pilot: Pilot[Any], text: str) -> None:
+    screen = conversation(pilot.app)
+    screen.prompt.load_text(text)
+    await pilot.press("enter")
+
+
+async def approval(pilot: Pilot[Any]) -> ToolApprovalScreen:
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, ToolApprovalScreen))
+    assert isinstance(pilot.app.screen, ToolApprovalScreen)
+    return pilot.app.screen
+
+
+def shown(pilot: Pilot[Any]) -> str:
+    screen = conversation(pilot.app)
+    return "\n".join(rendered_text(view) for view in screen.query(MessageView))
+
+
+async def test_a_call_approved_in_the_dialog_runs_and_its_result_shows_folded(
+        make_app: AppFactory, store: Store, chutes_server: FakeProvider) -> None:
+    frames = tool_call_stream([KOLKATA], ids=["call_k"], pieces=3)
+    gate = threading.Event()  # held before the reply's end: the call shows as it formed
+    chutes_server.script(Reply(frames, gate=gate, gate_after=len(frames) - 3))
+    app = make_app(settings=tool_settings())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "What time is it in Kolkata?")
+        screen = conversation(app)
+        await wait_until(pilot, lambda: bool(screen.query(LiveCalls)) and '"Asia/Kolkata"}' in
+                         screen.query_one(LiveCalls).rows().plain)
+        assert "🔧 time__get_current_time" in rendered_text(screen.query_one(LiveCalls))
+        gate.set()
+        dialog = await approval(pilot)
+        assert (dialog.server, dialog.tool) == ("time", "get_current_time")
+        assert dialog.arguments == {"timezone": "Asia/Kolkata"}
+        assert screen.status.info.state == "waiting for you"
+        # while it waits, the reply says its call is being answered
+        assert "The model called a tool" in shown(pilot)
+        assert "tools are not enabled" not in shown(pilot)
+        await pilot.press("1")
+        await wait_idle(pilot)
+        text = shown(pilot)
+        assert "tools are not enabled" not in text
+        assert "The model called a tool (time__get_current_time)." in text
+        assert "Result of time__get_current_time (server time)" in text and "· ok" in text
+        assert "The tool call_k said:" in text  # the answer
+        assert not conversation(app).query(LiveCalls)
+        *_, tool, _answer = conversation(app).workspace.session.messages()
+        assert tool.role is Role.TOOL and tool.tool_run is not None
+        assert tool.tool_run.status == "ok"
+        assert json.loads(tool.content)["timezone"] == "Asia/Kolkata"
+        conversation_id = conversation(app).workspace.session.conversation.id
+    # reopened: the same rows
+    app = make_app(settings=tool_settings(), conversation=conversation_id)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: len(conversation(app).query(MessageView)) == 4)
+        text = shown(pilot)
+        assert "The model called a tool (time__get_current_time)." in text
+        assert "Result of time__get_current_time (server time)" in text
+        assert "tools are not enabled" not in text
+
+
+async def test_a_denial_with_a_reason_goes_back_to_the_model(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    chutes_server.script(Reply(tool_call_stream([KOLKATA], ids=["call_k"])))
+    app = make_app(settings=tool_settings())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "What time is it in Kolkata?")
+        await approval(pilot)
+        await pilot.press("r", *"use UTC", "enter")
+        await wait_idle(pilot)
+        sent = [r.body for r in chutes_server.requests if r.method == "POST"][-1]
+        assert sent["messages"][-1]["role"] == "tool"
+        assert sent["messages"][-1]["content"].endswith("Their reason: use UTC")
+        assert "denied" in shown(pilot)
+
+
+async def test_a_model_without_tools_asks_before_sending_without_them(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    app = make_app(settings=tool_settings(tools=False))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "hello")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert "does not take tools" in app.screen.question  # type: ignore[attr-defined]
+        await pilot.press("n")
+        await wait_idle(pilot)
+        assert not [r for r in chutes_server.requests if r.method == "POST"]
+        assert conversation(app).prompt.text == "hello"  # nothing lost
+        await send(pilot, "hello")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await wait_idle(pilot)
+        posted = [r.body for r in chutes_server.requests if r.method == "POST"]
+        assert len(posted) == 1 and "tools" not in posted[0]
+
+
+def fault_settings() -> Settings:
+    return Settings(mcp=McpSettings(servers={"fault": fault_server()}),
+                    models={f"chutes:{MODEL}": ModelSettings(tools=True)})
+
+
+async def test_esc_cancels_the_running_call_alone_and_the_model_is_told(
+        make_app: AppFactory, chutes_server: FakeProvider, markers: Path) -> None:
+    chutes_server.script(Reply(tool_call_stream([("fault__slow", "{}")], ids=["call_s"])))
+    app = make_app(settings=fault_settings())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "run the slow one")
+        await approval(pilot)
+        await pilot.press("1")
+        screen = conversation(app)
+        await wait_until(pilot, lambda: bool(screen.query(LiveCalls))
+                         and "running fault__slow" in screen.query_one(LiveCalls).rows().plain)
+        await pilot.press("escape")
+        await wait_idle(pilot)
+        *_, tool, answer = screen.workspace.session.messages()
+        assert tool.tool_run is not None and tool.tool_run.status == "cancelled"
+        assert answer.role is Role.ASSISTANT and answer.content.startswith("The tool call_s")
+        sent = [r.body for r in chutes_server.requests if r.method == "POST"][-1]
+        assert sent["messages"][-1]["content"] == CANCELLED
+        assert "cancelled" in shown(pilot)
+
+
+async def test_a_huge_result_is_shown_folded(
+        make_app: AppFactory, chutes_server: FakeProvider, markers: Path) -> None:
+    chutes_server.script(Reply(tool_call_stream([("fault__big", "{}")], ids=["call_b"])))
+    app = make_app(settings=fault_settings())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "the big one")
+        await approval(pilot)
+        await pilot.press("1")
+        await wait_idle(pilot)
+        views = list(conversation(app).query(MessageView))
+        tool_view = next(v for v in views if v.message.role is Role.TOOL)
+        assert len(tool_view.message.content) >= 100_000
+        assert tool_view.size.height <= 4  # two rows and the margin, not 100,000 characters

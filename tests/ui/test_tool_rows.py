@@ -1,0 +1,100 @@
+"""The rows of tool calls and results (widgets/tool_rows.py): a 1 MB result folded to two
+rows and, expanded, cut with a marker; untrusted names, arguments and results drawn as the
+characters they are; "tools are not enabled" only when the calls were not answered."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.text import Text
+
+from tui_chat.core.models import Message, MessageStatus, Role, ToolCall, ToolRun
+from tui_chat.ui.widgets.message_view import MessageView, render_message
+from tui_chat.ui.widgets.tool_rows import SHOWN_CHARS, call_rows, result_rows
+
+HOSTILE = "[bold]x[/] \x1b]0;owned\x07\x1b[2J [@click=app.quit]q[/]"
+
+
+def tool_message(content: str, **kwargs: object) -> Message:
+    return Message(conversation_id="c", role=Role.TOOL, tool_call_id="call_k",
+                   content=content, status=kwargs.pop("status", MessageStatus.COMPLETE),
+                   tool_run=ToolRun(status="ok", name="time__get_current_time",
+                                    server="time", seconds=0.2), **kwargs)  # type: ignore[arg-type]
+
+
+def reply_with_calls(arguments: str = '{"timezone": "Asia/Kolkata"}') -> Message:
+    return Message(conversation_id="c", role=Role.ASSISTANT, content="",
+                   status=MessageStatus.COMPLETE,
+                   tool_calls=[ToolCall(id="call_k", name="time__get_current_time",
+                                        arguments=arguments)])
+
+
+def plain(rows: list[object]) -> str:
+    return "\n".join(row.plain for row in rows if isinstance(row, Text))
+
+
+def test_a_megabyte_result_is_folded_to_two_short_rows() -> None:
+    rows = result_rows(tool_message("y" * 1_000_000), expanded=False)
+    text = plain(rows)
+    assert len(rows) == 2 and len(text) < 300
+    assert text.startswith("▶ 🔧 Result of time__get_current_time (server time) · 0.2 s · ok")
+
+
+def test_expanded_a_megabyte_result_is_cut_with_a_marker() -> None:
+    rows = result_rows(tool_message("y" * 1_000_000), expanded=True)
+    text = plain(rows)
+    assert len(text) < SHOWN_CHARS + 200
+    assert text.endswith(f"… {1_000_000 - SHOWN_CHARS:,} more characters not shown")
+
+
+def test_a_megabyte_result_view_is_short() -> None:
+    view = MessageView(tool_message("y" * 1_000_000))
+    console = Console(width=100)
+    view.cached.prepare(console, console.options.update_width(100))
+    assert len(view.cached.lines) <= 3
+
+
+def test_hostile_result_and_arguments_are_characters() -> None:
+    text = plain(result_rows(tool_message(HOSTILE), expanded=True))
+    assert "[bold]x[/]" in text and "[@click=app.quit]q[/]" in text and "\x1b" not in text
+    calls = plain(call_rows(reply_with_calls(HOSTILE), run=True, expanded=True))
+    assert "[bold]x[/]" in calls and "\x1b" not in calls and "\x07" not in calls
+
+
+def test_an_interrupted_call_says_so() -> None:
+    message = tool_message("", status=MessageStatus.STREAMING)
+    assert plain(result_rows(message, expanded=False)).endswith("interrupted before its result")
+
+
+def test_calls_say_not_enabled_only_when_they_were_not_answered() -> None:
+    reply = reply_with_calls()
+    answered = plain(call_rows(reply, run=True, expanded=False))
+    assert answered.startswith("▶ The model called a tool (time__get_current_time).")
+    assert '🔧 time__get_current_time {"timezone": "Asia/Kolkata"}' in answered
+    assert "not enabled" in plain(call_rows(reply, run=False, expanded=False))
+    expanded = plain(call_rows(reply, run=True, expanded=True))
+    assert '"timezone": "Asia/Kolkata"' in expanded and expanded.startswith("▼")
+
+
+def test_a_tool_message_has_no_author_line() -> None:
+    console = Console(width=100, record=True)
+    console.print(render_message(tool_message("12:00")))
+    assert "assistant" not in console.export_text()
+
+
+def test_live_calls_keep_the_start_of_streaming_arguments_and_their_length() -> None:
+    from tui_chat.core.events import ToolCallDelta
+    from tui_chat.ui.widgets.tool_rows import LiveCalls
+
+    live = LiveCalls()
+    live._show = lambda: None  # type: ignore[method-assign]  # not mounted
+    live.add(ToolCallDelta(index=0, id="call_0", name="big__", arguments=""))
+    live.add(ToolCallDelta(index=0, id=None, name="put", arguments=""))
+    for _ in range(10_000):
+        live.add(ToolCallDelta(index=0, id=None, name=None, arguments="[b]x\x1b"))
+    live.add(ToolCallDelta(index=1, id="call_1", name="time__now", arguments="{}"))
+    _, start, length = live.calls[0]
+    assert len(start) <= 400 and length == 50_000
+    rows = live.rows().plain.split("\n")
+    assert rows[0].startswith("🔧 big__put [b]x[b]x") and rows[0].endswith("(50,000 characters)")
+    assert "\x1b" not in rows[0]
+    assert rows[1] == "🔧 time__now {}"

@@ -1,0 +1,163 @@
+"""How tool calls and their results look in the conversation (issue 23).
+
+- Under a reply that called tools: the head sentence (`tool_call_lines`: "The model called a
+  tool (…)" when tools were offered and the calls answered, else "…tools are not enabled…"),
+  then one row per call, `🔧 name {arguments}` cut to one line; `t` shows the arguments
+  whole (pretty JSON, cut at `SHOWN_CHARS`).
+- A tool message (the result of one call) is one folded row, `▶ 🔧 Result of name (server
+  s) · 0.2 s · ok` and the result's first line cut short; `t` shows the result, cut at
+  `SHOWN_CHARS` with a marker: a 1 MB result is never laid out whole.
+- While a reply streams, `LiveCalls` shows each call as its fragments arrive (name,
+  arguments so far), and then the call that runs.
+
+Everything here is untrusted (the model's names and arguments, the server's results):
+`sanitize`d and drawn as `rich.text.Text`, never markup.
+"""
+
+from __future__ import annotations
+
+import json
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual.widgets import Static
+
+from tui_chat.core.events import ToolCallDelta
+from tui_chat.core.models import Message, MessageStatus
+from tui_chat.core.text import one_line, sanitize
+from tui_chat.core.tool_calls import tool_call_lines
+from tui_chat.core.tool_turns import tool_result_line, tool_status
+
+SHOWN_CHARS = 20_000
+"""Characters of a result (or of a call's arguments) shown when expanded; the rest is named
+by a marker."""
+ROW_CHARS = 100
+"""Characters of a folded row's preview."""
+
+STATUS_STYLES = {"error": "tc.error", "failed": "tc.error",
+                 "timed-out": "tc.warning", "denied": "tc.warning", "cancelled": "tc.warning",
+                 "invalid": "tc.error", "not-run": "tc.warning", "interrupted": "tc.warning"}
+
+
+def cut(text: str, limit: int = SHOWN_CHARS) -> Text:
+    """`text` sanitized, at most `limit` characters, with a marker naming the rest."""
+    shown = Text(sanitize(text[:limit]))
+    if len(text) > limit:
+        shown.append(f"\n… {len(text) - limit:,} more characters not shown", style="italic")
+    return shown
+
+
+def pretty_arguments(arguments: str) -> str:
+    """A call's arguments as pretty JSON, or as they are when they are not JSON."""
+    try:
+        parsed = json.loads(arguments) if arguments.strip() else {}
+    except ValueError:
+        return arguments
+    return json.dumps(parsed, indent=2, ensure_ascii=False)
+
+
+def call_rows(message: Message, *, run: bool, expanded: bool) -> list[RenderableType]:
+    """The rows under a reply that called tools (none for any other message); `run`: tools
+    were offered and the calls answered (tool messages follow the reply)."""
+    calls = tool_call_lines(message, run=run)
+    if calls is None:
+        return []
+    head, lines = calls
+    rows: list[RenderableType] = []
+    if expanded and not run:  # none ran: `name(arguments)` as the model sent them
+        rows.append(Text(f"▼ {sanitize(head)}", style="italic"))
+        rows.extend(Text(f"  {sanitize(line)}", style="dim") for line in lines)
+        return rows
+    if expanded:
+        rows.append(Text(f"▼ {sanitize(head)}", style="italic"))
+        for call in message.tool_calls:
+            rows.append(Text(f"  🔧 {one_line(call.name or '(no name)', 80)}", style="bold"))
+            rows.append(Text("    ").append_text(cut(pretty_arguments(call.arguments))))
+        return rows
+    rows.append(Text(f"▶ {sanitize(head)} (t shows the calls)", style="italic"))
+    if not run:  # none ran: the calls stay folded under the sentence
+        return rows
+    for call in message.tool_calls:
+        row = Text(f"  🔧 {one_line(call.name or '(no name)', 80)} ", style="dim", no_wrap=True,
+                   overflow="ellipsis")
+        row.append(one_line(call.arguments[:ROW_CHARS * 4], ROW_CHARS))
+        rows.append(row)
+    return rows
+
+
+def result_rows(message: Message, *, expanded: bool) -> list[RenderableType]:
+    """A tool message (the result of one call): folded, its summary and the first line of the
+    result; expanded, the result (cut at SHOWN_CHARS)."""
+    status = tool_status(message)
+    summary = Text(f"{'▼' if expanded else '▶'} 🔧 ")
+    line = tool_result_line(message)
+    head, _, last = line.rpartition(" · ")
+    summary.append(sanitize(head) + " · ")
+    summary.append(sanitize(last), style=STATUS_STYLES.get(status, ""))
+    if message.status is not MessageStatus.COMPLETE:
+        return [summary]
+    if not expanded:
+        preview = one_line(message.content[:ROW_CHARS * 4], ROW_CHARS)
+        summary.append(" (t shows the result)", style="dim")
+        return ([summary, Text(f"  {preview}", style="dim", no_wrap=True, overflow="ellipsis")]
+                if preview else [summary])
+    return [summary, cut(message.content)]
+
+
+def running_row(name: str, server: str | None) -> Text:
+    """The row of a call that runs."""
+    where = f" (server {one_line(server, 40)})" if server else ""
+    return Text(f"🔧 running {one_line(name, 80)}{where}… Esc cancels it",
+                style="italic")
+
+
+class LiveCalls(Static):
+    """The calls of the reply in progress as they form, then the one that runs. Of each
+    call's arguments only the start is kept (what its row shows) and their length: a call
+    whose arguments stream 1 MB in thousands of fragments costs no joining of them all at
+    each fragment."""
+
+    DEFAULT_CSS = """
+    LiveCalls {
+        height: auto;
+        padding: 0 1;
+        margin: 0 0 1 0;
+        border-left: thick $secondary 50%;
+        color: $text-muted;
+    }
+    """
+
+    def __init__(self) -> None:
+        super().__init__("", markup=False)
+        self.calls: dict[int, tuple[str, str, int]] = {}  # index: (name, start, length)
+        self.running: Text | None = None
+
+    def add(self, fragment: ToolCallDelta) -> None:
+        name, start, length = self.calls.get(fragment.index, ("", "", 0))
+        more = fragment.arguments or ""
+        if len(start) < ROW_CHARS * 4:
+            start += more[:ROW_CHARS * 4 - len(start)]
+        self.calls[fragment.index] = (name + (fragment.name or ""), start, length + len(more))
+        self._show()
+
+    def run(self, name: str, server: str | None) -> None:
+        self.running = running_row(name, server)
+        self._show()
+
+    def rows(self) -> Text:
+        out = Text(no_wrap=True, overflow="ellipsis")
+        for _, (name, start, length) in sorted(self.calls.items()):
+            if out:
+                out.append("\n")
+            out.append(f"🔧 {one_line(name or '…', 80)} ", style="bold")
+            out.append(one_line(start, ROW_CHARS))
+            if length > ROW_CHARS:
+                out.append(f" ({length:,} characters)", style="dim")
+        if self.running is not None:
+            if out:
+                out.append("\n")
+            out.append_text(self.running)
+        return out
+
+    def _show(self) -> None:
+        self.update(self.rows())
