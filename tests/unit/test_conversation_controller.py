@@ -430,3 +430,22 @@ async def test_an_answer_the_question_did_not_offer_is_no_answer(app: Any) -> No
     assert await controller.ask("Run it?", ["Run once", "Deny"]) == "Deny"
     view.yes = False
     assert await controller.confirm("Send it?") is False
+
+
+async def test_a_comparison_says_in_one_sentence_that_it_sends_no_tools(
+        store: Store, chutes_server: FakeProvider, sutra_server: FakeProvider) -> None:
+    """Tool servers on for the conversation: a comparison says it sends none (as
+    `ask --compare` does), and still compares."""
+    chutes_server.script(Reply(stream_of(["from chutes"])))
+    sutra_server.script(Reply(stream_of(["from sutra"], flavour="sutra")))
+    settings = Settings(mcp=McpSettings(servers={"time": time_server()}))
+    workspace = Workspace(settings, store, env=env_for(chutes_server, sutra_server))
+    view = FakeView()
+    controller = view.controller = ConversationController(workspace, view)  # type: ignore[arg-type]
+    workspace.choose_several([("chutes", MODEL), ("sutra", "sutra-v2")])
+    presenter = await enter(controller, view, "q")
+    assert presenter.ended == "finished"
+    assert [text for severity, text in view.said if severity == "warning"] == [
+        workspace.compare_note()]
+    assert "Compare sends no tools" in (workspace.compare_note() or "")
+    assert all("tools" not in request.body for request in chutes_server.requests)

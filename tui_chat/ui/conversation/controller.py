@@ -232,6 +232,8 @@ class ConversationController:
         if view.shows_messages and not self.workspace.session.is_saved:
             await view.show_messages([])  # the one shown was deleted: a new one starts
         await self.settle_comparison()
+        if exchange.kind == "compare" and (note := self.workspace.compare_note()):
+            view.say(note, severity="warning")  # the tools this conversation has on are not sent
         presenter = view.presenter_for(exchange)
         try:
             # aclosing: stopped between two events (drawing one), the session still saves the
