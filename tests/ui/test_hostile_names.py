@@ -5,6 +5,8 @@ them (OSC 52, OSC 0, CSI 2J), 8-bit controls and bidi overrides never reach the 
 
 from __future__ import annotations
 
+from textual.command import CommandList, CommandPalette
+
 from tests.fakeprovider import FakeProvider, Reply, stream_of, tool_call_stream
 from tests.ui.conftest import (
     AppFactory,
@@ -67,9 +69,14 @@ async def test_names_from_outside_are_drawn_inertly(make_app: AppFactory,
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is screen)
         await pilot.press("ctrl+p")
-        await pilot.pause()
+        # Typed before the palette's list is mounted, the keys reach a palette half-built.
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette)
+                         and bool(app.screen.query(CommandList)))
         await pilot.press(*"llama")
+        # The palette searches in the background: until it has listed what it found.
+        await wait_until(pilot, lambda: bool(app.screen.query_one(CommandList).option_count))
         await wait_idle(pilot)
         palette = rendered_text(app.screen)
+        assert "llama" in palette.lower(), repr(palette)
         assert not unsafe_in(palette), repr(palette)
         assert not unsafe_in(" ".join(title + text for title, text in notes)), notes
