@@ -62,6 +62,9 @@ class FakePresenter:
     async def reply_failed(self, message: Message, error: Exception) -> None:
         self.events.append(("reply_failed", message))
 
+    async def tool_event(self, event: object) -> None:
+        self.events.append(("tool_event", type(event).__name__))
+
     async def column(self, index: int) -> FakePresenter:
         if self.view.controller.comparison is None:
             self.view.controller.comparison_shown(self.view.comparison_widget)  # type: ignore[arg-type]
@@ -174,6 +177,12 @@ class FakeView:
     async def ask(self, question: str, choices: Sequence[str]) -> str | None:
         self.calls.append(("ask", question))
         return self.choice if self.choice is not None else choices[0]
+
+    async def approve_call(self, request: Any) -> Any:
+        from tui_chat.core.mcp.loop import CHOICES, Approval
+
+        self.calls.append(("approve_call", request))
+        return Approval(CHOICES[self.choice or "Run once"], reason="not now")
 
 
 @pytest.fixture
@@ -414,11 +423,14 @@ async def test_a_tool_call_is_put_to_the_view_and_its_answer_used(
         [("time__get_current_time", '{"timezone": "Asia/Kolkata"}')], ids=["call_k"])),
         Reply(stream_of(["Denied, then."])))
     presenter = await enter(controller, view, "What time is it in Kolkata?")
-    [(_, question)] = [c for c in view.calls if c[0] == "ask"]
-    assert "get_current_time" in question and "Asia/Kolkata" in question
+    [(_, request)] = [c for c in view.calls if c[0] == "approve_call"]
+    assert request.tool.name == "get_current_time"
+    assert request.arguments == {"timezone": "Asia/Kolkata"}
     assert presenter.ended == "finished"
+    assert "tool_event" in presenter.kinds()  # the tool events reach the presenter
     tool = workspace.session.messages()[2]
     assert tool.tool_run is not None and tool.tool_run.status == "denied"
+    assert "not now" in tool.content  # the reason goes back to the model
     await workspace.aclose()
 
 
@@ -449,3 +461,39 @@ async def test_a_comparison_says_in_one_sentence_that_it_sends_no_tools(
         workspace.compare_note()]
     assert "Compare sends no tools" in (workspace.compare_note() or "")
     assert all("tools" not in request.body for request in chutes_server.requests)
+
+
+async def test_continue_reply_writes_a_new_branch_that_starts_with_the_reply(
+        app: Any, chutes_server: FakeProvider) -> None:
+    """`g` in message mode: the selected reply is continued where it ends, as a sibling
+    beside it (the original stays), where the provider takes `continue_final_message`."""
+    controller, view = app
+    chutes_server.script(Reply(stream_of(["Once upon ", "a time"])))
+    await enter(controller, view, "tell a story")
+    original = controller.workspace.session.messages()[-1]
+    chutes_server.script(Reply(stream_of([", there was a cat."])))
+    controller.continue_reply(original.id)
+    await view.wait()
+    presenter = view.presenters[-1]
+    assert presenter.exchange.kind == "continue" and presenter.ended == "finished"
+    reply = controller.workspace.session.messages()[-1]
+    assert reply.content == "Once upon a time, there was a cat."
+    assert set(controller.workspace.store.siblings(reply.id).ids) == {original.id, reply.id}
+    assert chutes_server.requests[-1].body["continue_final_message"] is True
+
+
+async def test_continue_reply_where_the_provider_cannot_sends_nothing_and_says_why(
+        store: Store, chutes_server: FakeProvider, sutra_server: FakeProvider) -> None:
+    """SUTRA documents no way to continue a final assistant message."""
+    sutra_server.script(Reply(stream_of(["Namaste"], flavour="sutra")))
+    workspace = Workspace(Settings(), store, env=env_for(chutes_server, sutra_server))
+    view = FakeView()
+    controller = view.controller = ConversationController(workspace, view)  # type: ignore[arg-type]
+    workspace.choose("sutra", "sutra-v2", persist=False)
+    await enter(controller, view, "hello")
+    sent = len(sutra_server.requests)
+    controller.continue_reply(workspace.session.messages()[-1].id)
+    await view.wait()
+    ended = view.presenters[-1].ended or ""
+    assert ended.startswith("failed: ") and "continue" in ended.lower()
+    assert len(sutra_server.requests) == sent

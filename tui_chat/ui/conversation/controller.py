@@ -223,6 +223,12 @@ class ConversationController:
         """Write `reply_id` (None: the last reply) again."""
         self.view.start_exchange(Exchange("regenerate", message_id=reply_id))
 
+    def continue_reply(self, reply_id: str) -> None:
+        """Continue reply `reply_id` where it ends, as a new branch beside it (where the
+        provider cannot, the exchange fails before sending, with the sentence why)."""
+        if not self.busy():
+            self.view.start_exchange(Exchange("continue", message_id=reply_id))
+
     async def run(self, exchange: Exchange) -> None:
         """Run `exchange` to its end, drawn by the view's presenter (in the view's worker:
         cancelling it stops the reply, saved as interrupted)."""
@@ -320,6 +326,8 @@ class ConversationController:
                                          asker=self)
             case "regenerate":
                 return workspace.regenerate(exchange.message_id, asker=self)
+            case "continue" if exchange.message_id is not None:
+                return workspace.continue_reply(exchange.message_id, asker=self)
             case "edit" if exchange.message_id is not None:
                 return workspace.edit_and_resend(exchange.message_id, exchange.text,
                                                  asker=self)

@@ -11,9 +11,10 @@ from tui_chat.core.models import Attachment
 
 
 class Exchange(Struct, frozen=True):
-    """What the worker should do: send a prompt, regenerate, edit and resend, or compare."""
+    """What the worker should do: send a prompt, regenerate, edit and resend, compare, or
+    continue a reply (`message_id`) as a new branch."""
 
-    kind: Literal["send", "regenerate", "edit", "compare"]
+    kind: Literal["send", "regenerate", "edit", "compare", "continue"]
     text: str = ""
     message_id: str | None = None
     continue_partial: bool = False

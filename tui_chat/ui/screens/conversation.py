@@ -486,6 +486,10 @@ class ConversationScreen(SidebarRequests, ConversationDialogs, Screen[None]):
         event.stop()
         await self.message_list.scroll_from_prompt(event.where)
 
+    @on(MessageList.ContinueRequested)
+    def _continue_reply(self, event: MessageList.ContinueRequested) -> None:
+        self.controller.continue_reply(event.reply.id)
+
     @on(MessageList.RegenerateRequested)
     async def _regenerate(self, event: MessageList.RegenerateRequested) -> None:
         await self.action_regenerate(event.choose_model,

@@ -104,6 +104,7 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         Binding("e", "edit", "Edit & resend", id="messages.edit"),
         Binding("r", "regenerate(False)", "Regenerate", id="messages.regenerate"),
         Binding("m", "regenerate(True)", "Regenerate with…", id="messages.regenerate_with"),
+        Binding("g", "continue_reply", "Continue", id="messages.continue_reply"),
         Binding("t", "toggle_thinking", "Thinking", id="messages.toggle_thinking"),
         Binding("o", "open_link", "Open link", id="messages.open_link",
                 tooltip="Open a link of the selected message (asks first)"),
@@ -130,6 +131,13 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         def __init__(self, choose_model: bool, reply: Message | None = None) -> None:
             super().__init__()
             self.choose_model = choose_model
+            self.reply = reply
+
+    class ContinueRequested(TextualMessage):
+        """The user asked to continue the selected reply where it ends, as a new branch."""
+
+        def __init__(self, reply: Message) -> None:
+            super().__init__()
             self.reply = reply
 
     class LinkRequested(TextualMessage):
@@ -860,6 +868,15 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
             if following.role is Role.ASSISTANT:
                 reply = following
         self.post_message(self.RegenerateRequested(choose_model, reply))
+
+    def action_continue_reply(self) -> None:
+        """Continue the selected reply (a reply of the model's, with text) as a new branch."""
+        reply = self.selected_message()
+        if reply is None or reply.role is not Role.ASSISTANT or not reply.content:
+            self.notify("Select a reply of the model's (↑/↓) to continue it.", markup=False,
+                        severity="warning")
+            return
+        self.post_message(self.ContinueRequested(reply))
 
     def action_open_link(self) -> None:
         """Each press offers the next link of the selected message, last one first."""
