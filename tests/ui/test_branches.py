@@ -258,3 +258,26 @@ async def test_without_the_choice_a_cut_off_reply_is_not_context(
         body = chutes_server.requests[-1].body
         # Not context: the cut-off turn is left out whole, so that the roles alternate.
         assert [m["content"] for m in body["messages"]] == ["go on"]
+
+
+async def test_g_continues_the_selected_reply_as_a_new_branch(
+        make_app: AppFactory, store: Store, chutes_server: FakeProvider) -> None:
+    """g in message mode: the selected reply goes on where it ended, as its ‹ 2/2 ›
+    sibling; the original stays one ← away."""
+    chutes_server.script(Reply(stream_of(["Once upon a time"])),
+                         Reply(stream_of([", there was a cat."])))
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        await pilot.press(*"story", "enter")
+        await wait_idle(pilot)
+        await pilot.press("ctrl+o")  # the last message, the reply, is selected
+        await pilot.press("g")
+        await wait_until(pilot, lambda: texts(pilot)[-1:] ==
+                         ["Once upon a time, there was a cat."])
+        await wait_idle(pilot)
+        views = list(screen.query(MessageView))
+        assert "‹ 2/2 ›" in header(views[-1])
+        assert chutes_server.requests[-1].body["continue_final_message"] is True
+        await pilot.press("ctrl+o", "left")
+        await wait_until(pilot, lambda: texts(pilot) == ["story", "Once upon a time"])
