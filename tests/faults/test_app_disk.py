@@ -70,10 +70,13 @@ class FullTmpfs(Disk):
         self.filler = mount / "filler"
 
     def fill(self) -> None:
-        with self.filler.open("wb") as handle, contextlib.suppress(OSError):
-            while True:
-                handle.write(b"\0" * 65536)
-                handle.flush()
+        # Unbuffered: a buffered file that met ENOSPC keeps its bytes and raises again when
+        # closed, outside any suppress. Smaller writes once a large one fails, to the last byte.
+        with self.filler.open("wb", buffering=0) as handle:
+            for size in (65536, 4096, 512, 1):
+                with contextlib.suppress(OSError):
+                    while handle.write(b"\0" * size):
+                        pass
 
     def repair(self) -> None:
         self.filler.unlink()

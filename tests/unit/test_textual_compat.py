@@ -363,3 +363,31 @@ def test_nothing_else_reaches_a_private_part() -> None:
                 reached += [f"{where} import {alias.name}" for alias in node.names
                             if _private_module(alias.name)]
     assert reached == [], "reach these through tui_chat/ui/textual_compat.py: " + str(reached)
+
+
+def test_styles_cache_get_inner_outer_is_replaced_by_a_plain_function() -> None:
+    """`StylesCache.get_inner_outer` (textual._styles_cache) exists, is what `render_line`
+    calls, and is replaced once, however often asked."""
+    import inspect
+
+    from textual._styles_cache import StylesCache
+    from textual.color import Color
+
+    assert "self.get_inner_outer(" in inspect.getsource(StylesCache.render_line)
+    calls: list[tuple[Color, Color]] = []
+
+    def inner_outer(base: Color, background: Color) -> tuple[str, str]:
+        calls.append((base, background))
+        return ("inner", "outer")
+
+    before = StylesCache.__dict__["get_inner_outer"]
+    try:
+        textual_compat.replace_get_inner_outer(inner_outer)
+        replaced = StylesCache.__dict__["get_inner_outer"]
+        textual_compat.replace_get_inner_outer(inner_outer)
+        assert StylesCache.__dict__["get_inner_outer"] is replaced
+        red, blue = Color(255, 0, 0), Color(0, 0, 255)
+        assert StylesCache().get_inner_outer(red, blue) == ("inner", "outer")
+        assert calls == [(red, blue)]
+    finally:
+        StylesCache.get_inner_outer = before  # type: ignore[method-assign]

@@ -89,6 +89,17 @@ def clear_styles_cache(widget: Widget) -> None:
     widget._styles_cache.clear()
 
 
+def replace_get_inner_outer(function: Callable[[Any, Any], Any]) -> None:
+    """Make `textual._styles_cache.StylesCache.get_inner_outer` (a method Textual caches
+    with `lru_cache`, keyed by each widget's cache: ui/widgets/line_cache.py says why) the
+    plain function `function(base_background, background)`; once, however often called."""
+    from textual._styles_cache import StylesCache
+
+    current = StylesCache.__dict__.get("get_inner_outer")
+    if not (isinstance(current, staticmethod) and current.__func__ is function):
+        StylesCache.get_inner_outer = staticmethod(function)  # type: ignore[method-assign,assignment]
+
+
 def clear_arrangement_cache(widget: Widget) -> None:
     """Forget a container's last arrangements (`Widget._clear_arrangement_cache`)."""
     widget._clear_arrangement_cache()

@@ -31,7 +31,6 @@ from collections.abc import Hashable, Iterable, Sequence
 from cachetools import LRUCache
 from rich.segment import Segment
 from rich.style import Style
-from textual._styles_cache import StylesCache  # private; tests/ui/test_line_cache.py
 from textual.color import Color
 from textual.strip import Strip
 from textual.style import Style as TextualStyle
@@ -90,11 +89,9 @@ def unkey_inner_outer() -> None:
     replies or so (benchmarks/bench_ui_soak.py). The styles depend on the colours only.
     Harmless if Textual fixes it; tests/ui/test_line_cache.py fails if the method moves.
     """
-    if StylesCache.__dict__.get("get_inner_outer") is not _UNKEYED:
-        StylesCache.get_inner_outer = _UNKEYED  # type: ignore[method-assign,assignment]
+    textual_compat.replace_get_inner_outer(_inner_outer)
 
 
-_UNKEYED = staticmethod(_inner_outer)
 unkey_inner_outer()
 
 
