@@ -70,3 +70,27 @@ async def test_the_question_goes_away_with_the_exchange(make_app: AppFactory,
         await wait_idle(pilot)
         assert not screen.message_list.messages
     assert [r for r in chutes_server.requests if r.method == "POST"] == []
+
+
+async def test_the_screen_below_shows_what_the_exchange_drew_before_it_asked(
+        make_app: AppFactory) -> None:
+    """Textual lays out only the current screen: a dialog pushed in the same breath as a
+    mount (the reply that made a tool call, then its approval) would leave the stale frame
+    behind it for as long as it is up. The dialog waits for the screen's refresh first."""
+    from textual.widgets import Static
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = conversation(app)
+        just_drawn = Static("the reply that made the call")
+
+        async def mount_then_ask() -> bool:
+            await screen.message_list.mount(just_drawn)
+            return await screen.confirm("Run it?")
+
+        worker = screen.run_worker(mount_then_ask())
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert just_drawn.region.height > 0  # laid out before the dialog covered it
+        await pilot.press("y")
+        await worker.wait()
+        assert worker.result is True

@@ -68,7 +68,13 @@ class ScreenAsker:
         return answer if answer is not None else Approval(Answer.DENY)
 
     async def _answer(self, screen: Screen[T]) -> T | None:
-        """Push `screen` and wait for what it dismisses with; cancelled, the screen goes."""
+        """Push `screen` and wait for what it dismisses with; cancelled, the screen goes.
+
+        What the exchange drew just before asking (the reply that made the call) is laid out
+        first: Textual lays out only the current screen, so a dialog pushed before the
+        screen below had its next refresh would leave the stale frame behind the dialog
+        (the finished reply missing) for as long as the question is up."""
+        await drawn(self.node)
         done: asyncio.Future[T | None] = asyncio.get_running_loop().create_future()
 
         def answered(result: T | None) -> None:
@@ -82,6 +88,15 @@ class ScreenAsker:
             if self.app.screen is screen:
                 self.app.pop_screen()
             raise
+
+
+async def drawn(node: DOMNode) -> None:
+    """Until the current screen has refreshed (laid out and drawn what is mounted): Textual
+    runs `call_after_refresh` callbacks once the screen has no layout or repaint pending.
+    Returns at once when called in the node's own task (it would wait for itself) or when
+    the node no longer runs (a closing app's workers are cancelled)."""
+    if node.is_running:
+        await node.wait_for_refresh()
 
 
 def tools_badge(workspace: Workspace) -> str:

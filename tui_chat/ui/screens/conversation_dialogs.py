@@ -5,7 +5,6 @@ first opens: none is on the start-up path."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -30,22 +29,12 @@ class ConversationDialogs(Screen[None]):
 
     # --- the exchange's questions (awaited in the exchange's worker) ------------------------
 
-    async def _answer_of(self, modal: Screen[T]) -> T:
-        """Push `modal` and wait for its answer; the exchange cancelled meanwhile (quit,
-        another conversation) takes the dialog away."""
-        answer = self.app.push_screen(modal, wait_for_dismiss=True)
-        try:
-            return await asyncio.shield(answer)
-        except asyncio.CancelledError:
-            if modal.is_current:
-                modal.dismiss()
-            raise
-
     async def confirm(self, question: str) -> bool:
-        from tui_chat.ui.screens.confirm import ConfirmScreen
+        """The confirm dialog, drawn over this screen once it shows what the exchange drew
+        (ui/tool_approval_glue.py); the exchange cancelled meanwhile takes it away."""
+        from tui_chat.ui.tool_approval_glue import ScreenAsker
 
-        yes: bool | None = await self._answer_of(ConfirmScreen(question))
-        return yes is True
+        return await ScreenAsker(self).confirm(question)
 
     async def ask(self, question: str, choices: Sequence[str]) -> str | None:
         """No dialog offers choices yet (the tool approval's comes with the tools' issue):
