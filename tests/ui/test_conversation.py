@@ -52,7 +52,9 @@ async def test_reasoning_streams_into_thinking_block_collapsed_when_answer_start
         make_app: AppFactory, chutes_server: FakeProvider) -> None:
     pieces = ["<think>", "let me ", "think", "</think>", "\n\nThe answer", " is 4."]
     thought = threading.Event()  # the answer is held back until the thinking was seen
-    chutes_server.script(Reply(stream_of(pieces), gate=thought, gate_after=5))
+    answered = threading.Event()  # and its end until its start was seen in the live view
+    chutes_server.script(Reply(stream_of(pieces), gate=thought, gate_after=5,
+                               gates=[(6, answered)]))
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("q", "enter")
@@ -65,6 +67,7 @@ async def test_reasoning_streams_into_thinking_block_collapsed_when_answer_start
         await wait_until(pilot, lambda: "The answer" in rendered_text(live))
         shown = rendered_text(live)
         assert "▶ Thinking (3 words)" in shown and "let me think" not in shown
+        answered.set()
         await wait_idle(pilot)
         reply = screen.query(MessageView)[-1].message
         assert reply.reasoning == "let me think" and reply.content == "The answer is 4."
