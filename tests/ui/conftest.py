@@ -85,11 +85,32 @@ async def wait_until(pilot: Pilot[Any], predicate: Callable[[], bool],
         await pilot.pause(0.01)
 
 
+async def settle(pilot: Pilot[Any]) -> None:
+    """Until every message in flight has been handled: what the last input caused (a key's
+    Submitted bubbling up to the screen, whose handler starts the exchange) has happened.
+
+    A state, not a time. Each round puts a marker (`call_later`) behind the messages queued on
+    the app and on every widget of every screen, and waits until all are reached; a message
+    that bubbles moves up one widget a round (it is posted to the parent's queue, behind the
+    parent's marker), so as many rounds as the deepest widget has ancestors, and one more for
+    the handler it ends at, see it through. (Pilot's own `_wait_for_screen` is one round.)"""
+    app = pilot.app
+    nodes = [app, *(node for screen in app.screen_stack
+                    for node in screen.walk_children(with_self=True))]
+    for _round in range(max(len(node.ancestors_with_self) for node in nodes) + 1):
+        reached = [asyncio.Event() for _node in nodes]
+        waits = [event.wait() for node, event in zip(nodes, reached, strict=True)
+                 if node.call_later(event.set)]
+        async with asyncio.timeout(60.0):  # bounds a broken build only; it sizes nothing
+            await asyncio.gather(*waits)
+
+
 async def wait_idle(pilot: Pilot[Any]) -> None:
-    """Until the conversation screen has no reply streaming."""
-    await pilot.pause(0.02)
+    """Until the conversation screen has no reply streaming: what the last input started (a
+    reply, a regenerate, a stop) has ended."""
+    await settle(pilot)
     await wait_until(pilot, lambda: not conversation(pilot.app).streaming)
-    await pilot.pause()
+    await settle(pilot)
 
 
 async def live_reply(pilot: Pilot[Any], screen: ConversationScreen,

@@ -79,7 +79,7 @@ from tui_chat.core.reasoning import ReasoningSplitter
 from tui_chat.core.routing import is_pool
 from tui_chat.core.sse import SSEEvent, SSEParser, StrayLine
 from tui_chat.core.transport import build_http_client, proxy_for
-from tui_chat.core.watchdog import IdleWatchdog
+from tui_chat.core.watchdog import IdleWatchdog, WatchdogClock
 
 Sleep = Callable[[float], Awaitable[None]]
 _MAX_ERROR_BODY = 64 * 1024
@@ -121,6 +121,7 @@ class ProviderClient:
         coalesce: float = 0.0,
         env: Mapping[str, str] | None = None,
         pacing_clock: PacingClock | None = None,
+        watchdog_clock: WatchdogClock | None = None,
         refusals: dialect.UsageRefusals | None = None,
         quota_book: QuotaBook | None = None,
     ) -> None:
@@ -139,6 +140,9 @@ class ProviderClient:
         event loop's); a test gives a clock it controls, so that what is read together does
         not depend on how fast the machine is.
 
+        `watchdog_clock`: the time the read timeout is measured and armed in (default the
+        event loop's; see tui_chat.core.watchdog), for the same reason.
+
         `refusals`: where a refusal of `stream_options` is remembered (shared by a
         workspace's clients; default: this client's own).
 
@@ -151,6 +155,7 @@ class ProviderClient:
         self.refusals = refusals if refusals is not None else dialect.UsageRefusals()
         self.coalesce = coalesce
         self._pacing_clock = pacing_clock
+        self._watchdog_clock = watchdog_clock
         secrets.remember(api_key)
         problem = secrets.key_problem(api_key) if api_key else None
         if problem is not None:  # config resolution refuses these first; never send one
@@ -354,18 +359,19 @@ class ProviderClient:
         parser = SSEParser()
         splitter = ReasoningSplitter()
         finished = False
-        watchdog = IdleWatchdog(self.timeouts.read)
+        watchdog = IdleWatchdog(self.timeouts.read, clock=self._watchdog_clock)
         # Bound methods hoisted out of the loop: it runs once per token.
         next_chunk, feed, chunk_events = aiter(body).__anext__, parser.feed, self._chunk_events
-        loop, coalesce, read_at, trickle = asyncio.get_running_loop(), self.coalesce, 0.0, False
+        wire_time, coalesce, read_at, trickle = watchdog.clock.time, self.coalesce, 0.0, False
         pause_after = ReadPacing().pause_after
         clock = self._pacing_clock
+        loop = asyncio.get_running_loop()
         now, pause = (loop.time, asyncio.sleep) if clock is None else (clock.time, clock.sleep)
         try:
             while True:
                 if trickle and (wait := read_at + coalesce - now()) > 0:
                     await pause(wait)  # the consumer's time: the watchdog ignores it
-                watchdog.reading_since = loop.time()
+                watchdog.reading_since = wire_time()
                 read_at = now()
                 try:
                     data = await next_chunk()
@@ -377,7 +383,7 @@ class ProviderClient:
                 if items and type(items[-1]) is SSEEvent:
                     watchdog.progressed()
                 else:
-                    watchdog.read_done(loop.time(), len(data),
+                    watchdog.read_done(wire_time(), len(data),
                                        any(type(item) is SSEEvent for item in items))
                 # Tokens trickling in: pause before the next read (see read_pacing).
                 trickle = coalesce > 0 and pause_after(len(data), now() - read_at)

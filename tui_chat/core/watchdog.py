@@ -12,11 +12,19 @@ count.
 Cost. A read only stores two times and adds its wait to a sum; the timer re-arms itself,
 checking the sum when it fires. (Rescheduling an `asyncio.timeout` on every read cost 13 µs a
 read, a quarter of the client's time on a fast stream.)
+
+Time. Every time the watchdog reads and every timer it arms go through one `WatchdogClock`:
+the running event loop by default (`loop.time`, `loop.call_at`), a clock of its own in a test
+(ProviderClient's `watchdog_clock`), so that "times out after N seconds of waiting" and "never
+while events keep coming" are decided by the test's time, never by how fast the machine is.
+The reader stamps its reads with the same clock (`clock.time()`).
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from typing import Protocol
 
 PROGRESS_BYTES = 16 * 1024
 """Bytes of an unfinished event that count as progress (see the module docstring)."""
@@ -24,22 +32,38 @@ _MIN_RECHECK = 0.01
 """Seconds: the timer never re-arms sooner, even when the wait is nearly used up."""
 
 
+class Timer(Protocol):
+    """An armed timer (asyncio's TimerHandle is one)."""
+
+    def cancel(self) -> None: ...
+
+
+class WatchdogClock(Protocol):
+    """The time the watchdog measures in, and the way it arms its timer (an asyncio event loop
+    is one)."""
+
+    def time(self) -> float: ...
+
+    def call_at(self, when: float, callback: Callable[[], object], /) -> Timer: ...
+
+
 class IdleWatchdog:
     """Cancels the reading task when the stream makes no progress for `gap` seconds of
     waiting on the wire.
 
-    The reader, per read: sets `reading_since` to the loop's time before awaiting the read;
+    The reader, per read: sets `reading_since` to `clock.time()` before awaiting the read;
     when it returns, before handing anything to the consumer, calls `progressed()` if the
-    data completed an event, else `read_done(...)`.
+    data completed an event, else `read_done(...)`. `clock`: default the running loop.
     """
 
-    __slots__ = ("_fired", "_handle", "_loop", "_partial", "_task", "_waited", "gap",
+    __slots__ = ("_fired", "_handle", "_partial", "_task", "_waited", "clock", "gap",
                  "progress_bytes", "reading_since")
 
-    def __init__(self, gap: float, progress_bytes: int = PROGRESS_BYTES) -> None:
+    def __init__(self, gap: float, progress_bytes: int = PROGRESS_BYTES, *,
+                 clock: WatchdogClock | None = None) -> None:
         self.gap = gap
         self.progress_bytes = progress_bytes
-        self._loop = asyncio.get_running_loop()
+        self.clock: WatchdogClock = clock if clock is not None else asyncio.get_running_loop()
         self._task = asyncio.current_task()
         self._waited = 0.0  # seconds waited on the wire since the last progress
         self._partial = 0  # bytes received since the last progress
@@ -47,7 +71,7 @@ class IdleWatchdog:
         """When the read in progress started waiting on the wire; None: the consumer has the
         time (a plain attribute, not a method: it is set on every read)."""
         self._fired = False
-        self._handle = self._loop.call_at(self._loop.time() + gap, self._check)
+        self._handle = self.clock.call_at(self.clock.time() + gap, self._check)
 
     def progressed(self) -> None:
         """The read that just returned completed an event."""
@@ -84,7 +108,7 @@ class IdleWatchdog:
         self._handle.cancel()
 
     def _check(self) -> None:
-        now = self._loop.time()
+        now = self.clock.time()
         waited = self._waited
         if self.reading_since is not None:
             waited += now - self.reading_since
@@ -94,5 +118,5 @@ class IdleWatchdog:
                 return
         # While the consumer has the time the wait does not grow: look again when it could
         # first run out.
-        self._handle = self._loop.call_at(now + max(self.gap - waited, _MIN_RECHECK),
+        self._handle = self.clock.call_at(now + max(self.gap - waited, _MIN_RECHECK),
                                           self._check)
