@@ -7,14 +7,15 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from tests.ui.conftest import conversation, wait_until
+from tests.ui.conftest import conversation, settle, wait_until
 
 
 async def wait_idle(pilot: Pilot[Any], seconds: float = 120) -> None:
-    """Until the conversation screen has no reply streaming."""
-    await pilot.pause(0.02)
+    """Until the conversation screen has no reply streaming (tests/ui/conftest.py's, with a
+    longer bound for the fault scenarios)."""
+    await settle(pilot)
     await wait_until(pilot, lambda: not conversation(pilot.app).streaming, seconds)
-    await pilot.pause()
+    await settle(pilot)
 
 
 async def send(pilot: Pilot[Any], text: str) -> None:

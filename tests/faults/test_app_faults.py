@@ -31,8 +31,10 @@ from tui_chat.ui.widgets.message_view import MessageView
 
 WORDS = [f"w{i} " for i in range(12)]
 PARTIAL = "".join(WORDS[:5])
-SETTINGS = Settings(max_retries=0, timeouts=Timeouts(read=1.5))
-BIG = Settings(max_retries=0)  # the default read timeout: a busy machine is not a stall
+# A read timeout short enough for the stall to show, given only to the stalled reply: every
+# other reply has the default, so a machine too busy to wake for 1.5 s is not a stall.
+STALL = Settings(max_retries=0, timeouts=Timeouts(read=1.5))
+BIG = Settings(max_retries=0)
 
 
 @dataclass
@@ -118,7 +120,7 @@ async def test_fault_in_the_app(make_app: AppFactory, store: Store,
     chutes_server.script(fault.reply)
     if fault.reply.status in (400, 422):  # asked again without stream_options: the same
         chutes_server.script(fault.reply)
-    app = make_app(settings=SETTINGS)
+    app = make_app(settings=STALL if name == "stall" else BIG)
     prompt = f"prompt for {name} [b]x[/]"
     async with app.run_test(size=(100, 30), notifications=True) as pilot:
         notes = record_notifications(app)
@@ -173,7 +175,7 @@ async def test_bytes_that_are_not_utf8(make_app: AppFactory, store: Store,
     chutes_server.script(Reply([sse(chunk("ok ")),
                                 b'data: {"choices":[{"delta":{"content":"\xff!"}}]}\n\n',
                                 sse(chunk(finish_reason="stop")), DONE]))
-    app = make_app(settings=SETTINGS)
+    app = make_app(settings=BIG)
     async with app.run_test(size=(100, 30)) as pilot:
         notes = record_notifications(app)
         await send(pilot, "bytes")
@@ -222,7 +224,7 @@ async def test_stop_while_the_reply_is_being_set_up_saves_it_as_interrupted(
     """Esc can land while the screen is still drawing the new reply (not inside the stream):
     the reply must still be saved and shown as interrupted at once."""
     chutes_server.script(Reply(stream_of(WORDS), delay=0.05))
-    app = make_app(settings=SETTINGS)
+    app = make_app(settings=BIG)
     gate = asyncio.Event()
     async with app.run_test(size=(100, 30)) as pilot:
         screen = conversation(app)

@@ -96,6 +96,7 @@ def build(mode: str) -> MCPServer:
     @server.tool(description="Writes a line that is not JSON on stdout instead of answering.")
     async def garbage_only() -> str:
         os.write(1, b"<html>not JSON either</html>\n")
+        _mark(".garbage", "")
         await asyncio.sleep(3600)
         return "never"
 

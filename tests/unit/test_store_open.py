@@ -227,10 +227,11 @@ def test_a_store_created_between_two_reads_is_not_taken_for_a_foreign_one(
             if sql.startswith("PRAGMA user_version") and not Interleaved.raced:
                 Interleaved.raced = True
                 # The other process creates the store now. Given a snapshot, it has to wait
-                # for our read to end (so we give up waiting after a second); without one,
-                # it finishes before our next read.
+                # for our read to end (so we give up waiting: the bound only ends a broken
+                # build's wait, it sizes nothing); without one, it finishes before our next
+                # read, however busy the machine.
                 racer.start()
-                racer.join(timeout=1.0)
+                racer.join(timeout=15.0)
             return cursor
 
     def create_elsewhere() -> None:
