@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -24,10 +23,6 @@ from tui_chat.core.mcp.manager import ElicitAnswer, ElicitRequest, ServerManager
 from tui_chat.core.mcp.tools import NAME_PATTERN
 
 Make = Callable[..., ServerManager]
-NPM = {"npm_config_prefer_offline": "true", "npm_config_fetch_retries": "1",
-       "npm_config_fetch_timeout": "30000"}
-"""npm uses what it has cached as it is, and with no registry gives up in about a minute."""
-
 
 async def _until(check: Callable[[], bool]) -> None:
     """Wait for a state (bounded by the test's own timeout, not a time of ours)."""
@@ -263,30 +258,6 @@ async def test_invalid_json_on_stdout_mid_session_is_survived(manager_of: Make,
     assert second.text == "The call did not finish within 0.5 s, so tui-chat cancelled it."
     assert (await manager.call(echo, {"text": "still here"})).text == "still here"
     assert manager.failures() == {}
-
-
-def _everything_installed(tmp: Path) -> Path | None:
-    """server-everything installed with npm into `tmp`, or None (no npx, no registry)."""
-    if shutil.which("npm") is None or shutil.which("node") is None:
-        return None
-    try:
-        subprocess.run(["npm", "install", "--silent", "--prefix", str(tmp),
-                        "@modelcontextprotocol/server-everything"],
-                       check=True, capture_output=True, timeout=300,
-                       env={**os.environ, **NPM})
-    except (subprocess.SubprocessError, OSError):
-        return None
-    entry = tmp / "node_modules" / ".bin" / "mcp-server-everything"
-    return entry if entry.exists() else None
-
-
-@pytest.fixture(scope="session")
-def everything(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    found = _everything_installed(tmp_path_factory.mktemp("npm"))
-    if found is None:
-        pytest.skip("@modelcontextprotocol/server-everything cannot be installed here (no "
-                    "node/npm, or no npm registry)")
-    return found
 
 
 async def test_server_everything_speaks_the_handshake_era(

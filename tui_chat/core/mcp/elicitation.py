@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
+from tui_chat.core.text import one_line
+
 Action = Literal["accept", "decline", "cancel"]
 ElicitAnswer = tuple[Action, dict[str, Any] | None]
 Kind = Literal["string", "number", "integer", "boolean", "choice", "choices"]
@@ -145,7 +147,8 @@ def form_fields(schema: Mapping[str, Any] | None) -> list[Field] | str:
     for name, spec in properties.items():
         field = _field(str(name), spec, name in required)
         if field is None:
-            return f"its field {str(name)[:TITLE_CHARS]!r} is of a kind tui-chat cannot ask for"
+            return (f"its field {one_line(str(name), TITLE_CHARS)!r} is of a kind tui-chat "
+                    "cannot ask for")
         fields.append(field)
     return fields
 
@@ -227,7 +230,7 @@ def checked(fields: Sequence[Field], entered: Mapping[str, Entered]
 
 
 def _title(field: Field) -> str:
-    return " ".join(field.title.split())[:TITLE_CHARS] or field.name
+    return one_line(field.title, TITLE_CHARS) or one_line(field.name, TITLE_CHARS)
 
 
 def _checked(field: Field, value: Entered) -> tuple[Any, str | None]:

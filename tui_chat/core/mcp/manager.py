@@ -26,12 +26,11 @@ from mcp.shared.exceptions import MCPError
 from tui_chat.core.mcp.config import Approval, McpSettings
 from tui_chat.core.mcp.connection import (
     Elicit,
-    ElicitAnswer,
-    ElicitRequest,
     McpFailure,
     ServerConnection,
     reason,
 )
+from tui_chat.core.mcp.elicitation import ElicitAnswer, ElicitRequest
 from tui_chat.core.mcp.results import result_text
 from tui_chat.core.mcp.tools import ToolSpec, qualified_names
 
