@@ -145,7 +145,7 @@ async def test_esc_cancels_the_running_call_alone_and_the_model_is_told(
         await pilot.press("1")
         screen = conversation(app)
         await wait_until(pilot, lambda: bool(screen.query(LiveCalls))
-                         and "running fault__slow" in screen.query_one(LiveCalls).rows().plain)
+                         and "running fault.slow" in screen.query_one(LiveCalls).rows().plain)
         await pilot.press("escape")
         await wait_idle(pilot)
         *_, tool, answer = screen.workspace.session.messages()
