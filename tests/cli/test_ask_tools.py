@@ -105,3 +105,30 @@ def test_compare_sends_no_tools_and_says_so_in_one_sentence(
     headers, replies = result.stdout.split("\n")[0::3], result.stdout.split("\n")[1::3]
     assert headers[:2] == [f"==> chutes:{MODEL} <==", "==> chutes:other-model <=="]
     assert sorted(replies[:2]) == ["one", "two"]  # which model got which: the order they ask
+
+
+def test_with_no_terminal_a_read_only_server_runs_alone_and_the_rest_are_refused(
+        chutes_server: FakeProvider, env: dict[str, str]) -> None:
+    """approve = "read-only": its read-only tools run with no terminal to ask on; a call of
+    a server that asks for every call is refused in one sentence, and the model told so."""
+    config = Path(env["TUI_CHAT_CONFIG"])
+    config.write_text(config.read_text(encoding="utf-8").replace(
+        '[mcp.servers.time]\n', '[mcp.servers.time]\napprove = "read-only"\n') + f"""
+[mcp.servers.asks]
+command = {json.dumps(sys.executable)}
+args = ["-m", "mcp_server_time", "--local-timezone", "UTC"]
+""", encoding="utf-8")
+    chutes_server.script(Reply(tool_call_stream(
+        [KOLKATA, ("asks__get_current_time", '{"timezone": "UTC"}')], ids=["call_k", "call_a"])))
+    result = subprocess.run([sys.executable, "-m", "tui_chat", "ask", "-m", MODEL, QUESTION],
+                            capture_output=True, text=True, env={**os.environ, **env},
+                            timeout=60, start_new_session=True, check=False)
+    assert result.returncode == 0, result.stderr
+    refused = [line for line in result.stderr.splitlines() if line.startswith(
+        "tui-chat: Not run: asks.get_current_time needs your approval and there is no "
+        "terminal to ask on")]
+    assert len(refused) == 1
+    tool_messages = [m for m in posts(chutes_server)[1]["messages"]  # type: ignore[union-attr]
+                     if m["role"] == "tool"]
+    assert "Asia/Kolkata" in tool_messages[0]["content"]
+    assert tool_messages[1]["content"].startswith("The user did not allow this call.")

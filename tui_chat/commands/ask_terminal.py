@@ -20,10 +20,11 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from tui_chat.core.text import sanitize
+from tui_chat.core.text import one_line, sanitize
 
 if TYPE_CHECKING:
     from tui_chat.core.mcp.elicitation import ElicitAnswer, ElicitRequest
+    from tui_chat.core.mcp.loop import Approval, CallRequest
 
 PROG = "tui-chat"
 _YES = {"y", "yes"}
@@ -71,6 +72,20 @@ class TerminalAsker:
         if answer.isdigit() and 1 <= int(answer) <= len(choices):
             return choices[int(answer) - 1]
         return answer if answer in choices else None
+
+    async def approve_call(self, request: CallRequest) -> Approval:
+        """A tool call put to the terminal with its choices; with no terminal, refused in
+        one sentence (the calls a server's policy lets run alone never come here)."""
+        from tui_chat.core.mcp.approval import Answer
+        from tui_chat.core.mcp.loop import Approval, approval_by_choice
+
+        if self.has_terminal():
+            return await approval_by_choice(self, request)
+        tool = f"{one_line(request.tool.server, 64)}.{one_line(request.tool.name, 64)}"
+        self.say(f"Not run: {tool} needs your approval and there is no terminal to ask on "
+                 "(--approve-tools runs every call; approve = \"read-only\" or \"always\" "
+                 "under its [mcp.servers] section lets calls run alone).")
+        return Approval(Answer.DENY, "tui-chat could not ask the user: no terminal")
 
     async def elicit(self, request: ElicitRequest) -> ElicitAnswer:
         """A tool server's request for input, asked on the terminal (commands/ask_elicit)."""
