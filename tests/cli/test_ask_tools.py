@@ -132,3 +132,21 @@ args = ["-m", "mcp_server_time", "--local-timezone", "UTC"]
                      if m["role"] == "tool"]
     assert "Asia/Kolkata" in tool_messages[0]["content"]
     assert tool_messages[1]["content"].startswith("The user did not allow this call.")
+
+
+def test_arguments_that_are_not_json_run_nothing_and_are_said(
+        chutes_server: FakeProvider, env: dict[str, str]) -> None:
+    chutes_server.script(Reply(tool_call_stream(
+        [("time__get_current_time", '{"timezone": "Asia/Kol')], ids=["call_k"])))
+    result = subprocess.run([sys.executable, "-m", "tui_chat", "ask", "--approve-tools",
+                             "-m", MODEL, QUESTION], capture_output=True, text=True,
+                            env={**os.environ, **env}, timeout=60, start_new_session=True,
+                            check=False)
+    assert result.returncode == 0, result.stderr
+    said = [line for line in result.stderr.splitlines()
+            if line.startswith("tui-chat: The arguments are not valid JSON (")]
+    assert len(said) == 1 and said[0].endswith("; nothing was run.")
+    assert "running" not in result.stderr
+    [tool] = [m for m in posts(chutes_server)[1]["messages"]  # type: ignore[union-attr]
+              if m["role"] == "tool"]
+    assert tool["content"].startswith("The arguments are not valid JSON (")

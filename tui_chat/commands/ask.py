@@ -433,7 +433,8 @@ class StreamPrinter:
                 print(f"{PROG}: running {one_line(run.name if run else '', 80)}…", file=err)
             case ToolCallFinished():
                 print(f"{PROG}: {one_line(tool_result_line(event.message), 200)}.", file=err)
-                if event.message.tool_run and event.message.tool_run.status == "not-run":
+                if event.message.tool_run and event.message.tool_run.status in (
+                        "not-run", "invalid", "failed", "timed-out"):  # why, in its sentence
                     print(f"{PROG}: {one_line(event.message.content, 300)}", file=err)
             case UsageReported():
                 self.usage_note = event.note
