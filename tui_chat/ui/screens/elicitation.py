@@ -122,7 +122,8 @@ class ElicitFormScreen(ModalScreen[ElicitAnswer]):
             yield Static(message_text(self.request), classes="message")
             with VerticalScroll(id="fields"):
                 for index, field in enumerate(self.fields):
-                    yield Static(_label(field), classes="label")
+                    if field.kind != "boolean":  # a checkbox carries its title
+                        yield Static(_label(field), classes="label")
                     hint = _hint(field)
                     if hint:
                         yield Static(Text(hint), classes="hint")
@@ -140,7 +141,8 @@ class ElicitFormScreen(ModalScreen[ElicitAnswer]):
     def _widget(index: int, field: Field) -> Widget:
         wid, initial = f"field-{index}", field.initial()
         if field.kind == "boolean":
-            return Checkbox(_option(field.title), bool(initial), id=wid, compact=True)
+            return Checkbox(Content.from_text(_label(field)), bool(initial), id=wid,
+                            compact=True)
         if field.kind == "choice":
             options = [(_option(label), value) for value, label in field.options]
             return Select(options, id=wid, compact=True, allow_blank=True,
