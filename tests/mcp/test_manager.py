@@ -385,3 +385,34 @@ async def test_cancelling_a_call_over_http_reaches_the_server(
     with pytest.raises(asyncio.CancelledError):
         await call
     await _until((markers / "marker").exists)
+
+
+async def test_a_call_that_needs_a_page_opened_first_asks_and_is_made_again(
+        everything: Path) -> None:
+    """server-everything's URL elicitation through the error path (-32042): the page it
+    names is put to the user; opened, the call is made again; declined, it is not."""
+    asked: list[ElicitRequest] = []
+    answers: list[ElicitAnswer] = [("accept", None), ("accept", None), ("decline", None)]
+
+    async def elicit(request: ElicitRequest) -> ElicitAnswer:
+        asked.append(request)
+        return answers.pop(0)
+
+    manager = ServerManager(McpSettings(servers={"everything": McpServerConfig(
+        command=str(everything), args=["stdio"])}), elicit=elicit)
+    try:
+        await manager.tools()
+        tool = manager.find("everything__trigger-url-elicitation")
+        assert tool is not None
+        page = "https://example.com/consent"
+        outcome = await manager.call(tool, {"url": page, "errorPath": True})
+        assert outcome.status == "ok", outcome
+        assert "User completed the URL elicitation flow" in outcome.text
+        assert [r.url for r in asked] == ["https://modelcontextprotocol.io", page]
+        refused = await manager.call(tool, {"url": page, "errorPath": True,
+                                            "elicitationId": "again"})
+        assert (refused.status, refused.text) == (
+            "failed", "The tool server everything needs the page on modelcontextprotocol.io "
+                      "opened before the call; it was not (declined), so the call did not run.")
+    finally:
+        await manager.aclose()
