@@ -14,6 +14,7 @@ import pytest
 
 from tests.cli.terminal import run_with_controlling_terminal
 from tests.fakeprovider import FakeProvider, Reply, stream_of, tool_call_stream
+from tests.mcp.conftest import everything  # noqa: F401  (a fixture: server-everything)
 
 KEY = "cpk_fake-test-key-not-real-0123.SECRET"
 MODEL = "deepseek-ai/DeepSeek-V3-0324"
@@ -150,3 +151,24 @@ def test_arguments_that_are_not_json_run_nothing_and_are_said(
     [tool] = [m for m in posts(chutes_server)[1]["messages"]  # type: ignore[union-attr]
               if m["role"] == "tool"]
     assert tool["content"].startswith("The arguments are not valid JSON (")
+
+
+def test_a_form_the_server_asks_for_is_put_to_the_terminal(
+        chutes_server: FakeProvider, env: dict[str, str], everything: Path) -> None:  # noqa: F811
+    """server-everything asks for a form mid-call: ask puts it to the terminal ("Answer
+    it?"); declined there, the server hears so and the model gets the server's result."""
+    config = Path(env["TUI_CHAT_CONFIG"])
+    config.write_text(config.read_text(encoding="utf-8") + f"""
+[mcp.servers.everything]
+command = {json.dumps(str(everything))}
+args = ["stdio"]
+approve = "always"
+""", encoding="utf-8")
+    chutes_server.script(Reply(tool_call_stream(
+        [("everything__trigger-elicitation-request", "{}")], ids=["call_e"])))
+    code, out, err, shown = run_with_controlling_terminal(
+        ["ask", "-m", MODEL, "Ask me for my details"], until=b"Answer it? [y/N]",
+        answer=b"n\n", env=env)
+    assert code == 0, err
+    assert b"The tool server everything asks: Please provide inputs" in shown
+    assert "User declined to provide the requested information" in out
