@@ -416,3 +416,25 @@ async def test_a_call_that_needs_a_page_opened_first_asks_and_is_made_again(
                       "opened before the call; it was not (declined), so the call did not run.")
     finally:
         await manager.aclose()
+
+
+async def test_the_time_a_user_takes_to_answer_a_form_is_not_the_calls(markers: Path) -> None:
+    """A form filled in more slowly than the call's `timeout` still reaches the server: the
+    user's time is left out of the call's (a slow user stands in for the clock here; what
+    is asserted is the outcome, not a duration)."""
+
+    async def slow_user(request: ElicitRequest) -> ElicitAnswer:
+        await asyncio.sleep(1.5)
+        return "accept", {"city": "Pune", "days": 3}
+
+    manager = ServerManager(McpSettings(servers={"f": fault_server(timeout=0.5)}),
+                            env=dict(os.environ), elicit=slow_user)
+    try:
+        await manager.tools()
+        ask_city, slow = manager.find("f__ask_city"), manager.find("f__slow")
+        assert ask_city is not None and slow is not None
+        outcome = await manager.call(ask_city, {})
+        assert (outcome.status, outcome.text) == ("ok", "Pune for 3 days")
+        assert (await manager.call(slow, {})).status == "timed-out"
+    finally:
+        await manager.aclose()

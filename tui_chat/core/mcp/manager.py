@@ -75,9 +75,32 @@ class ServerManager:
         self.settings = settings
         roots = [Path.cwd()] if roots is None else list(roots)
         self._elicit = elicit
-        self._servers = {name: ServerConnection(name, config, env, roots, elicit)
+        self._deadlines: dict[str, set[asyncio.Timeout]] = {}  # of the calls running
+        self._servers = {name: ServerConnection(name, config, env, roots,
+                                                self._timed_out_of(name, elicit))
                          for name, config in settings.enabled_servers().items()}
         self._specs: dict[str, ToolSpec] = {}
+
+    def _timed_out_of(self, server: str, elicit: Elicit | None) -> Elicit | None:
+        """`elicit`, with the time the user takes to answer left out of the `timeout` of the
+        server's calls running meanwhile (a form filled in slowly is not a call that hangs)."""
+        if elicit is None:
+            return None
+
+        async def asked(request: ElicitRequest) -> ElicitAnswer:
+            loop = asyncio.get_running_loop()
+            paused = {deadline: when - loop.time() for deadline in self._deadlines.get(
+                server, ()) if (when := deadline.when()) is not None}
+            for deadline in paused:
+                deadline.reschedule(None)
+            try:
+                return await elicit(request)
+            finally:
+                for deadline, left in paused.items():
+                    if not deadline.expired():
+                        deadline.reschedule(loop.time() + left)
+
+        return asked
 
     @property
     def names(self) -> list[str]:
@@ -140,9 +163,14 @@ class ServerManager:
         timeout = server.config.timeout
         for attempt in (1, 2):
             try:
-                async with asyncio.timeout(timeout):
-                    result = await client.call_tool(tool.name, arguments,
-                                                    progress_callback=_progress(on_progress))
+                async with asyncio.timeout(timeout) as deadline:
+                    running = self._deadlines.setdefault(tool.server, set())
+                    running.add(deadline)
+                    try:
+                        result = await client.call_tool(
+                            tool.name, arguments, progress_callback=_progress(on_progress))
+                    finally:
+                        running.discard(deadline)
                 break
             except TimeoutError:
                 return outcome("timed-out", f"The call did not finish within {timeout:g} s, "
