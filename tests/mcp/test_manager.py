@@ -438,3 +438,24 @@ async def test_the_time_a_user_takes_to_answer_a_form_is_not_the_calls(markers: 
         assert (await manager.call(slow, {})).status == "timed-out"
     finally:
         await manager.aclose()
+
+
+async def test_sampling_is_not_offered_and_elicitation_only_when_someone_can_answer(
+        everything: Path) -> None:
+    """server-everything registers its sampling tools only for a client that offers
+    sampling (tui-chat never does), and its form and page tools only for one that can ask."""
+
+    async def elicit(request: ElicitRequest) -> ElicitAnswer:
+        return "decline", None
+
+    config = McpServerConfig(command=str(everything), args=["stdio"])
+    asking = ServerManager(McpSettings(servers={"e": config}), elicit=elicit)
+    silent = ServerManager(McpSettings(servers={"e": config}))
+    try:
+        offered = {spec.name for spec in await asking.tools()}
+        assert {"trigger-elicitation-request", "trigger-url-elicitation"} <= offered
+        assert not {name for name in offered if "sampling" in name}
+        assert not {spec.name for spec in await silent.tools() if "elicitation" in spec.name}
+    finally:
+        await asking.aclose()
+        await silent.aclose()
