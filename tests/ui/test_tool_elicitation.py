@@ -10,6 +10,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from textual import events
 from textual.app import App, ComposeResult
 from textual.widgets import Checkbox, Input, Select, SelectionList, Static
 
@@ -205,3 +206,17 @@ async def test_server_everything_asks_and_the_app_answers(
             assert app.opened == [page]
         finally:
             await manager.aclose()
+
+
+async def test_ctrl_s_typed_right_after_the_text_sends_that_text() -> None:
+    """Keys that arrive together (a fast typist, a terminal's burst) are taken in order:
+    Ctrl+S is not a priority binding, which would run ahead of the field's pending keys."""
+    app = Host()
+    async with app.run_test(size=(100, 50)) as pilot:
+        app.start(ElicitRequest("s", "Where to?", SCHEMA, None))
+        await until(pilot, lambda: isinstance(app.screen, ElicitFormScreen))
+        for key, character in (*((c, c) for c in "Pune"), ("ctrl+s", None)):
+            app.post_message(events.Key(key, character))  # all queued before any is handled
+        await until(pilot, lambda: app.answers)
+        assert app.answers[0][0] == "accept" and app.answers[0][1] is not None
+        assert app.answers[0][1]["city"] == "Pune"

@@ -104,10 +104,11 @@ class ElicitFormScreen(ModalScreen[ElicitAnswer]):
 
     DEFAULT_CSS = _CSS.format(name="ElicitFormScreen")
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+s", "accept", "Send the answers", id="elicit_form.accept",
-                priority=True),
-        Binding("ctrl+n", "decline", "Decline to answer", id="elicit_form.decline",
-                priority=True),
+        # Not priority bindings: those run as the key arrives, ahead of the keys typed just
+        # before it that the focused field has not taken yet (a fast "Pune" then Ctrl+S
+        # would send the form without "Pune"). No field binds these keys.
+        Binding("ctrl+s", "accept", "Send the answers", id="elicit_form.accept"),
+        Binding("ctrl+n", "decline", "Decline to answer", id="elicit_form.decline"),
         Binding("escape", "cancel", "Cancel", id="elicit_form.cancel"),
     ]
 
