@@ -42,7 +42,8 @@ class ScreenAsker:
     def __init__(self, node: DOMNode, waiting: Callable[[bool], None] | None = None) -> None:
         self.node = node
         self.waiting = waiting
-        """Told True when a call waits for the user's answer, False when answered."""
+        """Told True when a call (or a server's request for input) waits for the user's
+        answer, False when answered."""
 
     @property
     def app(self) -> App[Any]:
@@ -64,13 +65,7 @@ class ScreenAsker:
 
         screen = ToolApprovalScreen(request.tool.server, request.tool.name, request.arguments,
                                     description=request.tool.description)
-        if self.waiting is not None:
-            self.waiting(True)
-        try:
-            answer = await self._answer(screen)
-        finally:
-            if self.waiting is not None:
-                self.waiting(False)
+        answer = await self._waited(screen)
         return answer if answer is not None else Approval(Answer.DENY)
 
     async def elicit(self, request: ElicitRequest) -> ElicitAnswer:
@@ -78,7 +73,7 @@ class ScreenAsker:
         from tui_chat.ui.screens.elicitation import ElicitFormScreen, ElicitUrlScreen
 
         if request.url is not None:
-            answer = await self._answer(ElicitUrlScreen(request))
+            answer = await self._waited(ElicitUrlScreen(request))
             if answer is not None and answer[0] == "accept":
                 self.app.open_url(request.url)
             return answer if answer is not None else ("cancel", None)
@@ -87,8 +82,18 @@ class ScreenAsker:
             self.app.notify(f"The tool server {one_line(request.server, 64)} asked for input, "
                             f"declined: {fields}.", markup=False, severity="warning")
             return "decline", None
-        answer = await self._answer(ElicitFormScreen(request, fields))
+        answer = await self._waited(ElicitFormScreen(request, fields))
         return answer if answer is not None else ("cancel", None)
+
+    async def _waited(self, screen: Screen[T]) -> T | None:
+        """`_answer`, with `waiting` told while the user is asked."""
+        if self.waiting is not None:
+            self.waiting(True)
+        try:
+            return await self._answer(screen)
+        finally:
+            if self.waiting is not None:
+                self.waiting(False)
 
     async def _answer(self, screen: Screen[T]) -> T | None:
         """Push `screen` and wait for what it dismisses with; cancelled, the screen goes.

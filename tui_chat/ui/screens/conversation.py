@@ -346,7 +346,14 @@ class ConversationScreen(SidebarRequests, ConversationDialogs, Screen[None]):
 
     async def elicit(self, request: ElicitRequest) -> ElicitAnswer:
         """A tool server's form, or page to open (ui/tool_approval_glue.py)."""
-        return await ScreenAsker(self).elicit(request)
+        return await ScreenAsker(self, self._input_waiting).elicit(request)
+
+    def _input_waiting(self, now: bool) -> None:
+        if now:
+            self.status.update_info(state="waiting for you",
+                                    note="a tool server asks for input")
+        else:  # the call that asked goes on
+            self.status.update_info(state="running a tool…", note="Esc cancels the call")
 
     def _tool_call_waiting(self, now: bool) -> None:
         if now:
