@@ -177,6 +177,33 @@ async def tool_approval(pilot: Pilot[Any], chutes: FakeProvider, sutra: FakeProv
     await pilot.pause(0.3)
 
 
+def elicitation_settings() -> Settings:
+    """The tests' fault server (its ask_city asks for a form), and the model taking tools."""
+    from tui_chat.core.mcp.config import McpServerConfig, McpSettings
+    from tui_chat.core.model_facts import ModelSettings
+
+    server = McpServerConfig(command=sys.executable, args=["-m", "tests.mcp.fault_server"],
+                             env={"PYTHONPATH": str(ROOT)}, approve="always")
+    return Settings(mcp=McpSettings(servers={"trips": server}),
+                    models={"chutes:deepseek-ai/DeepSeek-V3-0324": ModelSettings(tools=True)})
+
+
+async def elicitation(pilot: Pilot[Any], chutes: FakeProvider, sutra: FakeProvider) -> None:
+    """A tool asks for input in the middle of its call: the form, one answer refused."""
+    from tests.fakeprovider import tool_call_stream
+    from tui_chat.ui.screens.elicitation import ElicitFormScreen
+
+    screen = screen_of(pilot)
+    await pilot.press("ctrl+n")
+    chutes.script(Reply(tool_call_stream([("trips__ask_city", "{}")], pieces=1)))
+    screen.prompt.load_text("Plan a trip for me")
+    screen.prompt.submit()
+    await until(pilot, lambda: isinstance(pilot.app.screen, ElicitFormScreen)
+                and pilot.app.focused is not None, seconds=30)
+    await pilot.press(*"Pune", "tab", "ctrl+u", *"three", "ctrl+s")
+    await pilot.pause(0.3)
+
+
 SHOTS: dict[str, Shot] = {
     "conversation": conversation,
     "sutra-hindi": sutra_hindi,
@@ -186,8 +213,10 @@ SHOTS: dict[str, Shot] = {
     "branches": branches,
     "compare": compare,
     "tool-approval": tool_approval,
+    "elicitation": elicitation,
 }
-SETTINGS: dict[str, Callable[[], Settings]] = {"tool-approval": tool_settings}
+SETTINGS: dict[str, Callable[[], Settings]] = {"tool-approval": tool_settings,
+                                               "elicitation": elicitation_settings}
 """The settings of a shot that needs its own (default: Settings())."""
 
 

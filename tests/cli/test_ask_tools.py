@@ -14,6 +14,7 @@ import pytest
 
 from tests.cli.terminal import run_with_controlling_terminal
 from tests.fakeprovider import FakeProvider, Reply, stream_of, tool_call_stream
+from tests.mcp.conftest import everything  # noqa: F401  (a fixture: server-everything)
 
 KEY = "cpk_fake-test-key-not-real-0123.SECRET"
 MODEL = "deepseek-ai/DeepSeek-V3-0324"
@@ -105,3 +106,69 @@ def test_compare_sends_no_tools_and_says_so_in_one_sentence(
     headers, replies = result.stdout.split("\n")[0::3], result.stdout.split("\n")[1::3]
     assert headers[:2] == [f"==> chutes:{MODEL} <==", "==> chutes:other-model <=="]
     assert sorted(replies[:2]) == ["one", "two"]  # which model got which: the order they ask
+
+
+def test_with_no_terminal_a_read_only_server_runs_alone_and_the_rest_are_refused(
+        chutes_server: FakeProvider, env: dict[str, str]) -> None:
+    """approve = "read-only": its read-only tools run with no terminal to ask on; a call of
+    a server that asks for every call is refused in one sentence, and the model told so."""
+    config = Path(env["TUI_CHAT_CONFIG"])
+    config.write_text(config.read_text(encoding="utf-8").replace(
+        '[mcp.servers.time]\n', '[mcp.servers.time]\napprove = "read-only"\n') + f"""
+[mcp.servers.asks]
+command = {json.dumps(sys.executable)}
+args = ["-m", "mcp_server_time", "--local-timezone", "UTC"]
+""", encoding="utf-8")
+    chutes_server.script(Reply(tool_call_stream(
+        [KOLKATA, ("asks__get_current_time", '{"timezone": "UTC"}')], ids=["call_k", "call_a"])))
+    result = subprocess.run([sys.executable, "-m", "tui_chat", "ask", "-m", MODEL, QUESTION],
+                            capture_output=True, text=True, env={**os.environ, **env},
+                            timeout=60, start_new_session=True, check=False)
+    assert result.returncode == 0, result.stderr
+    refused = [line for line in result.stderr.splitlines() if line.startswith(
+        "tui-chat: Not run: asks.get_current_time needs your approval and there is no "
+        "terminal to ask on")]
+    assert len(refused) == 1
+    tool_messages = [m for m in posts(chutes_server)[1]["messages"]  # type: ignore[union-attr]
+                     if m["role"] == "tool"]
+    assert "Asia/Kolkata" in tool_messages[0]["content"]
+    assert tool_messages[1]["content"].startswith("The user did not allow this call.")
+
+
+def test_arguments_that_are_not_json_run_nothing_and_are_said(
+        chutes_server: FakeProvider, env: dict[str, str]) -> None:
+    chutes_server.script(Reply(tool_call_stream(
+        [("time__get_current_time", '{"timezone": "Asia/Kol')], ids=["call_k"])))
+    result = subprocess.run([sys.executable, "-m", "tui_chat", "ask", "--approve-tools",
+                             "-m", MODEL, QUESTION], capture_output=True, text=True,
+                            env={**os.environ, **env}, timeout=60, start_new_session=True,
+                            check=False)
+    assert result.returncode == 0, result.stderr
+    said = [line for line in result.stderr.splitlines()
+            if line.startswith("tui-chat: The arguments are not valid JSON (")]
+    assert len(said) == 1 and said[0].endswith("; nothing was run.")
+    assert "running" not in result.stderr
+    [tool] = [m for m in posts(chutes_server)[1]["messages"]  # type: ignore[union-attr]
+              if m["role"] == "tool"]
+    assert tool["content"].startswith("The arguments are not valid JSON (")
+
+
+def test_a_form_the_server_asks_for_is_put_to_the_terminal(
+        chutes_server: FakeProvider, env: dict[str, str], everything: Path) -> None:  # noqa: F811
+    """server-everything asks for a form mid-call: ask puts it to the terminal ("Answer
+    it?"); declined there, the server hears so and the model gets the server's result."""
+    config = Path(env["TUI_CHAT_CONFIG"])
+    config.write_text(config.read_text(encoding="utf-8") + f"""
+[mcp.servers.everything]
+command = {json.dumps(str(everything))}
+args = ["stdio"]
+approve = "always"
+""", encoding="utf-8")
+    chutes_server.script(Reply(tool_call_stream(
+        [("everything__trigger-elicitation-request", "{}")], ids=["call_e"])))
+    code, out, err, shown = run_with_controlling_terminal(
+        ["ask", "-m", MODEL, "Ask me for my details"], until=b"Answer it? [y/N]",
+        answer=b"n\n", env=env)
+    assert code == 0, err
+    assert b"The tool server everything asks: Please provide inputs" in shown
+    assert "User declined to provide the requested information" in out

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -53,3 +55,32 @@ async def manager_of() -> AsyncIterator[object]:
     yield make
     for manager in made:
         await manager.aclose()
+
+
+NPM = {"npm_config_prefer_offline": "true", "npm_config_fetch_retries": "1",
+       "npm_config_fetch_timeout": "30000"}
+"""npm uses what it has cached as it is, and with no registry gives up in about a minute."""
+
+
+def _everything_installed(tmp: Path) -> Path | None:
+    """server-everything installed with npm into `tmp`, or None (no npx, no registry)."""
+    if shutil.which("npm") is None or shutil.which("node") is None:
+        return None
+    try:
+        subprocess.run(["npm", "install", "--silent", "--prefix", str(tmp),
+                        "@modelcontextprotocol/server-everything"],
+                       check=True, capture_output=True, timeout=300,
+                       env={**os.environ, **NPM})
+    except (subprocess.SubprocessError, OSError):
+        return None
+    entry = tmp / "node_modules" / ".bin" / "mcp-server-everything"
+    return entry if entry.exists() else None
+
+
+@pytest.fixture(scope="session")
+def everything(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    found = _everything_installed(tmp_path_factory.mktemp("npm"))
+    if found is None:
+        pytest.skip("@modelcontextprotocol/server-everything cannot be installed here (no "
+                    "node/npm, or no npm registry)")
+    return found

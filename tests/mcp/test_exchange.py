@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of, tool_call_stream
-from tests.mcp.conftest import time_server
+from tests.mcp.conftest import everything, time_server  # noqa: F401  (a fixture)
 from tui_chat.core.config import Settings
 from tui_chat.core.errors import UsageError
 from tui_chat.core.mcp.config import McpServerConfig, McpSettings
@@ -206,3 +206,37 @@ async def test_export_and_import_round_trip_the_tool_messages(
         import_file(other, exported)
         assert other.get_messages(conversation) == workspace.session.messages()
         assert other.get_messages(conversation)[2].tool_run is not None
+
+
+class Filling(Choosing):
+    """Approves every call and fills in every form a server asks for with `answers`."""
+
+    def __init__(self, answers: dict[str, Any]) -> None:
+        super().__init__("Run once")
+        self.answers = answers
+        self.requests: list[Any] = []
+
+    async def elicit(self, request: Any) -> Any:
+        self.requests.append(request)
+        return "accept", self.answers
+
+
+async def test_a_server_asks_the_exchange_asker_for_input(
+        chutes_server: FakeProvider, workspace_of: Any,
+        everything: Path) -> None:  # noqa: F811
+    workspace: Workspace = workspace_of(settings({"everything": McpServerConfig(
+        command=str(everything), args=["stdio"])}))
+    chutes_server.script(Reply(tool_call_stream(
+        [("everything__trigger-elicitation-request", "{}")], ids=["call_e"])))
+    asker = Filling({"name": "Asha", "integer": 9})
+    await collect(workspace.send("Ask me for my name", asker=asker))
+    [request] = asker.requests
+    assert request.server == "everything" and "name" in request.schema["properties"]
+    tool = workspace.session.messages()[2]
+    assert tool.tool_run is not None and tool.tool_run.status == "ok"
+    assert "- Name: Asha" in tool.content and "- Favorite Integer: 9" in tool.content
+    # An asker that cannot ask (a script's, REFUSE's) declines: the server is told so.
+    chutes_server.script(Reply(tool_call_stream(
+        [("everything__trigger-elicitation-request", "{}")], ids=["call_f"])))
+    await collect(workspace.send("Again", asker=Choosing("Run once")))
+    assert "User declined" in workspace.session.messages()[-2].content

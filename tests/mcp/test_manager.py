@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -24,10 +23,6 @@ from tui_chat.core.mcp.manager import ElicitAnswer, ElicitRequest, ServerManager
 from tui_chat.core.mcp.tools import NAME_PATTERN
 
 Make = Callable[..., ServerManager]
-NPM = {"npm_config_prefer_offline": "true", "npm_config_fetch_retries": "1",
-       "npm_config_fetch_timeout": "30000"}
-"""npm uses what it has cached as it is, and with no registry gives up in about a minute."""
-
 
 async def _until(check: Callable[[], bool]) -> None:
     """Wait for a state (bounded by the test's own timeout, not a time of ours)."""
@@ -269,30 +264,6 @@ async def test_invalid_json_on_stdout_mid_session_is_survived(manager_of: Make,
     assert manager.failures() == {}
 
 
-def _everything_installed(tmp: Path) -> Path | None:
-    """server-everything installed with npm into `tmp`, or None (no npx, no registry)."""
-    if shutil.which("npm") is None or shutil.which("node") is None:
-        return None
-    try:
-        subprocess.run(["npm", "install", "--silent", "--prefix", str(tmp),
-                        "@modelcontextprotocol/server-everything"],
-                       check=True, capture_output=True, timeout=300,
-                       env={**os.environ, **NPM})
-    except (subprocess.SubprocessError, OSError):
-        return None
-    entry = tmp / "node_modules" / ".bin" / "mcp-server-everything"
-    return entry if entry.exists() else None
-
-
-@pytest.fixture(scope="session")
-def everything(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    found = _everything_installed(tmp_path_factory.mktemp("npm"))
-    if found is None:
-        pytest.skip("@modelcontextprotocol/server-everything cannot be installed here (no "
-                    "node/npm, or no npm registry)")
-    return found
-
-
 async def test_server_everything_speaks_the_handshake_era(
         manager_of: Make, everything: Path, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -418,3 +389,77 @@ async def test_cancelling_a_call_over_http_reaches_the_server(
     with pytest.raises(asyncio.CancelledError):
         await call
     await _until((markers / "marker").exists)
+
+
+async def test_a_call_that_needs_a_page_opened_first_asks_and_is_made_again(
+        everything: Path) -> None:
+    """server-everything's URL elicitation through the error path (-32042): the page it
+    names is put to the user; opened, the call is made again; declined, it is not."""
+    asked: list[ElicitRequest] = []
+    answers: list[ElicitAnswer] = [("accept", None), ("accept", None), ("decline", None)]
+
+    async def elicit(request: ElicitRequest) -> ElicitAnswer:
+        asked.append(request)
+        return answers.pop(0)
+
+    manager = ServerManager(McpSettings(servers={"everything": McpServerConfig(
+        command=str(everything), args=["stdio"])}), elicit=elicit)
+    try:
+        await manager.tools()
+        tool = manager.find("everything__trigger-url-elicitation")
+        assert tool is not None
+        page = "https://example.com/consent"
+        outcome = await manager.call(tool, {"url": page, "errorPath": True})
+        assert outcome.status == "ok", outcome
+        assert "User completed the URL elicitation flow" in outcome.text
+        assert [r.url for r in asked] == ["https://modelcontextprotocol.io", page]
+        refused = await manager.call(tool, {"url": page, "errorPath": True,
+                                            "elicitationId": "again"})
+        assert (refused.status, refused.text) == (
+            "failed", "The tool server everything needs the page on modelcontextprotocol.io "
+                      "opened before the call; it was not (declined), so the call did not run.")
+    finally:
+        await manager.aclose()
+
+
+async def test_the_time_a_user_takes_to_answer_a_form_is_not_the_calls(markers: Path) -> None:
+    """A form filled in more slowly than the call's `timeout` still reaches the server: the
+    user's time is left out of the call's (a slow user stands in for the clock here; what
+    is asserted is the outcome, not a duration)."""
+
+    async def slow_user(request: ElicitRequest) -> ElicitAnswer:
+        await asyncio.sleep(1.5)
+        return "accept", {"city": "Pune", "days": 3}
+
+    manager = ServerManager(McpSettings(servers={"f": fault_server(timeout=0.5)}),
+                            env=dict(os.environ), elicit=slow_user)
+    try:
+        await manager.tools()
+        ask_city, slow = manager.find("f__ask_city"), manager.find("f__slow")
+        assert ask_city is not None and slow is not None
+        outcome = await manager.call(ask_city, {})
+        assert (outcome.status, outcome.text) == ("ok", "Pune for 3 days")
+        assert (await manager.call(slow, {})).status == "timed-out"
+    finally:
+        await manager.aclose()
+
+
+async def test_sampling_is_not_offered_and_elicitation_only_when_someone_can_answer(
+        everything: Path) -> None:
+    """server-everything registers its sampling tools only for a client that offers
+    sampling (tui-chat never does), and its form and page tools only for one that can ask."""
+
+    async def elicit(request: ElicitRequest) -> ElicitAnswer:
+        return "decline", None
+
+    config = McpServerConfig(command=str(everything), args=["stdio"])
+    asking = ServerManager(McpSettings(servers={"e": config}), elicit=elicit)
+    silent = ServerManager(McpSettings(servers={"e": config}))
+    try:
+        offered = {spec.name for spec in await asking.tools()}
+        assert {"trigger-elicitation-request", "trigger-url-elicitation"} <= offered
+        assert not {name for name in offered if "sampling" in name}
+        assert not {spec.name for spec in await silent.tools() if "elicitation" in spec.name}
+    finally:
+        await asking.aclose()
+        await silent.aclose()

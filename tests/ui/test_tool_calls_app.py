@@ -145,7 +145,7 @@ async def test_esc_cancels_the_running_call_alone_and_the_model_is_told(
         await pilot.press("1")
         screen = conversation(app)
         await wait_until(pilot, lambda: bool(screen.query(LiveCalls))
-                         and "running fault__slow" in screen.query_one(LiveCalls).rows().plain)
+                         and "running fault.slow" in screen.query_one(LiveCalls).rows().plain)
         await pilot.press("escape")
         await wait_idle(pilot)
         *_, tool, answer = screen.workspace.session.messages()
@@ -169,3 +169,36 @@ async def test_a_huge_result_is_shown_folded(
         tool_view = next(v for v in views if v.message.role is Role.TOOL)
         assert len(tool_view.message.content) >= 100_000
         assert tool_view.size.height <= 4  # two rows and the margin, not 100,000 characters
+
+
+async def test_a_form_the_server_asks_for_mid_call_is_answered_in_the_app(
+        make_app: AppFactory, chutes_server: FakeProvider, markers: Path) -> None:
+    """The whole path: the model calls the fault server's ask_city, which asks for a form;
+    the app shows it (the status line says who waits), the answers reach the server, and
+    its result goes back to the model."""
+    from textual.widgets import Input, Static
+
+    from tui_chat.ui.screens.elicitation import ElicitFormScreen
+
+    chutes_server.script(Reply(tool_call_stream([("fault__ask_city", "{}")], ids=["call_c"])))
+    app = make_app(settings=fault_settings())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "plan a trip")
+        await approval(pilot)
+        await pilot.press("1")
+        await wait_until(pilot, lambda: isinstance(app.screen, ElicitFormScreen))
+        screen = conversation(app)
+        assert (screen.status.info.state, screen.status.info.note) == (
+            "waiting for you", "a tool server asks for input")
+        form = app.screen
+        assert isinstance(form, ElicitFormScreen)
+        assert "The tool server fault asks: Which city?" in "\n".join(
+            str(s.content) for s in form.query(Static))
+        await pilot.press(*"Pune")
+        form.query_one("#field-1", Input).value = "3"
+        await pilot.press("ctrl+s")
+        await wait_idle(pilot)
+        *_, tool, answer = screen.workspace.session.messages()
+        assert tool.tool_run is not None and tool.tool_run.status == "ok"
+        assert tool.content == "Pune for 3 days"
+        assert answer.content == "The tool call_c said: Pune for 3 days"

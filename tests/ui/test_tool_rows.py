@@ -6,10 +6,17 @@ from __future__ import annotations
 
 from rich.console import Console
 from rich.text import Text
+from textual.app import App, ComposeResult
 
 from tui_chat.core.models import Message, MessageStatus, Role, ToolCall, ToolRun
 from tui_chat.ui.widgets.message_view import MessageView, render_message
-from tui_chat.ui.widgets.tool_rows import SHOWN_CHARS, call_rows, result_rows
+from tui_chat.ui.widgets.tool_rows import (
+    SHOWN_CHARS,
+    LiveCalls,
+    call_rows,
+    result_rows,
+    running_row,
+)
 
 HOSTILE = "[bold]x[/] \x1b]0;owned\x07\x1b[2J [@click=app.quit]q[/]"
 
@@ -98,3 +105,35 @@ def test_live_calls_keep_the_start_of_streaming_arguments_and_their_length() -> 
     assert rows[0].startswith("🔧 big__put [b]x[b]x") and rows[0].endswith("(50,000 characters)")
     assert "\x1b" not in rows[0]
     assert rows[1] == "🔧 time__now {}"
+
+
+def test_the_running_row_names_server_dot_tool_and_its_time() -> None:
+    assert running_row("time__get_current_time", "time", 1.23).plain == (
+        "🔧 running time.get_current_time… 1.2 s · Esc cancels")
+    assert running_row("odd\x1b[2J[/]", None, 0).plain == (
+        "🔧 running odd[2J[/]… 0.0 s · Esc cancels")
+
+
+async def test_the_running_row_counts_the_time_while_the_call_runs() -> None:
+    now = [100.0]
+    live = LiveCalls(clock=lambda: now[0])
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield live
+
+    async with Host().run_test() as pilot:
+        live.run("time__get_current_time", "time")
+
+        async def shows(text: str) -> None:
+            for _ in range(500):
+                if text in str(live.content):
+                    return
+                await pilot.pause()
+            raise AssertionError(f"{text!r} never shown: {live.content!r}")
+
+        await shows("🔧 running time.get_current_time… 0.0 s · Esc cancels")
+        now[0] = 101.25  # nothing else happens: the widget's own timer redraws it
+        await shows("🔧 running time.get_current_time… 1.2 s · Esc cancels")
+        now[0] = 163.0
+        await shows("… 63.0 s · Esc cancels")

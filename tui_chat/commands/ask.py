@@ -200,11 +200,16 @@ async def _saying_how_it_was_sent(
 def _tools_allowed(workspace: Workspace, asker: TerminalAsker, approve_all: bool) -> bool:
     """Whether tools go with the message (tool servers on, a model that takes them); each
     call is then approved on the terminal, or without asking with --approve-tools. With no
-    terminal and no --approve-tools: UsageError, before anything is sent."""
-    if not workspace.tool_servers() or not workspace.takes_tools():
+    terminal and no --approve-tools, the calls a server's policy lets run alone (approve =
+    "always", or "read-only" and a read-only tool) run and the rest are refused, each in a
+    sentence; when every server on asks for every call: UsageError, before anything is
+    sent."""
+    servers = workspace.tool_servers()
+    if not servers or not workspace.takes_tools():
         return False  # none, or the model takes none: the workspace asks whether to go on
     workspace.approve_tools = approve_all
-    if not approve_all and not asker.has_terminal():
+    policies = {workspace.settings.mcp.servers[name].approve for name in servers}
+    if not approve_all and policies == {"ask"} and not asker.has_terminal():
         raise UsageError("Tool servers are configured, and tui-chat ask approves each tool "
                          "call on the terminal, but there is none: pass --approve-tools to "
                          "run the calls without asking, or set enabled = false under "
@@ -428,7 +433,8 @@ class StreamPrinter:
                 print(f"{PROG}: running {one_line(run.name if run else '', 80)}…", file=err)
             case ToolCallFinished():
                 print(f"{PROG}: {one_line(tool_result_line(event.message), 200)}.", file=err)
-                if event.message.tool_run and event.message.tool_run.status == "not-run":
+                if event.message.tool_run and event.message.tool_run.status in (
+                        "not-run", "invalid", "failed", "timed-out"):  # why, in its sentence
                     print(f"{PROG}: {one_line(event.message.content, 300)}", file=err)
             case UsageReported():
                 self.usage_note = event.note

@@ -5,7 +5,9 @@ whatever stdin and stdout are: a prompt piped in, or a reply redirected to a fil
 with them. With no terminal (cron, CI, a pipe with no tty) nobody can answer: a confirmation
 is refused with one sentence on stderr unless `--yes` answers it, and a question with
 choices is refused likewise. `--yes` answers every confirmation yes, on a terminal too, and
-says so on stderr. Reading the answer waits on the event loop (not a thread), so Ctrl+C or
+says so on stderr. Input a tool server asks for (a form, a page to open) is asked field by
+field (commands/ask_elicit.py); with no terminal it is declined with one sentence (`--yes`
+does not fill in forms). Reading the answer waits on the event loop (not a thread), so Ctrl+C or
 a signal ends the wait at once.
 """
 
@@ -16,9 +18,13 @@ import contextlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from tui_chat.core.text import sanitize
+from tui_chat.core.text import one_line, sanitize
+
+if TYPE_CHECKING:
+    from tui_chat.core.mcp.elicitation import ElicitAnswer, ElicitRequest
+    from tui_chat.core.mcp.loop import Approval, CallRequest
 
 PROG = "tui-chat"
 _YES = {"y", "yes"}
@@ -67,6 +73,26 @@ class TerminalAsker:
             return choices[int(answer) - 1]
         return answer if answer in choices else None
 
+    async def approve_call(self, request: CallRequest) -> Approval:
+        """A tool call put to the terminal with its choices; with no terminal, refused in
+        one sentence (the calls a server's policy lets run alone never come here)."""
+        from tui_chat.core.mcp.approval import Answer
+        from tui_chat.core.mcp.loop import Approval, approval_by_choice
+
+        if self.has_terminal():
+            return await approval_by_choice(self, request)
+        tool = f"{one_line(request.tool.server, 64)}.{one_line(request.tool.name, 64)}"
+        self.say(f"Not run: {tool} needs your approval and there is no terminal to ask on "
+                 "(--approve-tools runs every call; approve = \"read-only\" or \"always\" "
+                 "under its [mcp.servers] section lets calls run alone).")
+        return Approval(Answer.DENY, "tui-chat could not ask the user: no terminal")
+
+    async def elicit(self, request: ElicitRequest) -> ElicitAnswer:
+        """A tool server's request for input, asked on the terminal (commands/ask_elicit)."""
+        from tui_chat.commands.ask_elicit import elicit_on_terminal
+
+        return await elicit_on_terminal(self, request)
+
     def has_terminal(self) -> bool:
         """Whether the terminal can be opened, so that the user can be asked."""
         try:
@@ -75,8 +101,29 @@ class TerminalAsker:
             return False
         return True
 
-    def _say(self, sentence: str) -> None:
+    def say(self, sentence: str) -> None:
+        """`sentence` on stderr, after the program's name."""
         print(f"{PROG}: {sentence}", file=self.err, flush=True)
+
+    _say = say
+
+    async def write(self, text: str) -> None:
+        """`text` on the terminal (NoTerminal when there is none)."""
+        try:
+            fd = os.open(self.tty, os.O_RDWR | os.O_NOCTTY)
+        except OSError:
+            raise NoTerminal from None
+        try:
+            os.write(fd, text.encode("utf-8", "replace"))
+        except OSError:
+            raise NoTerminal from None
+        finally:
+            os.close(fd)
+
+    async def read_answer(self, prompt: str) -> str:
+        """Write `prompt` on the terminal and read one line from it ("" at its end);
+        NoTerminal when there is none."""
+        return await self._read_answer(prompt)
 
     async def _read_answer(self, prompt: str) -> str:
         """Write `prompt` on the terminal and read one line from it ("" at its end)."""

@@ -71,6 +71,7 @@ if TYPE_CHECKING:  # imported on first use: the app's start-up path has no HTTP 
     from tui_chat.core.compare import CompareEvent
     from tui_chat.core.dialect import UsageRefusals
     from tui_chat.core.mcp.approval import Grants
+    from tui_chat.core.mcp.elicitation import ElicitAnswer, ElicitRequest
     from tui_chat.core.mcp.manager import ServerManager
     from tui_chat.core.model_catalog import ModelCatalog
     from tui_chat.core.personas import Persona
@@ -590,10 +591,18 @@ class Workspace:
         from tui_chat.core.mcp.manager import ServerManager
 
         if self._servers is None:
-            self._servers = ServerManager(self.settings.mcp, env=self.env)
+            self._servers = ServerManager(self.settings.mcp, env=self.env,
+                                          elicit=self._elicit)
         grants = self._grants.setdefault(self.session.conversation.id, Grants())
         return McpToolBox(self._servers, servers, asker, grants,
                           approve_all=self.approve_tools)
+
+    async def _elicit(self, request: ElicitRequest) -> ElicitAnswer:
+        """A server's request for input (MCP elicitation), put to the user by the asker of
+        the exchange in progress, or declined by one that cannot ask."""
+        from tui_chat.core.mcp.elicitation import elicit_through
+
+        return await elicit_through(self.asker, request)
 
     async def _with_tools(self, box: ToolBox | None,
                           start: Callable[[ToolBox | None], AsyncGenerator[SessionEvent, None]]

@@ -42,6 +42,8 @@ BINDING_CLASSES = (
     "tui_chat.ui.screens.context_offer:ContextOverflowScreen",
     "tui_chat.ui.screens.conversation:ConversationScreen",
     "tui_chat.ui.screens.conversation_settings:ConversationSettingsScreen",
+    "tui_chat.ui.screens.elicitation:ElicitFormScreen",
+    "tui_chat.ui.screens.elicitation:ElicitUrlScreen",
     "tui_chat.ui.screens.help:HelpScreen",
     "tui_chat.ui.screens.model_picker:ModelPickerScreen",
     "tui_chat.ui.screens.settings:SettingsScreen",

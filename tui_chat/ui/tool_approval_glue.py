@@ -6,8 +6,11 @@ the calls show while a reply streams (issue 23).
   (it is a core.mcp.loop.CallApprover, so a denial can carry a reason); a yes-or-no
   question ("this model takes no tools: send without them?") goes to the confirm dialog,
   whose safe default is no. A question with other choices is declined (None): nothing in
-  the app asks one yet. The exchange cancelled while a dialog is up (quit, another
-  conversation) takes the dialog away.
+  the app asks one yet. Input a tool server asks for (MCP elicitation) goes to
+  screens/elicitation.py: a form built from its schema, or, in URL mode, the page's domain
+  and a yes before the page is opened (by the app's driver, only after that yes); a form
+  no dialog can show is declined with one sentence. The exchange cancelled while a dialog
+  is up (quit, another conversation) takes the dialog away.
 - `tools_badge`: the status line's tools.
 
 The tool events of an exchange are drawn by ui/conversation/tool_events.py.
@@ -19,11 +22,14 @@ import asyncio
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from tui_chat.core.text import one_line
+
 if TYPE_CHECKING:
     from textual.app import App
     from textual.dom import DOMNode
     from textual.screen import Screen
 
+    from tui_chat.core.mcp.elicitation import ElicitAnswer, ElicitRequest
     from tui_chat.core.mcp.loop import Approval, CallRequest
     from tui_chat.core.workspace import Workspace
 
@@ -36,7 +42,8 @@ class ScreenAsker:
     def __init__(self, node: DOMNode, waiting: Callable[[bool], None] | None = None) -> None:
         self.node = node
         self.waiting = waiting
-        """Told True when a call waits for the user's answer, False when answered."""
+        """Told True when a call (or a server's request for input) waits for the user's
+        answer, False when answered."""
 
     @property
     def app(self) -> App[Any]:
@@ -58,14 +65,35 @@ class ScreenAsker:
 
         screen = ToolApprovalScreen(request.tool.server, request.tool.name, request.arguments,
                                     description=request.tool.description)
+        answer = await self._waited(screen)
+        return answer if answer is not None else Approval(Answer.DENY)
+
+    async def elicit(self, request: ElicitRequest) -> ElicitAnswer:
+        from tui_chat.core.mcp.elicitation import form_fields
+        from tui_chat.ui.screens.elicitation import ElicitFormScreen, ElicitUrlScreen
+
+        if request.url is not None:
+            answer = await self._waited(ElicitUrlScreen(request))
+            if answer is not None and answer[0] == "accept":
+                self.app.open_url(request.url)
+            return answer if answer is not None else ("cancel", None)
+        fields = form_fields(request.schema)
+        if isinstance(fields, str):
+            self.app.notify(f"The tool server {one_line(request.server, 64)} asked for input, "
+                            f"declined: {fields}.", markup=False, severity="warning")
+            return "decline", None
+        answer = await self._waited(ElicitFormScreen(request, fields))
+        return answer if answer is not None else ("cancel", None)
+
+    async def _waited(self, screen: Screen[T]) -> T | None:
+        """`_answer`, with `waiting` told while the user is asked."""
         if self.waiting is not None:
             self.waiting(True)
         try:
-            answer = await self._answer(screen)
+            return await self._answer(screen)
         finally:
             if self.waiting is not None:
                 self.waiting(False)
-        return answer if answer is not None else Approval(Answer.DENY)
 
     async def _answer(self, screen: Screen[T]) -> T | None:
         """Push `screen` and wait for what it dismisses with; cancelled, the screen goes.

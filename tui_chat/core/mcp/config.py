@@ -124,7 +124,8 @@ class McpServerConfig(Record):
     """"ask": every call; "read-only": tools the server marks read-only run alone;
     "always": no call asks."""
     timeout: Annotated[float, Bounds(gt=0, le=86400)] = 60.0
-    """Seconds a call may take before it is cancelled."""
+    """Seconds a call may take before it is cancelled (the time the user takes to answer a
+    form the server asks for is not counted)."""
     start_timeout: Annotated[float, Bounds(gt=0, le=3600)] = 30.0
     """Seconds the server may take to start and answer its handshake."""
 

@@ -23,9 +23,8 @@ import os
 import shutil
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import mcp_types
 from mcp import Client
@@ -39,6 +38,7 @@ from tui_chat.core.mcp.config import (
     expand,
     server_environment,
 )
+from tui_chat.core.mcp.elicitation import ElicitAnswer, ElicitRequest
 from tui_chat.core.mcp.stdio import ProcessWatch, stdio_transport
 
 # The SDK logs through `logging`; with no handler of the app's, Python would print its
@@ -50,19 +50,6 @@ MAX_PAGES = 100
 """Pages of `tools/list` read from one server (a server that pages forever stops there)."""
 
 
-@dataclass(frozen=True)
-class ElicitRequest:
-    """Input a server asks the user for in the middle of a call (MCP elicitation): a form
-    (`schema`: a flat JSON Schema object of strings, numbers, booleans and choices) or, in URL
-    mode, a page to open (`url`)."""
-
-    server: str
-    message: str
-    schema: Mapping[str, Any] | None
-    url: str | None
-
-
-ElicitAnswer = tuple[Literal["accept", "decline", "cancel"], dict[str, Any] | None]
 Elicit = Callable[[ElicitRequest], Awaitable[ElicitAnswer]]
 
 

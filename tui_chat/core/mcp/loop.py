@@ -89,14 +89,19 @@ def approvals_from(asker: Asker) -> CallAsker:
         return asker.approve_call
 
     async def approve(request: CallRequest) -> Approval:
-        arguments = json.dumps(request.arguments, indent=2, ensure_ascii=False)
-        question = (f"The model asks to run the tool {request.tool.name} of the server "
-                    f"{request.tool.server} with these arguments:\n{arguments}")
-        choice = await asker.ask(question, list(CHOICES))
-        answer = CHOICES.get(choice or "", Answer.DENY)
-        return Approval(answer, "" if choice else "none given; tui-chat could not ask the user")
+        return await approval_by_choice(asker, request)
 
     return approve
+
+
+async def approval_by_choice(asker: Asker, request: CallRequest) -> Approval:
+    """The call put to `asker` as a question with `CHOICES`; no answer is a denial."""
+    arguments = json.dumps(request.arguments, indent=2, ensure_ascii=False)
+    question = (f"The model asks to run the tool {request.tool.name} of the server "
+                f"{request.tool.server} with these arguments:\n{arguments}")
+    choice = await asker.ask(question, list(CHOICES))
+    answer = CHOICES.get(choice or "", Answer.DENY)
+    return Approval(answer, "" if choice else "none given; tui-chat could not ask the user")
 
 
 @dataclass(frozen=True)

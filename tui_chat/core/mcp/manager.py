@@ -5,7 +5,9 @@ server starts when its tools are first asked for, or at its first call. Its tool
 the model across all servers (`tools.qualified_names`). A call runs under the server's
 `timeout`; a caller that cancels the task running `call` (Esc) has the SDK tell the server
 (`notifications/cancelled` on stdio, the request's stream closed on HTTP). A server whose
-connection is lost is started again on its next use, once (see `connection`).
+connection is lost is started again on its next use, once (see `connection`). A call a server
+refuses until pages are opened (error -32042) puts each page to the user (`elicit`, URL mode)
+and, when all were opened, is made again, once.
 
 This module imports the SDK (about 0.6 s): nothing imports it until a server is needed.
 """
@@ -26,12 +28,11 @@ from mcp.shared.exceptions import MCPError
 from tui_chat.core.mcp.config import Approval, McpSettings
 from tui_chat.core.mcp.connection import (
     Elicit,
-    ElicitAnswer,
-    ElicitRequest,
     McpFailure,
     ServerConnection,
     reason,
 )
+from tui_chat.core.mcp.elicitation import ElicitAnswer, ElicitRequest, domain
 from tui_chat.core.mcp.results import result_text
 from tui_chat.core.mcp.tools import ToolSpec, qualified_names
 
@@ -73,9 +74,33 @@ class ServerManager:
         client cannot)."""
         self.settings = settings
         roots = [Path.cwd()] if roots is None else list(roots)
-        self._servers = {name: ServerConnection(name, config, env, roots, elicit)
+        self._elicit = elicit
+        self._deadlines: dict[str, set[asyncio.Timeout]] = {}  # of the calls running
+        self._servers = {name: ServerConnection(name, config, env, roots,
+                                                self._timed_out_of(name, elicit))
                          for name, config in settings.enabled_servers().items()}
         self._specs: dict[str, ToolSpec] = {}
+
+    def _timed_out_of(self, server: str, elicit: Elicit | None) -> Elicit | None:
+        """`elicit`, with the time the user takes to answer left out of the `timeout` of the
+        server's calls running meanwhile (a form filled in slowly is not a call that hangs)."""
+        if elicit is None:
+            return None
+
+        async def asked(request: ElicitRequest) -> ElicitAnswer:
+            loop = asyncio.get_running_loop()
+            paused = {deadline: when - loop.time() for deadline in self._deadlines.get(
+                server, ()) if (when := deadline.when()) is not None}
+            for deadline in paused:
+                deadline.reschedule(None)
+            try:
+                return await elicit(request)
+            finally:
+                for deadline, left in paused.items():
+                    if not deadline.expired():
+                        deadline.reschedule(loop.time() + left)
+
+        return asked
 
     @property
     def names(self) -> list[str]:
@@ -136,25 +161,58 @@ class ServerManager:
         except McpFailure as failure:
             return outcome("failed", failure.sentence)
         timeout = server.config.timeout
-        try:
-            async with asyncio.timeout(timeout):
-                result = await client.call_tool(tool.name, arguments,
-                                                progress_callback=_progress(on_progress))
-        except TimeoutError:
-            return outcome("timed-out", f"The call did not finish within {timeout:g} s, so "
-                                        "tui-chat cancelled it.")
-        except MCPError as error:
-            if error.code == mcp_types.CONNECTION_CLOSED:
-                return outcome("failed", await server.lost())
-            return outcome("failed", f"The tool server {tool.server} refused the call: "
-                                     f"{reason(error)}.")
-        except Exception as error:  # a result the SDK cannot read
-            return outcome("failed", f"The tool server {tool.server} answered the call with "
-                                     f"something tui-chat cannot read: {reason(error)}.")
+        for attempt in (1, 2):
+            try:
+                async with asyncio.timeout(timeout) as deadline:
+                    running = self._deadlines.setdefault(tool.server, set())
+                    running.add(deadline)
+                    try:
+                        result = await client.call_tool(
+                            tool.name, arguments, progress_callback=_progress(on_progress))
+                    finally:
+                        running.discard(deadline)
+                break
+            except TimeoutError:
+                return outcome("timed-out", f"The call did not finish within {timeout:g} s, "
+                                            "so tui-chat cancelled it.")
+            except MCPError as error:
+                if error.code == mcp_types.CONNECTION_CLOSED:
+                    return outcome("failed", await server.lost())
+                if error.code == mcp_types.URL_ELICITATION_REQUIRED and attempt == 1:
+                    refused = await self._pages_first(tool.server, error)
+                    if refused is None:
+                        continue  # every page was opened: the call is made again, once
+                    return outcome("failed", refused)
+                return outcome("failed", f"The tool server {tool.server} refused the call: "
+                                         f"{reason(error)}.")
+            except Exception as error:  # a result the SDK cannot read
+                return outcome("failed", f"The tool server {tool.server} answered the call "
+                                         f"with something tui-chat cannot read: "
+                                         f"{reason(error)}.")
         text = result_text(result.content, result.structured_content,
                            is_error=bool(result.is_error),
                            limit=self.settings.max_result_chars)
         return outcome("error" if result.is_error else "ok", text)
+
+    async def _pages_first(self, server: str, error: MCPError) -> str | None:
+        """A server said the call needs pages opened first (MCP error -32042, URL mode
+        elicitation): each is put to the user as a page to open; None when every one was
+        opened (the call is then made again), else why the call did not run."""
+        data = error.error.data if isinstance(error.error.data, dict) else {}
+        pages = [page for page in data.get("elicitations") or [] if isinstance(page, dict)]
+        if not pages or self._elicit is None:
+            return (f"The tool server {server} needs a page opened before the call "
+                    f"({reason(error)}), and tui-chat cannot ask you here.")
+        for page in pages:
+            url = str(page.get("url") or "")
+            action, _ = await self._elicit(ElicitRequest(server, str(page.get("message") or ""),
+                                                         None, url))
+            if action != "accept":
+                return (f"The tool server {server} needs the page on "
+                        f"{domain(url) or 'an unknown domain'} opened before the call; it "
+                        f"was not ({'declined' if action == 'decline' else 'cancelled'}), so "
+                        "the call did not run.")
+        return None
 
     async def aclose(self) -> None:
         await asyncio.gather(*(server.close() for server in self._servers.values()))

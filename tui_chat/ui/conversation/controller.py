@@ -57,6 +57,7 @@ from tui_chat.ui.conversation.exchange import Exchange
 
 if TYPE_CHECKING:
     from tui_chat.core.compare import CompareEvent
+    from tui_chat.core.mcp.elicitation import ElicitAnswer, ElicitRequest
     from tui_chat.core.mcp.loop import Approval, CallRequest
     from tui_chat.core.workspace import Workspace
     from tui_chat.ui.conversation.view import ConversationView, EventPresenter
@@ -190,6 +191,11 @@ class ConversationController:
         """A tool call, approved (or denied, with a reason) through the view: this makes the
         controller a core.mcp.loop.CallApprover as well as an Asker."""
         return await self.view.approve_call(request)
+
+    async def elicit(self, request: ElicitRequest) -> ElicitAnswer:
+        """Input a tool server asks for, put to the user through the view: this makes the
+        controller a core.mcp.elicitation.Elicitor too."""
+        return await self.view.elicit(request)
 
     # --- the conversation on screen ----------------------------------------------------------
 

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
     from tui_chat.core.errors import TuiChatError
     from tui_chat.core.events import ToolCallDelta
+    from tui_chat.core.mcp.elicitation import ElicitAnswer, ElicitRequest
     from tui_chat.core.mcp.loop import Approval, CallRequest
     from tui_chat.core.models import Message
     from tui_chat.core.tool_exchange import ToolCallFinished, ToolCallStarted
@@ -194,6 +195,11 @@ class ConversationView(Protocol):
     async def approve_call(self, request: CallRequest) -> Approval:
         """Ask the user whether a tool call may run (its server, tool and arguments drawn
         literally) and wait: the answer, or a denial when the dialog went away."""
+        ...
+
+    async def elicit(self, request: ElicitRequest) -> ElicitAnswer:
+        """Put a tool server's request for input (a form, or a page to open) to the user
+        and wait: accepted with the checked answers, declined, or cancelled."""
         ...
 
 

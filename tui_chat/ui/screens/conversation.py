@@ -51,6 +51,7 @@ from tui_chat.ui.widgets.prompt_input import PromptInput
 from tui_chat.ui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:  # imported on first use: not on the start-up path
+    from tui_chat.core.mcp.elicitation import ElicitAnswer, ElicitRequest
     from tui_chat.core.mcp.loop import Approval, CallRequest
     from tui_chat.ui.conversation.compare_presenter import ComparePresenter
     from tui_chat.ui.conversation.view import ExchangePresenter, Severity
@@ -342,6 +343,17 @@ class ConversationScreen(SidebarRequests, ConversationDialogs, Screen[None]):
         """The tool approval dialog (ui/tool_approval_glue.py); the status line says a call
         waits for the user while it is up."""
         return await ScreenAsker(self, self._tool_call_waiting).approve_call(request)
+
+    async def elicit(self, request: ElicitRequest) -> ElicitAnswer:
+        """A tool server's form, or page to open (ui/tool_approval_glue.py)."""
+        return await ScreenAsker(self, self._input_waiting).elicit(request)
+
+    def _input_waiting(self, now: bool) -> None:
+        if now:
+            self.status.update_info(state="waiting for you",
+                                    note="a tool server asks for input")
+        else:  # the call that asked goes on
+            self.status.update_info(state="running a tool…", note="Esc cancels the call")
 
     def _tool_call_waiting(self, now: bool) -> None:
         if now:

@@ -8,7 +8,9 @@
   s) · 0.2 s · ok` and the result's first line cut short; `t` shows the result, cut at
   `SHOWN_CHARS` with a marker: a 1 MB result is never laid out whole.
 - While a reply streams, `LiveCalls` shows each call as its fragments arrive (name,
-  arguments so far), and then the call that runs.
+  arguments so far), and then the call that runs, with how long it has run, redrawn every
+  `TICK` s by a timer of the widget's own (`🔧 running time.get_current_time… 1.2 s · Esc
+  cancels`; the clock is the widget's `clock`, so a test sets the time).
 
 Everything here is untrusted (the model's names and arguments, the server's results):
 `sanitize`d and drawn as `rich.text.Text`, never markup.
@@ -17,9 +19,12 @@ Everything here is untrusted (the model's names and arguments, the server's resu
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable
 
 from rich.console import RenderableType
 from rich.text import Text
+from textual.timer import Timer
 from textual.widgets import Static
 
 from tui_chat.core.events import ToolCallDelta
@@ -33,6 +38,8 @@ SHOWN_CHARS = 20_000
 by a marker."""
 ROW_CHARS = 100
 """Characters of a folded row's preview."""
+TICK = 0.1
+"""Seconds between redraws of a running call's time."""
 
 STATUS_STYLES = {"error": "tc.error", "failed": "tc.error",
                  "timed-out": "tc.warning", "denied": "tc.warning", "cancelled": "tc.warning",
@@ -104,11 +111,17 @@ def result_rows(message: Message, *, expanded: bool) -> list[RenderableType]:
     return [summary, cut(message.content)]
 
 
-def running_row(name: str, server: str | None) -> Text:
-    """The row of a call that runs."""
-    where = f" (server {one_line(server, 40)})" if server else ""
-    return Text(f"🔧 running {one_line(name, 80)}{where}… Esc cancels it",
-                style="italic")
+def tool_label(name: str, server: str | None) -> str:
+    """`server.tool` for a call's qualified name `server__tool`, else the name as it is."""
+    if server and name.startswith(f"{server}__") and len(name) > len(server) + 2:
+        return f"{server}.{name[len(server) + 2:]}"
+    return name
+
+
+def running_row(name: str, server: str | None, seconds: float) -> Text:
+    """The row of a call that has run for `seconds`."""
+    label = one_line(tool_label(name, server), 80)
+    return Text(f"🔧 running {label}… {max(seconds, 0.0):.1f} s · Esc cancels", style="italic")
 
 
 class LiveCalls(Static):
@@ -127,10 +140,12 @@ class LiveCalls(Static):
     }
     """
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__("", markup=False)
+        self.clock = clock
         self.calls: dict[int, tuple[str, str, int]] = {}  # index: (name, start, length)
-        self.running: Text | None = None
+        self.running: tuple[str, str | None, float] | None = None  # name, server, started
+        self._ticker: Timer | None = None
 
     def add(self, fragment: ToolCallDelta) -> None:
         name, start, length = self.calls.get(fragment.index, ("", "", 0))
@@ -141,7 +156,10 @@ class LiveCalls(Static):
         self._show()
 
     def run(self, name: str, server: str | None) -> None:
-        self.running = running_row(name, server)
+        """A call runs from now: its row, and its time redrawn while it runs."""
+        self.running = (name, server, self.clock())
+        if self._ticker is None and self.is_running:
+            self._ticker = self.set_interval(TICK, self._show, name="running call time")
         self._show()
 
     def rows(self) -> Text:
@@ -156,7 +174,8 @@ class LiveCalls(Static):
         if self.running is not None:
             if out:
                 out.append("\n")
-            out.append_text(self.running)
+            name, server, started = self.running
+            out.append_text(running_row(name, server, self.clock() - started))
         return out
 
     def _show(self) -> None:
