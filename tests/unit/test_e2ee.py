@@ -367,16 +367,22 @@ def _sealed_by_the_package(secret_holder: list[bytes]) -> list[bytes]:
             b'data: {"usage": {"total_tokens": 7}}\n\n', b"data: [DONE]\n\n"]
 
 
+@pytest.mark.parametrize("decoder", ["pybase64", "binascii"])
 @pytest.mark.parametrize("reads", ["one event a read", "one read", "seven bytes a read"])
 async def test_the_reply_reads_as_chutes_e2ee_reads_it_however_it_is_split(
-        reads: str) -> None:
+        reads: str, decoder: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The reader that skips JSON for Chutes' own shape (`_decrypted`) against the package's
     own stream, on events sealed with the package's own encryption: the same bytes, whether
-    each read holds one event (that reader's way), the whole body, or pieces of events. A
-    change of the package's format (nonce, tag, key derivation) breaks this test."""
+    each read holds one event (that reader's way), the whole body, or pieces of events, with
+    pybase64's strict base64 or binascii's (where pybase64 is missing). A change of the
+    package's format (nonce, tag, key derivation) breaks this test."""
     from chutes_e2ee.transport import _AsyncDecryptedStream
 
+    from tui_chat.core import e2ee
     from tui_chat.core.e2ee import _Decrypting
+
+    if decoder == "binascii":
+        monkeypatch.setattr(e2ee, "_strict_decoder", lambda: e2ee._binascii_strict)
 
     holder: list[bytes] = []
     events = _sealed_by_the_package(holder)
