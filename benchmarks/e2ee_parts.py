@@ -13,7 +13,8 @@ read by the common path varies a little from reply to reply, and the last one ca
 finish reason). A measuring tool, not a figure: the reader is a copy of today's with its
 common path replaced (an assertion stops it when that path's code changes).
 
-Run: `python -m benchmarks.bench_e2ee_parts [PAIRS]` (default 7).
+Run: `python -m benchmarks.e2ee_parts [PAIRS]` (default 7; not part of `python -m
+benchmarks`, which runs the bench_* modules).
 """
 
 from __future__ import annotations
