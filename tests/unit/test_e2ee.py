@@ -315,3 +315,82 @@ async def test_the_reply_is_decrypted_as_chutes_e2ee_does_in_one_piece_a_read(
                                          "Chutes")]
     assert b"".join(ours) == b"".join(theirs)
     assert len(theirs) > 3 and len(ours) == 1
+
+
+class _Reads(httpx.AsyncByteStream):
+    """A body handed on in the given reads, as the network would."""
+
+    def __init__(self, reads: list[bytes]) -> None:
+        self.reads = reads
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for piece in self.reads:
+            yield piece
+
+    async def aclose(self) -> None:
+        pass
+
+
+def _sealed_by_the_package(secret_holder: list[bytes]) -> list[bytes]:
+    """A reply's events sealed with chutes-e2ee's own primitives (its `derive_key` for the
+    stream and `chacha_encrypt`), in the shapes a server may send them: Chutes' own
+    (`data: {"e2e": "…"}`, one line), and shapes that are the same JSON written otherwise, so
+    that tui-chat's reader without a JSON parser must hand them to one."""
+    import base64
+    import os
+
+    from chutes_e2ee import crypto
+    from pqcrypto.kem.ml_kem_768 import encrypt, generate_keypair
+
+    public, secret = generate_keypair()
+    secret_holder.append(secret)
+    mlkem_ct, shared = encrypt(public)
+    key = crypto.derive_key(shared, mlkem_ct, crypto.INFO_STREAM)
+
+    def seal(text: str) -> str:
+        nonce = os.urandom(12)
+        body, tag = crypto.chacha_encrypt(key, nonce, text.encode())
+        return base64.b64encode(nonce + body + tag).decode()
+
+    def piece(n: int) -> str:
+        return "data: " + json.dumps({"choices": [{"delta": {"content": f"w{n} é"}}]},
+                                     ensure_ascii=False)
+
+    escaped = seal(piece(3))
+    escaped = "\\u00" + format(ord(escaped[0]), "02x") + escaped[1:]  # JSON, not base64
+    return [f'data: {{"e2e_init": "{base64.b64encode(mlkem_ct).decode()}"}}\n\n'.encode(),
+            *[f'data: {{"e2e": "{seal(piece(n))}"}}\n\n'.encode() for n in range(3)],
+            f'data: {{"e2e": "{escaped}"}}\n\n'.encode(),
+            f'data: {{"e2e": "{seal(piece(4))}", "seq": 4}}\n\n'.encode(),
+            f'data: {{"e2e":"{seal(piece(5))}"}}\r\n\r\n'.encode(),
+            f'data: {{"e2e": "{seal(piece(6))}"}}\n\n'.encode(),
+            b'data: {"usage": {"total_tokens": 7}}\n\n', b"data: [DONE]\n\n"]
+
+
+@pytest.mark.parametrize("decoder", ["pybase64", "binascii"])
+@pytest.mark.parametrize("reads", ["one event a read", "one read", "seven bytes a read"])
+async def test_the_reply_reads_as_chutes_e2ee_reads_it_however_it_is_split(
+        reads: str, decoder: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reader that skips JSON for Chutes' own shape (`_decrypted`) against the package's
+    own stream, on events sealed with the package's own encryption: the same bytes, whether
+    each read holds one event (that reader's way), the whole body, or pieces of events, with
+    pybase64's strict base64 or binascii's (where pybase64 is missing). A change of the
+    package's format (nonce, tag, key derivation) breaks this test."""
+    from chutes_e2ee.transport import _AsyncDecryptedStream
+
+    from tui_chat.core import e2ee
+    from tui_chat.core.e2ee import _Decrypting
+
+    if decoder == "binascii":
+        monkeypatch.setattr(e2ee, "_strict_decoder", lambda: e2ee._binascii_strict)
+
+    holder: list[bytes] = []
+    events = _sealed_by_the_package(holder)
+    body = b"".join(events)
+    split = {"one event a read": events, "one read": [body],
+             "seven bytes a read": [body[i:i + 7] for i in range(0, len(body), 7)]}[reads]
+    theirs = [p async for p in _AsyncDecryptedStream(_Reads(split), holder[0])]
+    ours = [p async for p in _Decrypting(_AsyncDecryptedStream(_Reads(split), holder[0]),
+                                         "Chutes")]
+    assert b"".join(ours) == b"".join(theirs)
+    assert b"".join(theirs).count("é".encode()) == 7  # every chunk came through
