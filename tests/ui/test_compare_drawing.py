@@ -112,3 +112,19 @@ async def test_new_figures_on_as_many_rows_are_no_layout(make_app: AppFactory) -
             await settled(pilot)
         assert layouts[0] >= 1
         assert column.query_one(".figures").size.height > 1
+
+
+@pytest.mark.usefixtures("held")
+async def test_a_columns_speed_counts_the_text_not_the_deltas(make_app: AppFactory) -> None:
+    """core.compare joins the deltas that wait: a column's live tokens per second are
+    estimated from its text, as a single reply's are."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await streaming_comparison(pilot)
+        presenter = await conversation(app).compare_presenter.column(0)
+        assert presenter is not None
+        await presenter.content("word " * 1000)  # one delta, a thousand words
+        for _ in range(4):  # the test clock moves a quarter second at each reading
+            await presenter.content("x ")
+        speed = view.column(0).figures.tokens_per_second
+        assert speed is not None and speed > 100  # deltas counted: 6 in about 2 s
