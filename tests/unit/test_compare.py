@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import AsyncIterator
 
 import pytest
@@ -163,12 +164,14 @@ async def test_text_waiting_in_the_merge_is_handed_on_joined(
         return all(store.get_message(m).status is MessageStatus.COMPLETE
                    for m in started.values())
 
-    while not ended():  # both replies arrive whole, waiting in the merge, none read
+    # Both replies arrive whole and wait in the merge, none read (a state in the store: no
+    # event to wait on).
+    while not ended():  # noqa: ASYNC110
         await asyncio.sleep(0.01)
     rest = [event async for event in events]
     tagged_rest = [(e.target, type(e.event)) for e in rest if isinstance(e, TargetEvent)]
     assert all(a != b or b[1] is not ContentDelta
-               for a, b in zip(tagged_rest, tagged_rest[1:], strict=False))
+               for a, b in itertools.pairwise(tagged_rest))
     for target, words in ((0, CHUTES_WORDS), (1, SUTRA_WORDS)):
         texts = [e.text for e in tagged(rest, target) if isinstance(e, ContentDelta)]
         assert "".join(texts) == "".join(words)
