@@ -16,7 +16,7 @@ end in which it used under IDLE_SHARE of a core; the CPU at that window's start)
 
 Figures: the medians of RUNS runs each, one and two interleaved, and two over one, CPU to the
 end and CPU to idle (targets ≤ 2.0), wall time for reference.
-Run: `python -m benchmarks ui_compare` (about 2 minutes on a quiet machine).
+Run: `python -m benchmarks ui_compare` (about a minute; needs tmux).
 `python -m benchmarks.bench_ui_compare [RUNS]` runs it alone.
 """
 
