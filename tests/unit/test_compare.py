@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import AsyncIterator
 
 import pytest
@@ -142,3 +143,36 @@ async def test_compare_takes_two_to_four_targets(store: Store,
     with pytest.raises(UsageError, match="not 5"):
         [event async for event in compare(session, "q", (targets * 3)[:5])]
     assert store.count_conversations() == 0
+
+
+async def test_text_waiting_in_the_merge_is_handed_on_joined(
+        store: Store, targets: list[CompareTarget], chutes_server: FakeProvider,
+        sutra_server: FakeProvider) -> None:
+    """Issue 24: whoever reads the merged events pays per event; the deltas of a target that
+    wait one after the other are one delta, with the same text."""
+    chutes_server.script(Reply(stream_of(CHUTES_WORDS)))
+    sutra_server.script(Reply(stream_of(SUTRA_WORDS, flavour="sutra")))
+    session = ChatSession.start(store)
+    events = aiter(compare(session, "q", targets))
+    started: dict[int, str] = {}
+    while len(started) < 2:
+        event = await anext(events)
+        if isinstance(event, TargetEvent) and isinstance(event.event, ReplyStarted):
+            started[event.target] = event.event.message.id
+
+    def ended() -> bool:
+        return all(store.get_message(m).status is MessageStatus.COMPLETE
+                   for m in started.values())
+
+    # Both replies arrive whole and wait in the merge, none read (a state in the store: no
+    # event to wait on).
+    while not ended():  # noqa: ASYNC110
+        await asyncio.sleep(0.01)
+    rest = [event async for event in events]
+    tagged_rest = [(e.target, type(e.event)) for e in rest if isinstance(e, TargetEvent)]
+    assert all(a != b or b[1] is not ContentDelta
+               for a, b in itertools.pairwise(tagged_rest))
+    for target, words in ((0, CHUTES_WORDS), (1, SUTRA_WORDS)):
+        texts = [e.text for e in tagged(rest, target) if isinstance(e, ContentDelta)]
+        assert "".join(texts) == "".join(words)
+        assert len(texts) < len(words)

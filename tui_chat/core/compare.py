@@ -15,7 +15,10 @@ Usage::
 Each target streams independently (one task each) into one iterator of events tagged with the
 target's index. Each reply is a sibling of the same user message, saved while it streams like
 any reply (ChatSession.reply_to), so a crash leaves every partial reply marked interrupted.
-A provider failing ends only its own target (TargetEvent(i, ReplyFailed)); the others go on.
+Text deltas of one target that wait in the merge one after the other are handed on as one
+(the same text): one network read can hold hundreds of deltas, and whoever reads the events
+(the app draws them) pays per event. A provider failing ends only its own target
+(TargetEvent(i, ReplyFailed)); the others go on.
 Cancelling the consumer, or closing the iterator, stops every target (each partial reply is
 saved as stopped by the user) before it returns. A bug in one stops all and propagates.
 The first target's reply is the active one until `choose` picks another.
@@ -24,12 +27,14 @@ The first target's reply is the active one until `choose` picks another.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tui_chat.core.errors import UsageError
+from tui_chat.core.events import ContentDelta, ReasoningDelta
 from tui_chat.core.models import ActivePathChanged, Parameters
 from tui_chat.core.session import ChatSession, SessionEvent, UserMessageSaved
 
@@ -84,8 +89,15 @@ async def compare(session: ChatSession, prompt: str, targets: Sequence[CompareTa
 async def compare_replies(session: ChatSession, prompt_id: str,
                           targets: Sequence[CompareTarget]
                           ) -> AsyncGenerator[TargetEvent, None]:
-    """Stream one new reply per target to user message `prompt_id`, merged."""
-    queue: asyncio.Queue[tuple[int, SessionEvent | _Done | BaseException]] = asyncio.Queue()
+    """Stream one new reply per target to user message `prompt_id`, merged (text deltas of
+    a target waiting one after the other joined: see the module docstring)."""
+    waiting: collections.deque[tuple[int, SessionEvent | _Done | BaseException]] = (
+        collections.deque())
+    arrived = asyncio.Event()
+
+    def put(index: int, item: SessionEvent | _Done | BaseException) -> None:
+        waiting.append((index, item))
+        arrived.set()
 
     async def run(index: int, target: CompareTarget) -> None:
         try:
@@ -93,30 +105,55 @@ async def compare_replies(session: ChatSession, prompt_id: str,
                     prompt_id, client=target.client, model=target.model,
                     activate=index == 0)) as events:
                 async for event in events:
-                    queue.put_nowait((index, event))
+                    put(index, event)
         except asyncio.CancelledError:
             raise
         except Exception as error:  # a bug: the consumer re-raises it and stops the others
-            queue.put_nowait((index, error))
+            put(index, error)
         finally:
-            queue.put_nowait((index, _Done()))
+            put(index, _Done())
 
     tasks = [asyncio.create_task(run(index, target)) for index, target in enumerate(targets)]
     remaining = len(tasks)
     try:
         while remaining:
-            index, item = await queue.get()
+            if not waiting:
+                arrived.clear()
+                await arrived.wait()
+                continue
+            index, item = waiting.popleft()
             if isinstance(item, _Done):
                 remaining -= 1
             elif isinstance(item, BaseException):
                 raise item
             else:
-                yield TargetEvent(index, item)
+                yield TargetEvent(index, _joined(index, item, waiting))
     finally:
         for task in tasks:
             task.cancel()
         # Every stopped target saves its partial reply before this returns.
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _joined(index: int, event: SessionEvent,
+            waiting: collections.deque[tuple[int, SessionEvent | _Done | BaseException]]
+            ) -> SessionEvent:
+    """`event`, with the deltas of its kind and target that wait right after it joined to it
+    (taken from `waiting`)."""
+    kind = type(event)
+    if kind is not ContentDelta and kind is not ReasoningDelta:
+        return event
+    parts: list[str] | None = None
+    while waiting and waiting[0][0] == index and type(waiting[0][1]) is kind:
+        following = waiting.popleft()[1]
+        assert isinstance(following, ContentDelta | ReasoningDelta)
+        if parts is None:
+            assert isinstance(event, ContentDelta | ReasoningDelta)
+            parts = [event.text]
+        parts.append(following.text)
+    if parts is None:
+        return event
+    return kind("".join(parts))
 
 
 def choose(session: ChatSession, reply_id: str) -> ActivePathChanged | None:

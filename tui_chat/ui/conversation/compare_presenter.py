@@ -10,12 +10,13 @@ with (the controller's `settle_comparison`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from tui_chat.core.errors import TuiChatError
 from tui_chat.core.models import Message
 from tui_chat.core.text import one_line, sanitize
+from tui_chat.core.tokens import estimate_tokens
 from tui_chat.ui.advice import sentence
 from tui_chat.ui.widgets.compare_view import COMPLETE, ColumnFigures, CompareView
 
@@ -34,11 +35,14 @@ FIGURES_INTERVAL = 1.0
 
 @dataclass
 class _Live:
-    """A column's clock: when its reply started, its first token, its deltas."""
+    """A column's clock: when its reply started, its first token, its tokens (estimated from
+    the text, as a single reply's: a delta is no measure, and core.compare joins the deltas
+    that wait)."""
 
     started: float
     first_token: float | None = None
-    deltas: int = 0
+    tokens: int = 0
+    uncounted: list[str] = field(default_factory=list)
     last_figures: float = 0.0
     message_id: str | None = None
     ended: bool = False
@@ -59,6 +63,7 @@ class ComparePresenter:
         self.sent_text = ""
         self.received = False
         self._live: dict[int, _Live] = {}
+        self._columns: dict[int, ColumnPresenter] = {}
 
     @property
     def workspace(self) -> Workspace:
@@ -70,6 +75,7 @@ class ComparePresenter:
         self.models = list(self.workspace.compare_models)
         self.received = False
         self._live = {}
+        self._columns = {}
         self.view = None
 
     async def user_message_saved(self, message: Message) -> None:
@@ -80,8 +86,11 @@ class ComparePresenter:
 
     async def column(self, index: int) -> ColumnPresenter:
         """Column `index`'s drawing (the comparison is shown with the first event of one)."""
-        await self._ensure_view()
-        return ColumnPresenter(self, index)
+        column = self._columns.get(index)
+        if column is None:
+            await self._ensure_view()
+            column = self._columns[index] = ColumnPresenter(self, index)
+        return column
 
     async def tool_event(self, event: ToolEvent) -> None:
         """A comparison sends no tools (core.compare says so)."""
@@ -133,7 +142,7 @@ class ComparePresenter:
                 reply.add_reasoning(text)
             else:
                 reply.add_content(text)
-        self._count(index, thinking=thinking)
+        self._count(index, text, thinking=thinking)
 
     def _retry(self, index: int, reason: str, delay: float) -> None:
         assert self.view is not None
@@ -141,12 +150,12 @@ class ComparePresenter:
         column.show_figures(replace(column.figures, state=(
             f"{one_line(sanitize(reason), 60)}; retry in {delay:.0f} s")))
 
-    def _count(self, index: int, *, thinking: bool) -> None:
+    def _count(self, index: int, text: str, *, thinking: bool) -> None:
         live = self._live.get(index)
         if live is None:
             return
         self.received = True
-        live.deltas += 1
+        live.uncounted.append(text)
         now = self.workspace.clock()
         column = self.view.column(index) if self.view is not None else None
         if column is None:
@@ -158,8 +167,10 @@ class ComparePresenter:
         elif now - live.last_figures >= FIGURES_INTERVAL:
             live.last_figures = now
             elapsed = now - live.first_token
+            live.tokens += estimate_tokens("".join(live.uncounted))
+            live.uncounted.clear()
             column.show_figures(replace(column.figures, state=state,
-                                        tokens_per_second=live.deltas / elapsed
+                                        tokens_per_second=live.tokens / elapsed
                                         if elapsed else None))
 
     async def _ended(self, index: int, message: Message | None, error: str | None) -> None:

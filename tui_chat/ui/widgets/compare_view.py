@@ -24,10 +24,13 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.geometry import Size
 from textual.message import Message as TextualMessage
+from textual.widget import Widget
 from textual.widgets import Static
 
 from tui_chat.core.models import Message, Usage
+from tui_chat.ui import textual_compat
 from tui_chat.ui.widgets.message_view import MessageView, Position, ProviderLabels
 
 if TYPE_CHECKING:  # with the first reply: Markdown is not on the start-up path
@@ -66,6 +69,22 @@ def figures_text(number: int, figures: ColumnFigures) -> Text:
     return text
 
 
+def laid_out_once(widget: Widget, size: Size, virtual_size: Size, container_size: Size,
+                  layout: bool) -> bool:
+    """Whether a container of a comparison given a new size by a layout lays the screen out
+    again: only for a new width. A reply growing is one layout, in which the containers
+    around it (its column, the row of columns, the comparison) take their new heights; their
+    new virtual size, set as Textual's reactive, laid the whole screen out once more, one
+    frame later, for each growth of each column. Nothing in them scrolls: that virtual size
+    moves nothing."""
+    laid_out = textual_compat.laid_out_size(widget)
+    if (layout and laid_out.width == size.width and laid_out.height
+            and textual_compat.laid_out_container_size(widget).width == container_size.width
+            and widget.virtual_size.width == virtual_size.width):
+        return False
+    return layout
+
+
 class CompareColumn(Vertical):
     """One model's reply: its figures, then the reply (live, then finished)."""
 
@@ -92,9 +111,20 @@ class CompareColumn(Vertical):
     def compose(self) -> ComposeResult:
         yield Static(figures_text(self.number, self.figures), classes="figures", markup=False)
 
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size,
+                      layout: bool = True) -> bool:
+        layout = laid_out_once(self, size, virtual_size, container_size, layout)
+        return super()._size_updated(size, virtual_size, container_size, layout)
+
     def show_figures(self, figures: ColumnFigures) -> None:
+        """New figures: a layout only if they take another number of rows (they change
+        about once a second in each column while it streams)."""
         self.figures = figures
-        self.query_one(".figures", Static).update(figures_text(self.number, figures))
+        line = self.query_one(".figures", Static)
+        text = figures_text(self.number, figures)
+        width = line.content_size.width
+        rows = len(text.wrap(self.app.console, width)) if width else 0
+        line.update(text, layout=not width or rows != line.content_size.height)
 
     async def start(self, message: Message) -> ReplyView:
         from tui_chat.ui.widgets.reply_view import ReplyView
@@ -143,14 +173,23 @@ class CompareColumn(Vertical):
             view.set_message(view.message)
 
 
+class ColumnsRow(Horizontal):
+    """The columns side by side (stacked: one above the other)."""
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size,
+                      layout: bool = True) -> bool:
+        layout = laid_out_once(self, size, virtual_size, container_size, layout)
+        return super()._size_updated(size, virtual_size, container_size, layout)
+
+
 class CompareView(Vertical, can_focus=True):
     """2-4 columns of replies to one prompt; see the module docstring."""
 
     DEFAULT_CSS = """
     CompareView { height: auto; margin: 0 0 1 0; }
     CompareView > .hint { height: auto; color: $text-muted; padding: 0 1; }
-    CompareView > Horizontal { height: auto; }
-    CompareView.-stacked > Horizontal { layout: vertical; }
+    CompareView > ColumnsRow { height: auto; }
+    CompareView.-stacked > ColumnsRow { layout: vertical; }
     CompareView.-stacked CompareColumn { width: 1fr; margin: 0 0 1 0; }
     CompareView:focus CompareColumn.-highlighted { background: $tc-selection 10%; }
     CompareView:focus CompareColumn.-highlighted > .figures { color: $tc-selection; }
@@ -193,7 +232,7 @@ class CompareView(Vertical, can_focus=True):
 
     def compose(self) -> ComposeResult:
         yield Static(self._hint(), classes="hint", markup=False)
-        with Horizontal():
+        with ColumnsRow():
             yield from self._columns
 
     def _hint(self) -> Text:
@@ -205,6 +244,11 @@ class CompareView(Vertical, can_focus=True):
 
     def on_mount(self) -> None:
         self._stack()
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size,
+                      layout: bool = True) -> bool:
+        layout = laid_out_once(self, size, virtual_size, container_size, layout)
+        return super()._size_updated(size, virtual_size, container_size, layout)
 
     def focus(self, scroll_visible: bool = False) -> CompareView:
         """Take the focus where the view stands: the message list follows the replies' ends

@@ -1,0 +1,130 @@
+"""What a comparison costs to draw while it streams, counted in layouts and figures (issue 24:
+two replies should cost what one costs, twice). Counts of the work done, never times; the
+speed itself is benchmarks/bench_ui_compare.py's.
+
+- A column's reply growing is one layout of the screen: the containers around it (the
+  column, the row of columns, the comparison) change height in that layout, and Textual
+  would then lay the whole screen out again for their new virtual size.
+- A column's figures line changed at the same number of rows asks for no layout.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.screen import Screen
+
+from tests.fakeprovider import FakeProvider, Reply, stream_of
+from tests.ui.conftest import AppFactory, conversation, wait_until
+from tests.ui.test_compare import compare
+from tui_chat.ui.widgets.compare_view import ColumnFigures, CompareView
+from tui_chat.ui.widgets.reply_view import GROW_ROWS
+
+
+@pytest.fixture
+def with_sutra(sutra_server: FakeProvider, monkeypatch: pytest.MonkeyPatch) -> FakeProvider:
+    monkeypatch.setenv("SUTRA_BASE_URL", sutra_server.url)
+    monkeypatch.setenv("SUTRA_API_KEY", "sutra-test-key-0001")
+    return sutra_server
+
+
+@contextmanager
+def counted_layouts(screen: Screen[Any]) -> Iterator[list[int]]:
+    """The screen's full layouts while the block runs (a list holding their count)."""
+    count = [0]
+    original = screen._refresh_layout
+
+    def counting(size: Any = None, scroll: bool = False) -> None:
+        if not scroll:
+            count[0] += 1
+        original(size, scroll)
+
+    screen._refresh_layout = counting  # type: ignore[method-assign]
+    try:
+        yield count
+    finally:
+        screen._refresh_layout = original  # type: ignore[method-assign]
+
+
+async def settled(pilot: Pilot[Any]) -> None:
+    """Every message handled and every layout or repaint asked for done, twice over."""
+    for _ in range(3):
+        await pilot.pause()
+
+
+async def streaming_comparison(pilot: Pilot[Any]) -> CompareView:
+    view = await compare(pilot, "hello")
+    await wait_until(pilot, lambda: all(c.reply is not None and c.reply.content
+                                        and c.reply.caught_up for c in view.columns))
+    await settled(pilot)
+    return view
+
+
+@pytest.fixture
+def held(chutes_server: FakeProvider, with_sutra: FakeProvider) -> Iterator[None]:
+    """Both replies start, then wait (for the end of the test)."""
+    gate = threading.Event()
+    chutes_server.script(Reply(stream_of(["first ", "words"]), gate=gate, gate_after=2))
+    with_sutra.script(Reply(stream_of(["other ", "words"], flavour="sutra"),
+                            gate=gate, gate_after=2))
+    try:
+        yield
+    finally:
+        gate.set()
+
+
+@pytest.mark.usefixtures("held")
+async def test_a_column_growing_is_one_layout(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await streaming_comparison(pilot)
+        reply = view.column(0).reply
+        assert reply is not None
+        height = reply.size.height
+        with counted_layouts(conversation(app)) as layouts:
+            reply.add_content("".join(f"\n\nline {n}" for n in range(GROW_ROWS)))
+            await wait_until(pilot, lambda: reply.caught_up)
+            await settled(pilot)
+        assert reply.size.height > height  # it grew
+        assert layouts == [1]
+
+
+@pytest.mark.usefixtures("held")
+async def test_new_figures_on_as_many_rows_are_no_layout(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await streaming_comparison(pilot)
+        column = view.column(1)
+        with counted_layouts(conversation(app)) as layouts:
+            column.show_figures(ColumnFigures("streaming…", time_to_first_token=0.5,
+                                              tokens_per_second=42.0))
+            await settled(pilot)
+        assert layouts == [0]
+        assert "42.0 tok/s" in str(column.query_one(".figures").render())
+        # Figures that need another row do lay out (a narrow column wraps them).
+        with counted_layouts(conversation(app)) as layouts:
+            column.show_figures(ColumnFigures("streaming… " + "very " * 30))
+            await settled(pilot)
+        assert layouts[0] >= 1
+        assert column.query_one(".figures").size.height > 1
+
+
+@pytest.mark.usefixtures("held")
+async def test_a_columns_speed_counts_the_text_not_the_deltas(make_app: AppFactory) -> None:
+    """core.compare joins the deltas that wait: a column's live tokens per second are
+    estimated from its text, as a single reply's are."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await streaming_comparison(pilot)
+        presenter = await conversation(app).compare_presenter.column(0)
+        assert presenter is not None
+        await presenter.content("word " * 1000)  # one delta, a thousand words
+        for _ in range(4):  # the test clock moves a quarter second at each reading
+            await presenter.content("x ")
+        speed = view.column(0).figures.tokens_per_second
+        assert speed is not None and speed > 100  # deltas counted: 6 in about 2 s
