@@ -94,6 +94,17 @@ async def test_a_call_approved_in_the_dialog_runs_and_its_result_shows_folded(
         assert "The model called a tool (time__get_current_time)." in text
         assert "Result of time__get_current_time (server time)" in text
         assert "tools are not enabled" not in text
+        # Enter (or t) on the folded result unfolds it: the whole result shows (folded, its
+        # row previews the start of it on one line)
+        screen = conversation(app)
+        result = screen.query(MessageView)[2]
+        assert '"is_dst"' not in rendered_text(result)
+        screen.message_list.focus()
+        await wait_until(pilot, lambda: screen.message_list.selected == 3)
+        await pilot.press("up", "enter")
+        await wait_until(pilot, lambda: '"is_dst"' in rendered_text(result))
+        await pilot.press("t")
+        await wait_until(pilot, lambda: '"is_dst"' not in rendered_text(result))
 
 
 async def test_a_denial_with_a_reason_goes_back_to_the_model(

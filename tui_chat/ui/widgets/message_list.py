@@ -105,7 +105,9 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         Binding("r", "regenerate(False)", "Regenerate", id="messages.regenerate"),
         Binding("m", "regenerate(True)", "Regenerate with…", id="messages.regenerate_with"),
         Binding("g", "continue_reply", "Continue", id="messages.continue_reply"),
-        Binding("t", "toggle_thinking", "Thinking", id="messages.toggle_thinking"),
+        Binding("t,enter", "toggle_thinking", "Unfold", id="messages.toggle_thinking",
+                tooltip="Unfold or fold the selected message's thinking, tool calls or "
+                        "tool result"),
         Binding("o", "open_link", "Open link", id="messages.open_link",
                 tooltip="Open a link of the selected message (asks first)"),
         *BRANCH_BINDINGS,
