@@ -65,6 +65,7 @@ from tui_chat.core.summaries import (
     turns_before,
     write_summary,
 )
+from tui_chat.core.text import one_line
 from tui_chat.core.tool_exchange import ToolBox
 
 if TYPE_CHECKING:  # imported on first use: the app's start-up path has no HTTP stack
@@ -595,9 +596,10 @@ class Workspace:
             return None
         if dialect.takes_reasoning(self.facts()):
             return None
-        return (f"Reasoning {self.reasoning} is not sent: {self.model} is not known to take a "
+        model = one_line(self.model, 80)  # a model id is untrusted text
+        return (f"Reasoning {self.reasoning} is not sent: {model} is not known to take a "
                 f"reasoning setting (say reasoning = true under [models.\"{self.provider_name}:"
-                f"{self.model}\"] in config.toml if it does).")
+                f"{model}\"] in config.toml if it does).")
 
     def takes_tools(self) -> bool:
         """Whether the current model may be offered tools (see ModelInfo.takes_tools)."""

@@ -48,7 +48,7 @@ from tui_chat.ui.widgets.fitted_footer import FittedFooter
 from tui_chat.ui.widgets.message_list import MessageList, ReadAbove
 from tui_chat.ui.widgets.message_view import Position, provider_label
 from tui_chat.ui.widgets.prompt_input import PromptInput
-from tui_chat.ui.widgets.status_bar import StatusBar
+from tui_chat.ui.widgets.status_bar import StatusBar, next_reasoning, reasoning_badge
 
 if TYPE_CHECKING:  # imported on first use: not on the start-up path
     from tui_chat.core.mcp.loop import Approval, CallRequest
@@ -96,6 +96,9 @@ class ConversationScreen(SidebarRequests, ConversationDialogs, Screen[None]):
         Binding("f8", "conversation_settings", "Chat settings", id="conversation.settings",
                 tooltip="This conversation's system prompt, parameters and persona (the "
                 "defaults for new ones are in Settings, F3)", show=False),
+        Binding("f5", "cycle_reasoning", "Reasoning", id="conversation.reasoning",
+                tooltip="How much the model reasons in this conversation: default, off, low, "
+                "medium, high (also in F8)", show=False),
         Binding("ctrl+t", "attach", "Attach", id="conversation.attach",
                 tooltip="Attach a file to the next message (or write @path in it)",
                 show=False),  # the prompt's placeholder says it: the footer is full at 120
@@ -119,6 +122,7 @@ class ConversationScreen(SidebarRequests, ConversationDialogs, Screen[None]):
                                   self.models)
         self._compare_presenter: ComparePresenter | None = None
         self._first_run_hint = ""
+        self._reasoning_said: str | None = None  # the sentence last said for this model
 
     # --- layout ------------------------------------------------------------------------
 
@@ -278,7 +282,8 @@ class ConversationScreen(SidebarRequests, ConversationDialogs, Screen[None]):
         labels = workspace.settings.provider_labels()
         self.message_list.labels = labels
         changes: dict[str, object] = {"provider": provider_label(workspace.provider_name, labels),
-                                      "model": model, "tools": tools_badge(workspace)}
+                                      "model": model, "tools": tools_badge(workspace),
+                                      "reasoning": reasoning_badge(workspace.reasoning)}
         if state is not None:
             changes["state"] = state
         self.status.update_info(**changes)
@@ -415,6 +420,19 @@ class ConversationScreen(SidebarRequests, ConversationDialogs, Screen[None]):
 
     def action_conversation_settings(self) -> None:
         self.setup.open_settings()
+
+    def action_cycle_reasoning(self) -> None:
+        """The next reasoning setting for this conversation (default, off, low, medium,
+        high), from its next message on; a model not known to take it is said once."""
+        self.set_reasoning(next_reasoning(self.workspace.reasoning))
+
+    def set_reasoning(self, choice: str) -> None:
+        note = self.workspace.set_reasoning(choice)
+        self.refresh_chrome()
+        self.set_note(f"reasoning {choice} from the next message")
+        if note is not None and note != self._reasoning_said:
+            self._reasoning_said = note
+            self.say(note, title="Reasoning", severity="warning")
 
     def action_choose_model(self) -> None:
         self.choose_model()
