@@ -96,7 +96,7 @@ class ConversationScreen(SidebarRequests, ConversationDialogs, Screen[None]):
         Binding("f8", "conversation_settings", "Chat settings", id="conversation.settings",
                 tooltip="This conversation's system prompt, parameters and persona (the "
                 "defaults for new ones are in Settings, F3)", show=False),
-        Binding("f5", "cycle_reasoning", "Reasoning", id="conversation.reasoning",
+        Binding("f9", "cycle_reasoning", "Reasoning", id="conversation.reasoning",
                 tooltip="How much the model reasons in this conversation: default, off, low, "
                 "medium, high (also in F8)", show=False),
         Binding("ctrl+t", "attach", "Attach", id="conversation.attach",
@@ -122,7 +122,7 @@ class ConversationScreen(SidebarRequests, ConversationDialogs, Screen[None]):
                                   self.models)
         self._compare_presenter: ComparePresenter | None = None
         self._first_run_hint = ""
-        self._reasoning_said: str | None = None  # the sentence last said for this model
+        self._reasoning_said: tuple[str, str] | None = None  # the model it was said of
 
     # --- layout ------------------------------------------------------------------------
 
@@ -430,8 +430,9 @@ class ConversationScreen(SidebarRequests, ConversationDialogs, Screen[None]):
         note = self.workspace.set_reasoning(choice)
         self.refresh_chrome()
         self.set_note(f"reasoning {choice} from the next message")
-        if note is not None and note != self._reasoning_said:
-            self._reasoning_said = note
+        model = (self.workspace.provider_name, self.workspace.model or "")
+        if note is not None and model != self._reasoning_said:  # once for a model
+            self._reasoning_said = model
             self.say(note, title="Reasoning", severity="warning")
 
     def action_choose_model(self) -> None:

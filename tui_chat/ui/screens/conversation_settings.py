@@ -10,7 +10,7 @@ checkbox each (Tab to it, Space or Enter toggles): one unchecked is not offered 
 conversation (`Parameters.tools_off`, kept with it). A server it turned off that is no
 longer configured stays off, unseen.
 
-Reasoning (`Parameters.reasoning`, also the reasoning key, F5): the model's default, off,
+Reasoning (`Parameters.reasoning`, also the reasoning key, F9): the model's default, off,
 low, medium or high; sent only to a model known to take it (core.dialect).
 """
 
@@ -151,7 +151,7 @@ class ConversationSettingsScreen(ModalScreen[ConversationSettings | None]):
                     value=self.parameters.reasoning or "default", allow_blank=False,
                     id="reasoning", compact=True),
                     "How much the model thinks before answering; sent only to a model "
-                    "known to take it (F5 cycles it).")
+                    "known to take it (F9 cycles it).")
                 if self.servers:
                     yield from self._row("Tool servers", self._server_boxes(),
                                          "Offered to the model in this conversation when "
