@@ -111,7 +111,8 @@ class ConversationScreen(SidebarRequests, ConversationDialogs, Screen[None]):
         self.controller = controller = ConversationController(workspace, self)
         self.attach_flow = AttachFlow(controller, self)
         self.context_status = ContextStatus(controller, self, self.attach_flow,
-                                            lambda then: self.choose_model(then=then))
+                                            lambda then, window: self.choose_model(
+                                                then=then, min_window=window))
         self.presenter = ReplyPresenter(controller, self, self.context_status,
                                         self.attach_flow)
         self.sidebar_actions = SidebarActions(controller, self)
@@ -439,13 +440,13 @@ class ConversationScreen(SidebarRequests, ConversationDialogs, Screen[None]):
         self.choose_model()
 
     def choose_model(self, *, then_regenerate: bool = False, compare: bool = False,
-                     then: Callable[[], None] | None = None, reply_id: str | None = None
-                     ) -> None:
+                     then: Callable[[], None] | None = None, reply_id: str | None = None,
+                     min_window: int | None = None) -> None:
         """Open the model picker (several models may be marked to compare, unless the
         choice is to regenerate with: `reply_id`, None for the last reply); it applies from
         the next message on (`then`: what to do once one is chosen)."""
         self.models.choose(then_regenerate=then_regenerate, compare=compare, then=then,
-                           reply_id=reply_id)
+                           reply_id=reply_id, min_window=min_window)
 
     def action_focus_messages(self) -> None:
         if self.comparison is not None and not self.comparison.streaming:
