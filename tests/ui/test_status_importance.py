@@ -63,7 +63,7 @@ def test_parts_appear_in_order_of_importance_as_the_line_widens() -> None:
 
 def test_the_parts_left_keep_their_places() -> None:
     line = status_text(FULL, 100).plain
-    order = [name for name, _, _ in status_parts(FULL) if SHOWN[name] in line]
+    order = [part.name for part in status_parts(FULL) if SHOWN[part.name] in line]
     assert sorted(order, key=lambda name: line.index(SHOWN[name])) == order
 
 

@@ -3,6 +3,8 @@ window is, speed, usage and cost."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import msgspec
 from msgspec import Struct
 from rich.text import Text
@@ -61,49 +63,64 @@ last of these first (the hint of what a key does now, then the speed and the tok
 reply, survive longest); those left keep their places on the line."""
 
 
-def status_parts(info: StatusInfo) -> list[tuple[str, str, Text]]:
-    """(name, separator before it, text) of each part the line would show, in the line's
-    order (model names, notes are untrusted: literal text)."""
-    parts: list[tuple[str, str, Text]] = [
-        ("provider", "", Text(f" {one_line(info.provider, 30)} ", style="bold reverse")),
-        ("model", " ", Text(one_line(info.model, 60), style="bold"))]
+class Part(NamedTuple):
+    """One part of the status line: its name (IMPORTANCE), its text, and the separator
+    before it when another part precedes it (drawn in the part's style when `joined`)."""
+
+    name: str
+    text: Text
+    separator: str = BAR
+    joined: bool = False
+
+
+def _part(name: str, text: str, style: str = "", separator: str = BAR,
+          joined: bool = False) -> Part:
+    return Part(name, Text(text, style=style), separator, joined)
+
+
+def status_parts(info: StatusInfo) -> list[Part]:
+    """The parts the line would show, in the line's order (model names and notes are
+    untrusted: literal text)."""
+    parts = [_part("provider", f" {one_line(info.provider, 30)} ", "bold reverse", ""),
+             _part("model", one_line(info.model, 60), "bold", " ", joined=True)]
     if info.protection:
-        parts.append(("protection", "  ", Text(info.protection, style="bold")))
+        parts.append(_part("protection", info.protection, "bold", "  ", joined=True))
     if info.tools:
-        parts.append(("tools", "  ", Text(info.tools)))
+        parts.append(_part("tools", info.tools, separator="  "))
     if info.reasoning:
-        parts.append(("reasoning", "  ", Text(info.reasoning, style="dim")))
-    parts.append(("state", BAR, Text(info.state, style="italic")))
+        parts.append(_part("reasoning", info.reasoning, "dim", "  ", joined=True))
+    parts.append(_part("state", info.state, "italic"))
     if info.context:
         if info.context_warning:  # see ui.colour_roles
-            parts.append(("context", BAR, Text(f"⚠ {info.context}", style="tc.notice")))
+            parts.append(_part("context", f"⚠ {info.context}", "tc.notice"))
         else:
-            parts.append(("context", BAR, Text(info.context)))
+            parts.append(_part("context", info.context))
     if info.cost:
-        parts.append(("cost", BAR, Text(info.cost)))
+        parts.append(_part("cost", info.cost))
     if info.quota:
-        parts.append(("quota", BAR, Text(info.quota, style="dim")))
+        parts.append(_part("quota", info.quota, "dim", joined=True))
     if info.time_to_first_token is not None:
-        parts.append(("first_token", BAR,
-                      Text(f"first token {info.time_to_first_token:.2f} s")))
+        parts.append(_part("first_token", f"first token {info.time_to_first_token:.2f} s"))
     if info.tokens_per_second is not None:
         about = "≈" if info.speed_estimated else ""
-        parts.append(("speed", BAR, Text(f"{about}{info.tokens_per_second:.1f} tok/s")))
+        parts.append(_part("speed", f"{about}{info.tokens_per_second:.1f} tok/s"))
     if info.usage is not None:
         usage = info.usage
-        parts.append(("usage", BAR,
-                      Text(f"{usage.prompt_tokens} in · {usage.completion_tokens} out")))
+        parts.append(_part("usage", f"{usage.prompt_tokens} in · {usage.completion_tokens} out"))
     if info.note:
-        parts.append(("note", BAR, Text(one_line(info.note, 80), style="dim")))
+        parts.append(_part("note", one_line(info.note, 80), "dim", joined=True))
     return parts
 
 
-def _joined(parts: list[tuple[str, str, Text]]) -> Text:
+def _joined(parts: list[Part]) -> Text:
     text = Text()
-    for index, (_, separator, part) in enumerate(parts):
+    for index, part in enumerate(parts):
+        if index and part.joined:  # one run with the part, as one span
+            text.append(part.separator + part.text.plain, style=part.text.style)
+            continue
         if index:
-            text.append(separator)
-        text.append_text(part)
+            text.append(part.separator)
+        text.append_text(part.text)
     return text
 
 
@@ -116,7 +133,7 @@ def status_text(info: StatusInfo, width: int | None = None) -> Text:
     if width is None or width <= 0:
         return text
     while text.cell_len > width and len(parts) > 1:
-        least = max(parts, key=lambda part: IMPORTANCE.index(part[0]))
+        least = max(parts, key=lambda part: IMPORTANCE.index(part.name))
         parts.remove(least)
         text = _joined(parts)
     if text.cell_len > width:
