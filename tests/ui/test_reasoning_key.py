@@ -76,6 +76,7 @@ async def test_a_model_not_known_to_take_it_is_said_once(
         for _ in range(3):
             await pilot.press("f9")
         await wait_until(pilot, lambda: screen.workspace.reasoning == "medium")
+        assert screen.status.info.reasoning == "reasoning medium not sent"
         warnings = [text for severity, text in notes if severity == "warning"]
         assert len(warnings) == 1 and MODEL in warnings[0] and "not sent" in warnings[0]
         chutes_server.script(Reply(stream_of(["Default."])))

@@ -69,7 +69,7 @@ def test_the_parts_left_keep_their_places() -> None:
 
 def test_a_hint_wider_than_the_line_is_cut_with_an_ellipsis() -> None:
     line = status_text(FULL, 30).plain
-    assert line.startswith("editing: Enter") and line.endswith("…") and len(line) == 30
+    assert line.startswith(" editing: Enter") and line.endswith("…") and len(line) == 30
 
 
 class _StatusApp(App[None]):

@@ -284,7 +284,9 @@ class ConversationScreen(SidebarRequests, ConversationDialogs, Screen[None]):
         self.message_list.labels = labels
         changes: dict[str, object] = {"provider": provider_label(workspace.provider_name, labels),
                                       "model": model, "tools": tools_badge(workspace),
-                                      "reasoning": reasoning_badge(workspace.reasoning)}
+                                      "reasoning": reasoning_badge(
+                                          workspace.reasoning,
+                                          workspace.reasoning_note() is None)}
         if state is not None:
             changes["state"] = state
         self.status.update_info(**changes)

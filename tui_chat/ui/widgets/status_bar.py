@@ -42,9 +42,12 @@ class StatusInfo(Struct, frozen=True):
     `reasoning_badge`)."""
 
 
-def reasoning_badge(choice: str) -> str:
-    """What the status line shows for a reasoning setting ("" for "default")."""
-    return "" if choice == "default" else f"reasoning {choice}"
+def reasoning_badge(choice: str, sent: bool = True) -> str:
+    """What the status line shows for a reasoning setting ("" for "default"); `sent`: the
+    model takes it (else "not sent" says that it goes nowhere)."""
+    if choice == "default":
+        return ""
+    return f"reasoning {choice}" if sent else f"reasoning {choice} not sent"
 
 
 def next_reasoning(choice: str) -> str:
@@ -113,7 +116,7 @@ def status_parts(info: StatusInfo) -> list[Part]:
 
 
 def _joined(parts: list[Part]) -> Text:
-    text = Text()
+    text = Text(" " if parts and parts[0].name != "provider" else "")  # off the edge
     for index, part in enumerate(parts):
         if index and part.joined:  # one run with the part, as one span
             text.append(part.separator + part.text.plain, style=part.text.style)
