@@ -57,6 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="end-to-end encryption to the model's instance (Chutes): required "
                      "sends nothing a model cannot take encrypted; auto where it can; kept "
                      "with the conversation")
+    ask.add_argument("--reasoning", choices=("default", "off", "low", "medium", "high"),
+                     help="how much the model reasons: off, or a lighter or heavier effort; "
+                     "default: the model's own. Sent only to a model known to take it; kept "
+                     "with the conversation")
     ask.add_argument("--timeout", type=float,
                      help="seconds without a complete event before a stalled stream is "
                      "abandoned")

@@ -151,6 +151,7 @@ async def _ask(args: argparse.Namespace, context: Context) -> int:
                 workspace.require_model()
             _warn_about_tls(workspace)
             parameters = _parameters(args, workspace.session.conversation.parameters)
+            await _say_if_reasoning_unsent(workspace, parameters)
             if args.system is not None:
                 workspace.session.set_system_prompt(args.system)
             files = [read_attachment(Path(name), name) for name in args.attach]
@@ -323,19 +324,42 @@ def _open_conversation(workspace: Workspace, args: argparse.Namespace) -> None:
 
 
 def _parameters(args: argparse.Namespace, base: Parameters) -> Parameters:
-    """The conversation's parameters with --temperature / --max-tokens over them."""
+    """The conversation's parameters with --temperature / --max-tokens / --e2ee /
+    --reasoning over them (--reasoning default: the model's own, none sent)."""
     from pydantic import ValidationError
 
     given = {"temperature": args.temperature, "max_tokens": args.max_tokens,
              "e2ee": getattr(args, "e2ee", None)}
-    options = {"temperature": "--temperature", "max_tokens": "--max-tokens", "e2ee": "--e2ee"}
+    options = {"temperature": "--temperature", "max_tokens": "--max-tokens", "e2ee": "--e2ee",
+               "reasoning": "--reasoning"}
+    over = {k: v for k, v in given.items() if v is not None}
+    reasoning = getattr(args, "reasoning", None)
+    if reasoning is not None:
+        over["reasoning"] = None if reasoning == "default" else reasoning
     try:
-        return Parameters.model_validate({**base.model_dump(),
-                                          **{k: v for k, v in given.items() if v is not None}})
+        return Parameters.model_validate({**base.model_dump(), **over})
     except ValidationError as error:
         first = error.errors()[0]
         name = options.get(str(first["loc"][0]), str(first["loc"][0]))
         raise UsageError(f"{name} {validation_problem(first, Parameters)}.") from None
+
+
+async def _say_if_reasoning_unsent(workspace: Workspace, parameters: Parameters) -> None:
+    """With a reasoning setting: learn the model's features when they are not known yet (the
+    provider's list), and say on stderr once when it is not sent (core.dialect)."""
+    if parameters.reasoning is None or workspace.model is None:
+        return
+    from tui_chat.core import dialect
+
+    catalog = workspace.catalog
+    if not dialect.takes_reasoning(workspace.facts()) and not catalog.knows_facts(
+            workspace.provider):
+        await catalog.refresh(workspace.provider)
+    if not dialect.takes_reasoning(workspace.facts()):
+        print(f"{PROG}: --reasoning {parameters.reasoning} is not sent: "
+              f"{one_line(workspace.model, 80)} is not known to take a reasoning setting "
+              f"(say reasoning = true under [models.\"{workspace.provider_name}:"
+              f"{one_line(workspace.model, 80)}\"] in config.toml if it does).", file=sys.stderr)
 
 
 def end_line_on_terminal(out: TextIO, mid_line: bool) -> None:

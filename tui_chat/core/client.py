@@ -211,6 +211,8 @@ class ProviderClient:
         }
         if parameters is not None:
             payload.update(parameters.to_request())
+            # The caller sends `reasoning` only for a model known to take it (core.session).
+            payload.update(self._dialect.reasoning_body(parameters.reasoning))
         if self.refusals.asks_for_usage(self.provider):
             payload["stream_options"] = {"include_usage": True}
         return payload

@@ -222,6 +222,14 @@ def margin(use: ContextUse) -> int:
     return SAFETY_TOKENS + math.ceil(SAFETY_SHARE * use.estimated)
 
 
+def needed_window(plan: ContextPlan) -> int:
+    """The window, in tokens, that `plan`'s request fits in: the prompt, the margin kept for
+    what the estimate may miss, and room for a reply (at least what `ContextMeter.plan` asks
+    of a window that size)."""
+    reply = min(MIN_REPLY, plan.max_tokens or MIN_REPLY)
+    return plan.use.tokens + margin(plan.use) + reply
+
+
 def short_tokens(count: int) -> str:
     """A token count as the status line shows it: 950, 38k, 1.2M."""
     if count < 1000:

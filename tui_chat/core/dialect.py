@@ -10,6 +10,14 @@ Each provider's spec carries one (`ProviderSpec.dialect`); the client reads a ch
 - `bare_json_errors`: a line outside the SSE fields that is a JSON object is an error report
   (Chutes sends its mid-stream failures so, then ends the body), not a line to ignore.
 
+- how a request asks for less or no reasoning (`Parameters.reasoning`, `reasoning_body`):
+  "low" / "medium" / "high" as `reasoning_effort` (OpenAI's key, which vLLM and SGLang take);
+  "off" as `chat_template_kwargs` that switch the chat template's thinking off
+  (`enable_thinking: false` for Qwen3 and GLM, `thinking: false` for DeepSeek-V3.1; a
+  template ignores the flag it does not read). Sent only for a model known to take it
+  (`takes_reasoning`): Chutes' /models lists "reasoning" in its `supported_features`, or
+  config.toml says `reasoning = true` for it; for any other model nothing is sent.
+
 Inline reasoning tags (`<think>`, SUTRA's `<thinking>`) are read for every provider
 (core.reasoning). Whether the provider takes `stream_options` stays
 `ProviderSpec.supports_stream_options`, which config.toml can set; a server that refuses it
@@ -19,18 +27,42 @@ anyway is remembered by the `UsageRefusals` its clients share (one per workspace
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from msgspec import Struct
 
 if TYPE_CHECKING:
     from tui_chat.core.chunks import ChunkDelta
+    from tui_chat.core.models import ModelInfo
     from tui_chat.core.providers import Provider
+
+
+REASONING_CHOICES: Final = ("default", "off", "low", "medium", "high")
+"""The reasoning settings a conversation may take, in the order the key cycles them
+("default": none sent, the model's own; the rest: `Parameters.reasoning`)."""
+
+
+def takes_reasoning(info: ModelInfo | None) -> bool:
+    """Whether `info`'s model is known to take a reasoning setting ("reasoning" among its
+    features: Chutes' `supported_features`, or `reasoning = true` in config.toml)."""
+    return info is not None and "reasoning" in info.features
 
 
 class Dialect(Struct, frozen=True, kw_only=True):
     reasoning_keys: tuple[str, ...] = ("reasoning_content", "reasoning")
     bare_json_errors: bool = True
+    effort_key: str = "reasoning_effort"
+    """The request key that carries "low" / "medium" / "high"."""
+    thinking_switches: tuple[str, ...] = ("enable_thinking", "thinking")
+    """The `chat_template_kwargs` flags set to false for "off"."""
+
+    def reasoning_body(self, effort: str | None) -> dict[str, Any]:
+        """The request keys for the reasoning setting `effort` (None or "default": none)."""
+        if effort is None or effort == "default":
+            return {}
+        if effort == "off":
+            return {"chat_template_kwargs": dict.fromkeys(self.thinking_switches, False)}
+        return {self.effort_key: effort}
 
     @property
     def slow_keys(self) -> tuple[str, ...]:

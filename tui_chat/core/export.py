@@ -381,7 +381,8 @@ def _attachment_to_dict(attachment: Attachment) -> dict[str, object]:
 def _message_to_dict(message: Message, active_child: str | None,
                      files: list[Attachment] | None) -> dict[str, object]:
     data: dict[str, object] = message.model_dump(mode="json",
-                                                 exclude={"conversation_id", "streamed"})
+                                                 exclude={"conversation_id", "streamed",
+                                                          "reasoning_sent"})
     if files is not None:
         data["attachments"] = [_attachment_to_dict(a) for a in files]
     for field in _FLOAT_FIELDS:  # standard JSON has no NaN or Infinity

@@ -7,6 +7,7 @@ per-model settings from config.toml over it.
     output_price = 1.1          # USD per million completion tokens
     images = false              # whether it reads images
     tools = true                # whether it may be offered tools (MCP servers)
+    reasoning = true            # whether it takes a reasoning setting (off, low, …)
 
 The key is the provider's name, a colon, and the model id as the provider spells it (the id
 may hold colons itself: only the first one separates). Every field is optional; one left out
@@ -37,6 +38,9 @@ class ModelSettings(Record):
     """Whether the model reads images (attached PNG, JPEG, WebP, GIF)."""
     tools: bool | None = None
     """Whether the model may be offered tools (tool servers: docs/tools.md)."""
+    reasoning: bool | None = None
+    """Whether the model takes a reasoning setting (`reasoning_effort`, or thinking turned
+    off through `chat_template_kwargs`: core.dialect)."""
 
 
 def split_key(key: str) -> tuple[str, str] | None:
@@ -83,6 +87,9 @@ def merged(info: ModelInfo | None, provider: str, model: str,
         changes["input_modalities"] = (*others, "image") if own.images else others
     if own.tools is not None:
         changes["takes_tools"] = own.tools
+    if own.reasoning is not None:
+        others_f = tuple(f for f in base.features if f != "reasoning")
+        changes["features"] = (*others_f, "reasoning") if own.reasoning else others_f
     return base.model_copy(update=changes)
 
 

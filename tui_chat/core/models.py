@@ -191,8 +191,13 @@ class Parameters(Record):
     """The tool servers (names under [mcp.servers] in config.toml) this conversation turned
     off (F8); None: none. Not sent: it decides which tools the request offers."""
 
+    reasoning: Literal["off", "low", "medium", "high"] | None = None
+    """How much the model reasons (F8, the reasoning key, `ask --reasoning`); None: the
+    model's own default. Not sent as is: the provider's dialect turns it into the request's
+    keys (core.dialect.reasoning_body), and only for a model known to take it."""
+
     def to_request(self) -> dict[str, object]:
-        return self.model_dump(exclude_none=True, exclude={"e2ee", "tools_off"})
+        return self.model_dump(exclude_none=True, exclude={"e2ee", "tools_off", "reasoning"})
 
 
 class AttachmentInfo(Record):
@@ -294,6 +299,10 @@ class Message(Record):
     streamed: bool = True
     """False: the provider sent the reply whole (a JSON body), not as a stream (no speed is
     measured). Not stored: a reply read back from the store says nothing of it."""
+    reasoning_sent: str | None = None
+    """The reasoning setting the request for this reply carried ("off", "low", …: see
+    `Parameters.reasoning`); None: none was sent (the model's default). Not stored, as
+    `streamed`."""
     partial_in_context: bool = False
     """An interrupted reply that is sent as context all the same: the user stopped it on
     purpose, or chose to continue from it. A reply cut off by a failure is not."""

@@ -144,6 +144,10 @@ class ChatSession:
         """Whether the provider lists (provider, model) as running in a TEE (not verified)."""
         """What a finished reply cost (USD), from its usage and its model's prices; the
         workspace sets it."""
+        self.takes_reasoning: Callable[[str, str], bool] | None = None
+        """Whether (provider, model) is known to take a reasoning setting
+        (core.dialect.takes_reasoning); the conversation's `reasoning` is sent only then. The
+        workspace sets it."""
         self.takes_images = False
         """Whether the model of the next requests reads images (the workspace sets it)."""
         self.max_tokens_limit: int | None = None
@@ -487,11 +491,13 @@ class ChatSession:
         `prefix`: the text the reply starts with, which the provider continues."""
         if parameters is not None and parameters != self.conversation.parameters:
             self.set_parameters(parameters)
+        sent = self._sent_parameters(parameters, client.provider.name, model)
         reply = Message(conversation_id=self.conversation.id, parent_id=prompt_id,
                         role=Role.ASSISTANT, provider=client.provider.name, model=model,
                         content=prefix, status=MessageStatus.STREAMING, sent_as=sent_as(
                             end_to_end=False, tee=bool(self.in_tee and self.in_tee(
-                                client.provider.name, model))))
+                                client.provider.name, model))),
+                        reasoning_sent=sent.reasoning)
         if new_prompt is not None:
             self.store.add_exchange(new_prompt, reply, files)
         else:
@@ -510,7 +516,6 @@ class ChatSession:
                 yield UserMessageSaved(new_prompt)
             yield ReplyStarted(reply.model_copy())
             # aclosing: the response is closed now, not when the garbage collector gets to it.
-            sent = self._sent_parameters(parameters)
             async with contextlib.aclosing(client.stream_chat(
                     model, history, sent, e2ee=sent.e2ee,
                     extra=extra or None)) as stream:
@@ -539,11 +544,17 @@ class ChatSession:
         message, unsaved = self._final_flush(self._priced(fold.finish()))
         yield ReplyFinished(message) if unsaved is None else ReplyFailed(message, unsaved)
 
-    def _sent_parameters(self, parameters: Parameters | None) -> Parameters:
+    def _sent_parameters(self, parameters: Parameters | None, provider: str,
+                         model: str) -> Parameters:
+        """What goes with the request: `max_tokens` within the limit; `reasoning` only for a
+        model known to take it (else the model's default: nothing is sent)."""
         sent = parameters or self.conversation.parameters
         limit = self.max_tokens_limit
         if limit is not None and sent.max_tokens is not None and sent.max_tokens > limit:
             sent = sent.model_copy(update={"max_tokens": limit})
+        if sent.reasoning is not None and not (
+                self.takes_reasoning is not None and self.takes_reasoning(provider, model)):
+            sent = sent.model_copy(update={"reasoning": None})
         return sent
 
     def _priced(self, fold: ReplyFold) -> ReplyFold:

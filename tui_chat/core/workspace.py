@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 
 from msgspec import Struct
 
+from tui_chat.core import dialect
 from tui_chat.core.asker import REFUSE, Asker
 from tui_chat.core.attachments import check_images, check_total
 from tui_chat.core.client_pool import ClientPool
@@ -64,6 +65,7 @@ from tui_chat.core.summaries import (
     turns_before,
     write_summary,
 )
+from tui_chat.core.text import one_line
 from tui_chat.core.tool_exchange import ToolBox
 
 if TYPE_CHECKING:  # imported on first use: the app's start-up path has no HTTP stack
@@ -169,6 +171,8 @@ class Workspace:
     def session(self, session: ChatSession) -> None:
         session.cost_of = self.context.cost_of  # every reply is priced as it finishes
         session.in_tee = lambda provider, model: self._facts(provider, model).confidential_compute
+        session.takes_reasoning = lambda provider, model: dialect.takes_reasoning(
+            self._facts(provider, model))
         self._session = session
 
     @property
@@ -568,6 +572,35 @@ class Workspace:
         listed = [spec for spec in self._servers.listed() if spec.server in servers]
         started = {spec.server for spec in self._servers.listed()}
         return len(listed) if started else None
+
+    # --- reasoning ------------------------------------------------------------------------
+
+    @property
+    def reasoning(self) -> str:
+        """The conversation's reasoning setting: "default" or a `Parameters.reasoning`."""
+        return self.session.conversation.parameters.reasoning or "default"
+
+    def set_reasoning(self, choice: str) -> str | None:
+        """Set the conversation's reasoning (one of dialect.REASONING_CHOICES; kept with it);
+        returns `reasoning_note()`."""
+        if choice not in dialect.REASONING_CHOICES:
+            raise ValueError(f"not a reasoning setting: {choice!r}")
+        parameters = self.session.conversation.parameters
+        value = None if choice == "default" else choice
+        self.session.set_parameters(parameters.model_copy(update={"reasoning": value}))
+        return self.reasoning_note()
+
+    def reasoning_note(self) -> str | None:
+        """The sentence that says a reasoning setting is not sent to the current model (it
+        is not known to take one), else None."""
+        if self.reasoning == "default" or self.model is None:
+            return None
+        if dialect.takes_reasoning(self.facts()):
+            return None
+        model = one_line(self.model, 80)  # a model id is untrusted text
+        return (f"Reasoning {self.reasoning} is not sent: {model} is not known to take a "
+                f"reasoning setting (say reasoning = true under [models.\"{self.provider_name}:"
+                f"{model}\"] in config.toml if it does).")
 
     def takes_tools(self) -> bool:
         """Whether the current model may be offered tools (see ModelInfo.takes_tools)."""

@@ -13,7 +13,7 @@ import contextlib
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from tui_chat.core.context import ContextPlan, context_text
+from tui_chat.core.context import ContextPlan, context_text, needed_window
 from tui_chat.core.costs import cost_line
 from tui_chat.core.errors import TuiChatError
 from tui_chat.core.models import AttachmentInfo, Message, Role
@@ -35,7 +35,7 @@ class ContextStatus:
 
     def __init__(self, controller: ConversationController, view: ConversationUI,
                  attach_flow: AttachFlow,
-                 choose_model: Callable[[Callable[[], None]], None]) -> None:
+                 choose_model: Callable[[Callable[[], None], int | None], None]) -> None:
         self.controller = controller
         self.view = view
         self.attach_flow = attach_flow
@@ -141,7 +141,8 @@ class ContextStatus:
                 self.view.run_worker(self._summarise(plan.keep_from, text, send, attachments),
                                      group="summary", exit_on_error=True)
             elif choice == "model":
-                self.choose_model(lambda: self.before_send(text, send, attachments))
+                self.choose_model(lambda: self.before_send(text, send, attachments),
+                                  needed_window(plan))
 
         self.view.open_context_offer(plan, workspace.model or "", self._turns(plan), chosen)
 

@@ -119,6 +119,9 @@ class ConversationSetup:
         self.view.refresh_chrome()
         self.view.say("This conversation's system prompt and parameters are saved; they "
                       "apply from its next message.")
+        note = workspace.reasoning_note()  # a reasoning setting this model is not sent
+        if note is not None:
+            self.view.say(note, title="Reasoning", severity="warning")
 
     def system_row(self) -> Text | None:
         """The folded first row: the conversation's system prompt, when it has one."""

@@ -81,7 +81,9 @@ class Dialogs(Protocol):
 
     def open_model_picker(self, *, recent: Sequence[ModelRef], current: ModelRef | None,
                           marked: Sequence[ModelRef], several: bool,
-                          answered: Callable[[ModelPick | None], None]) -> None:
+                          answered: Callable[[ModelPick | None], None],
+                          min_window: int | None = None) -> None:
+        """`min_window`: list only the models whose window is larger, largest first."""
         ...
 
     def open_attach_picker(self, cwd: Path, answered: Answered[str | None]) -> None:

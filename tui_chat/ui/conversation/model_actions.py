@@ -39,9 +39,11 @@ class ModelActions:
         return self.controller.workspace
 
     def choose(self, *, then_regenerate: bool = False, compare: bool = False,
-               then: Callable[[], None] | None = None, reply_id: str | None = None) -> None:
+               then: Callable[[], None] | None = None, reply_id: str | None = None,
+               min_window: int | None = None) -> None:
         """Open the picker; `then`: what to do once one model is chosen (`then_regenerate`:
-        write `reply_id` again, None the last reply)."""
+        write `reply_id` again, None the last reply); `min_window`: only models with a
+        larger window, largest first."""
         workspace = self.workspace
         recent = list(workspace.recent_models())
         current = (workspace.provider_name, workspace.model) if workspace.model else None
@@ -58,7 +60,8 @@ class ModelActions:
                 self._use(choice.models[0], then_regenerate, then, reply_id)
 
         self.view.open_model_picker(recent=recent, current=current, marked=marked,
-                                    several=not then_regenerate, answered=chosen)
+                                    several=not then_regenerate, answered=chosen,
+                                    min_window=min_window)
 
     def _use(self, choice: tuple[str, str], then_regenerate: bool,
              then: Callable[[], None] | None, reply_id: str | None = None) -> None:

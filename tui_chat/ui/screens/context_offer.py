@@ -1,7 +1,8 @@
 """The offer when a prompt would not fit the model's window: leave the oldest turns out of the
 context, send a summary of them in their place (written by the conversation's model; the
 turns stay, see core.summaries), or pick a model with a larger window. Dismisses with "leave",
-"summarise", "model" or None."""
+"summarise", "model" or None. "model" opens the picker filtered to the models whose window is
+larger than the message needs (core.context.needed_window), largest first."""
 
 from __future__ import annotations
 
@@ -49,7 +50,8 @@ class ContextOverflowScreen(ModalScreen[str | None]):
         Binding("s", "choose('summarise')", "Summarise", id="overflow.summarise",
                 tooltip="Send a summary of the oldest turns in their place (the turns stay)"),
         Binding("m", "choose('model')", "Other model", id="overflow.model",
-                tooltip="Pick a model with a larger window"),
+                tooltip="Pick a model with a larger window (the picker lists those whose "
+                "window holds the message, largest first)"),
         Binding("escape", "choose(None)", "Cancel", id="overflow.cancel"),
     ]
 

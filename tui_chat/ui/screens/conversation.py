@@ -48,7 +48,7 @@ from tui_chat.ui.widgets.fitted_footer import FittedFooter
 from tui_chat.ui.widgets.message_list import MessageList, ReadAbove
 from tui_chat.ui.widgets.message_view import Position, provider_label
 from tui_chat.ui.widgets.prompt_input import PromptInput
-from tui_chat.ui.widgets.status_bar import StatusBar
+from tui_chat.ui.widgets.status_bar import StatusBar, next_reasoning, reasoning_badge
 
 if TYPE_CHECKING:  # imported on first use: not on the start-up path
     from tui_chat.core.mcp.elicitation import ElicitAnswer, ElicitRequest
@@ -97,6 +97,9 @@ class ConversationScreen(SidebarRequests, ConversationDialogs, Screen[None]):
         Binding("f8", "conversation_settings", "Chat settings", id="conversation.settings",
                 tooltip="This conversation's system prompt, parameters and persona (the "
                 "defaults for new ones are in Settings, F3)", show=False),
+        Binding("f9", "cycle_reasoning", "Reasoning", id="conversation.reasoning",
+                tooltip="How much the model reasons in this conversation: default, off, low, "
+                "medium, high (also in F8)", show=False),
         Binding("ctrl+t", "attach", "Attach", id="conversation.attach",
                 tooltip="Attach a file to the next message (or write @path in it)",
                 show=False),  # the prompt's placeholder says it: the footer is full at 120
@@ -109,7 +112,8 @@ class ConversationScreen(SidebarRequests, ConversationDialogs, Screen[None]):
         self.controller = controller = ConversationController(workspace, self)
         self.attach_flow = AttachFlow(controller, self)
         self.context_status = ContextStatus(controller, self, self.attach_flow,
-                                            lambda then: self.choose_model(then=then))
+                                            lambda then, window: self.choose_model(
+                                                then=then, min_window=window))
         self.presenter = ReplyPresenter(controller, self, self.context_status,
                                         self.attach_flow)
         self.sidebar_actions = SidebarActions(controller, self)
@@ -120,6 +124,7 @@ class ConversationScreen(SidebarRequests, ConversationDialogs, Screen[None]):
                                   self.models)
         self._compare_presenter: ComparePresenter | None = None
         self._first_run_hint = ""
+        self._reasoning_said: tuple[str, str] | None = None  # the model it was said of
 
     # --- layout ------------------------------------------------------------------------
 
@@ -279,7 +284,10 @@ class ConversationScreen(SidebarRequests, ConversationDialogs, Screen[None]):
         labels = workspace.settings.provider_labels()
         self.message_list.labels = labels
         changes: dict[str, object] = {"provider": provider_label(workspace.provider_name, labels),
-                                      "model": model, "tools": tools_badge(workspace)}
+                                      "model": model, "tools": tools_badge(workspace),
+                                      "reasoning": reasoning_badge(
+                                          workspace.reasoning,
+                                          workspace.reasoning_note() is None)}
         if state is not None:
             changes["state"] = state
         self.status.update_info(**changes)
@@ -428,17 +436,31 @@ class ConversationScreen(SidebarRequests, ConversationDialogs, Screen[None]):
     def action_conversation_settings(self) -> None:
         self.setup.open_settings()
 
+    def action_cycle_reasoning(self) -> None:
+        """The next reasoning setting for this conversation (default, off, low, medium,
+        high), from its next message on; a model not known to take it is said once."""
+        self.set_reasoning(next_reasoning(self.workspace.reasoning))
+
+    def set_reasoning(self, choice: str) -> None:
+        note = self.workspace.set_reasoning(choice)
+        self.refresh_chrome()
+        self.set_note(f"reasoning {choice} from the next message")
+        model = (self.workspace.provider_name, self.workspace.model or "")
+        if note is not None and model != self._reasoning_said:  # once for a model
+            self._reasoning_said = model
+            self.say(note, title="Reasoning", severity="warning")
+
     def action_choose_model(self) -> None:
         self.choose_model()
 
     def choose_model(self, *, then_regenerate: bool = False, compare: bool = False,
-                     then: Callable[[], None] | None = None, reply_id: str | None = None
-                     ) -> None:
+                     then: Callable[[], None] | None = None, reply_id: str | None = None,
+                     min_window: int | None = None) -> None:
         """Open the model picker (several models may be marked to compare, unless the
         choice is to regenerate with: `reply_id`, None for the last reply); it applies from
         the next message on (`then`: what to do once one is chosen)."""
         self.models.choose(then_regenerate=then_regenerate, compare=compare, then=then,
-                           reply_id=reply_id)
+                           reply_id=reply_id, min_window=min_window)
 
     def action_focus_messages(self) -> None:
         if self.comparison is not None and not self.comparison.streaming:

@@ -75,7 +75,8 @@ class ConversationDialogs(Screen[None]):
 
     def open_model_picker(self, *, recent: Sequence[ModelRef], current: ModelRef | None,
                           marked: Sequence[ModelRef], several: bool,
-                          answered: Callable[[ModelPick | None], None]) -> None:
+                          answered: Callable[[ModelPick | None], None],
+                          min_window: int | None = None) -> None:
         from tui_chat.ui.conversation.dialogs import ModelPick
         from tui_chat.ui.screens.model_picker import Comparison, ModelChoice, ModelPickerScreen
 
@@ -83,7 +84,8 @@ class ConversationDialogs(Screen[None]):
         picker = ModelPickerScreen(workspace.settings, catalog=workspace.catalog,
                                    recent=[ModelChoice(*m) for m in recent],
                                    current=ModelChoice(*current) if current else None,
-                                   several=several, marked=[ModelChoice(*m) for m in marked])
+                                   several=several, marked=[ModelChoice(*m) for m in marked],
+                                   min_window=min_window)
 
         def chosen(choice: ModelChoice | Comparison | None) -> None:
             if isinstance(choice, Comparison):

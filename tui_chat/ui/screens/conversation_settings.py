@@ -9,6 +9,9 @@ The tool servers configured (enabled under [mcp.servers] in config.toml) are lis
 checkbox each (Tab to it, Space or Enter toggles): one unchecked is not offered to this
 conversation (`Parameters.tools_off`, kept with it). A server it turned off that is no
 longer configured stays off, unseen.
+
+Reasoning (`Parameters.reasoning`, also the reasoning key, F9): the model's default, off,
+low, medium or high; sent only to a model known to take it (core.dialect).
 """
 
 from __future__ import annotations
@@ -41,6 +44,9 @@ E2EE_CHOICES: tuple[tuple[str, str], ...] = (
     ("Off: sent as any request", "off"),
     ("Auto: encrypted where the model's chute supports it", "auto"),
     ("Required: never sent in plain text", "required"))
+REASONING_LABELS: tuple[tuple[str, str], ...] = (
+    ("The model's default", "default"), ("Off: answer without thinking", "off"),
+    ("Low", "low"), ("Medium", "medium"), ("High", "high"))
 
 
 @dataclass(frozen=True)
@@ -140,6 +146,12 @@ class ConversationSettingsScreen(ModalScreen[ConversationSettings | None]):
                     id="e2ee", compact=True),
                     "Encrypted to the machine that runs the model (Chutes only): the relays "
                     "on the way cannot read the messages or the replies; that machine can.")
+                yield from self._row("Reasoning", Select(
+                    [(Text(label), value) for label, value in REASONING_LABELS],
+                    value=self.parameters.reasoning or "default", allow_blank=False,
+                    id="reasoning", compact=True),
+                    "How much the model thinks before answering; sent only to a model "
+                    "known to take it (F9 cycles it).")
                 if self.servers:
                     yield from self._row("Tool servers", self._server_boxes(),
                                          "Offered to the model in this conversation when "
@@ -190,6 +202,8 @@ class ConversationSettingsScreen(ModalScreen[ConversationSettings | None]):
             value = getattr(parameters, name)
             self.query_one(f"#{name}", Input).value = "" if value is None else str(value)
         self.query_one("#stop", TextArea).load_text(stop_text(parameters.stop))
+        if parameters.reasoning is not None:
+            self.query_one("#reasoning", Select).value = parameters.reasoning
 
     async def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -206,6 +220,8 @@ class ConversationSettingsScreen(ModalScreen[ConversationSettings | None]):
         e2ee = self.query_one("#e2ee", Select).value
         data["e2ee"] = None if e2ee == PROVIDERS_CHOICE else e2ee
         data["tools_off"] = self.tools_off()
+        reasoning = self.query_one("#reasoning", Select).value
+        data["reasoning"] = None if reasoning == "default" else reasoning
         prompt = self.query_one("#system_prompt", TextArea).text
         return ConversationSettings(prompt if prompt.strip() else None,
                                     Parameters.model_validate(data), self._persona)

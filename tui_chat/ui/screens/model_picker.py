@@ -9,6 +9,10 @@ Without it, Chutes models can be put together as a routing pool (Ctrl+O; Ctrl+L 
 Chutes picks: failover, latency, throughput; tui_chat.core.routing): Enter then returns a
 `ModelChoice` whose model is the pool, as Chutes reads it ("a,b:latency").
 
+With `min_window` (the overflow dialog's "Other model"), only the models whose window is
+larger than that many tokens are listed, of every provider, largest window first (each row
+with its provider's name); the filter still narrows them.
+
 Lists come from a `ModelCatalog` (memory, disk cache, known list) at once and are refreshed in
 the background. Model ids are untrusted: sanitized and drawn as `rich.text.Text`, never markup.
 """
@@ -193,8 +197,10 @@ class ModelPickerScreen(ModalScreen[ModelChoice | Comparison | None]):
     def __init__(self, settings: Settings, *, catalog: ModelCatalog | None = None,
                  recent: Sequence[ModelChoice] = (), current: ModelChoice | None = None,
                  refresh: bool = True, recent_limit: int = 5, several: bool = False,
-                 marked: Sequence[ModelChoice] = ()) -> None:
+                 marked: Sequence[ModelChoice] = (), min_window: int | None = None) -> None:
         super().__init__()
+        self.min_window = min_window
+        """Only models whose window is larger than this, largest first (None: all)."""
         self.several = several
         self.marked: list[ModelChoice] = list(dict.fromkeys(marked))[:MAX_COMPARED]
         self.pool: list[ModelChoice] = []
@@ -219,6 +225,7 @@ class ModelPickerScreen(ModalScreen[ModelChoice | Comparison | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="picker") as box:
             box.border_title = "Pick models to compare" if self.several and self.marked \
+                else "Pick a model with a larger window" if self.min_window is not None \
                 else "Pick a model"
             yield Input(placeholder="Type to filter models…", id="filter", select_on_focus=False)
             yield OptionList(id="models", markup=False)
@@ -245,16 +252,25 @@ class ModelPickerScreen(ModalScreen[ModelChoice | Comparison | None]):
         found: list[Option | _Pending | None] = []
         self._rows = {}
         self._hidden = 0
-        recent = [self._row_for(choice) for choice in self.recent]
         names = {provider.name: provider.display_name for provider in self._providers}
-        found += self._section("recent", Text("Recently used", style="bold"), recent, terms,
-                               provider=lambda row: one_line(names.get(
-                                   row.choice.provider, row.choice.provider), 40))
-        for provider in self._providers:
-            entry = self._lists[provider.name]
-            rows = [_Row(ModelChoice(provider.name, m.id), m) for m in entry.models]
-            found += self._section(f"p-{provider.name}", self._header(entry), rows, terms)
-        found += self._typed_section()
+
+        def provider_name(row: _Row) -> str:
+            return one_line(names.get(row.choice.provider, row.choice.provider), 40)
+
+        if self.min_window is not None:
+            found += self._section("larger", Text(
+                f"Windows larger than {self.min_window:,} tokens, largest first",
+                style="bold"), self._larger_rows(self.min_window), terms,
+                provider=provider_name)
+        else:
+            recent = [self._row_for(choice) for choice in self.recent]
+            found += self._section("recent", Text("Recently used", style="bold"), recent,
+                                   terms, provider=provider_name)
+            for provider in self._providers:
+                entry = self._lists[provider.name]
+                rows = [_Row(ModelChoice(provider.name, m.id), m) for m in entry.models]
+                found += self._section(f"p-{provider.name}", self._header(entry), rows, terms)
+            found += self._typed_section()
         listing.set_options(self._drawn(found)[1:])  # no separator above the first group
         self._highlight(keep, keep_id)
         self._show_status()
@@ -315,6 +331,14 @@ class ModelPickerScreen(ModalScreen[ModelChoice | Comparison | None]):
             return []
         return [None, Option(title, id=f"{key}:header", disabled=True), *shown]
 
+    def _larger_rows(self, window: int) -> list[_Row]:
+        """Every provider's models whose window is larger than `window`, largest first (the
+        order of the lists among equals)."""
+        rows = [_Row(ModelChoice(provider.name, m.id), m) for provider in self._providers
+                for m in self._lists[provider.name].models
+                if m.context_length is not None and m.context_length > window]
+        return sorted(rows, key=lambda row: -(row.info.context_length or 0) if row.info else 0)
+
     def _typed_section(self) -> list[Option | _Pending | None]:
         """The filter as a model id, for each provider that does not list it: providers add
         models before their lists show them, and some lists are only the known few."""
@@ -368,7 +392,12 @@ class ModelPickerScreen(ModalScreen[ModelChoice | Comparison | None]):
             chosen = ", ".join(one_line(m.model, 40) for m in self.pool)
             notes.insert(0, f"Pool ({DESCRIBED[self.strategy]}): {chosen}. {POOL_HINT}")
         notes += self.catalog.problems
-        if all(key.startswith("typed:") for key in self._rows):  # none listed, or no row
+        if self.min_window is not None:
+            notes.insert(0, "Only the models whose window holds this message are listed."
+                         if self._rows else
+                         f"No listed model has a window larger than {self.min_window:,} "
+                         "tokens: shorten the message, or leave the oldest turns out.")
+        elif all(key.startswith("typed:") for key in self._rows):  # none listed, or no row
             notes.insert(0, "No listed model matches the filter." if self._rows
                          else "No model matches the filter.")
         if self._hidden:

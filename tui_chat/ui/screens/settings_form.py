@@ -44,7 +44,7 @@ HELP: dict[Path, str] = {
 }
 
 _SKIPPED = {("providers",), ("keys",), ("models",), ("parameters", "stop"),
-            ("parameters", "e2ee"), ("parameters", "tools_off")}
+            ("parameters", "e2ee"), ("parameters", "tools_off"), ("parameters", "reasoning")}
 # ^ per provider ([providers.NAME]), per conversation (F8)
 _SPECIAL: dict[Path, Kind] = {
     ("default_provider",): "provider",

@@ -107,6 +107,8 @@ def author_line(message: Message, *, live: bool = False, position: Position | No
         badges = protection_badges(message.sent_as)  # how it was sent: never more than known
         if badges:
             line.append(f"  {badges}", style="bold")
+        if message.reasoning_sent:  # what the request asked of the model's reasoning
+            line.append(f"  · reasoning {message.reasoning_sent}", style="dim")
     branch = branch_label(position)
     if branch:
         line.append(f"  {branch}", style="bold")
