@@ -176,8 +176,11 @@ def message_chrome(message: Message, *, show_reasoning: bool = False,
                                 reading_width))
         else:
             above.append(Text(f"▶ Thinking ({words} words; t shows it)", style="dim"))
-    # The calls, folded as Thinking is, by the same key (widgets/tool_rows).
-    below: list[RenderableType] = call_rows(message, run=calls_run, expanded=show_reasoning)
+    # The calls, folded as Thinking is, by the same key (widgets/tool_rows), at the
+    # reading width as the result rows under them are.
+    below: list[RenderableType] = [
+        capped(row, reading_width)
+        for row in call_rows(message, run=calls_run, expanded=show_reasoning)]
     if not below and message.error and not message.stopped_before_start:
         below.append(capped(Text(f"⚠ {sanitize(message.error)}", style="tc.error"),
                             reading_width))
