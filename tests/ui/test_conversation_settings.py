@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from textual.pilot import Pilot
 from textual.containers import Vertical
+from textual.pilot import Pilot
 from textual.widgets import Input, Select, TextArea
 
 from tests.fakeprovider import FakeProvider
