@@ -350,3 +350,41 @@ async def test_a_comparison_follows_the_ends_then_shows_the_chosen_reply_from_it
             assert messages.scroll_y <= top < messages.scroll_y + messages.size.height
     finally:
         gate.set()
+
+
+THREE = [("chutes", "fake/small"), ("chutes", "Qwen/Qwen3-235B-A22B"),
+         ("chutes", "deepseek-ai/DeepSeek-V3-0324")]
+
+
+async def test_three_columns_at_120_keep_headers_and_figures_on_one_row_each(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    """Issue 25: at 120 columns a column's figures wrapped into the next row and the headers
+    broke across lines (`‹ 2/3` above `›`); the status line named the model from before the
+    comparison, and after the choice the window of that model."""
+    from tests.ui.test_context_cost import listed
+
+    app = make_app(model="fake/large")
+    await listed(app, chutes_server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = conversation(app)
+        screen.workspace.choose_several(THREE)
+        screen.prompt.load_text("compare this")
+        screen.prompt.submit()
+        await wait_until(pilot, lambda: screen.status.info.model == "comparing 3 models")
+        await wait_idle(pilot)
+        view = comparison(screen)
+        assert app.focused is view and not view.has_class("-stacked")
+        assert screen.status.info.model == "comparing 3 models"
+        for number, column in enumerate(view.columns, start=1):
+            figures = column.query_one(".figures")
+            assert figures.region.height == 1, rendered_text(figures)
+            assert f" {number}  first" in rendered_text(figures)
+            header, after = rendered_text(column.query_one(MessageView)).splitlines()[:2]
+            assert f"‹ {number}/3 ›" in header and "›" not in after, (header, after)
+        assert "…" in rendered_text(view.columns[2].query_one(MessageView)).splitlines()[0]
+        await pilot.press("1")
+        await wait_until(pilot, lambda: not screen.query(CompareView))
+        await wait_idle(pilot)
+        info = screen.status.info
+        assert info.model == "fake/small"
+        assert info.context.endswith(" / 2.0k ctx"), info.context

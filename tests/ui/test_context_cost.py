@@ -328,3 +328,30 @@ async def test_the_status_line_says_what_the_cache_saved_and_the_quota_left(
         assert f"(cache saved {cost_text(saved)})" in line.plain
         assert "│  quota 1,234 of 5,000 left" in line.plain
         assert conversation(app).status.info.quota == "quota 1,234 of 5,000 left"
+
+
+async def test_a_summary_too_long_for_the_message_is_offered_to_be_left_out(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    """Issue 25: with a long summary in force the offer said "Even without the earlier
+    messages it would not fit" when the message alone fits, and offered only Cancel and Other
+    model. It offers to leave the summary out too (no second summary of a summary)."""
+    app = make_app(model="fake/small")
+    await listed(app, chutes_server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = conversation(app)
+        await send(pilot, "my cat is Miso")
+        chutes_server.script(Reply(stream_of(["Miso the cat. " * 1000])))
+        await screen.workspace.summarise_before(screen.workspace.session.messages()[-1].id)
+        screen.prompt.load_text("what food?")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ContextOverflowScreen))
+        offer = app.screen
+        assert "Even without" not in offer.text and "summary" in offer.text
+        assert offer.query("#leave") and not offer.query("#summarise")
+        await pilot.press("l")
+        await wait_until(pilot, lambda: chutes_server.requests[-1].body["messages"][-1]
+                         .get("content") == "what food?")
+        await wait_idle(pilot)
+        body = chutes_server.requests[-1].body
+        assert [m["role"] for m in body["messages"]] == ["user"]
+        assert screen.workspace.summary() is None

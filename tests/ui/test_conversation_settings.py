@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from textual.containers import Vertical
 from textual.pilot import Pilot
 from textual.widgets import Input, Select, TextArea
 
@@ -159,3 +160,20 @@ async def test_broken_persona_files_get_one_notification_naming_file_and_key(
     assert "bad-key.toml" in warnings[0] and "'colour'" in warnings[0]
     assert "not-toml.toml" in warnings[0]
 
+
+
+async def test_f8s_fields_are_visible_cells_saying_provider_default_before_focus(
+        make_app: AppFactory) -> None:
+    """Issue 25: F8's number fields and stop were cells in the dialog's own background until
+    focused (invisible); they take F3's field style and say what an empty field means."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        dialog = await open_settings(pilot)
+        await pilot.pause()
+        box = dialog.query_one(Vertical).styles.background
+        for name in ("temperature", "max_tokens", "top_p", "presence_penalty",
+                     "frequency_penalty", "stop"):
+            field = dialog.query_one(f"#{name}", Input | TextArea)  # type: ignore[arg-type]
+            assert not field.has_focus
+            assert field.styles.background != box, name
+            assert str(field.placeholder) == "provider default", name

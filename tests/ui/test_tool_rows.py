@@ -137,3 +137,18 @@ async def test_the_running_row_counts_the_time_while_the_call_runs() -> None:
         await shows("🔧 running time.get_current_time… 1.2 s · Esc cancels")
         now[0] = 163.0
         await shows("… 63.0 s · Esc cancels")
+
+
+def test_call_rows_keep_to_the_reading_width() -> None:
+    """Issue 25: with `reading_width = 60` the result row wrapped at 60 while the call row
+    under the reply ran 71 columns (and the expanded calls the whole width)."""
+    console = Console(width=120, record=True)
+    reply = reply_with_calls('{"timezone": "Asia/Kolkata", "format": "' + "x" * 200 + '"}')
+    for run in (True, False):
+        for expanded in (True, False):
+            with console.capture() as capture:
+                console.print(render_message(reply, reading_width=60, calls_run=run,
+                                             show_reasoning=expanded))
+            lines = capture.get().splitlines()
+            assert any("time__get_current_time" in line for line in lines) or not run
+            assert max(Text(line.rstrip()).cell_len for line in lines) <= 60, (run, expanded)

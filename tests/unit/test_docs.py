@@ -72,3 +72,13 @@ def test_the_first_keys_the_readme_teaches_are_the_apps_defaults() -> None:
     assert [key for key in taught if key != "Enter"] == list(names)
     for key in names.values():
         assert key in declared, f"the README teaches {key}, which no binding has"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
+def test_every_page_opens_on_a_sentence_not_on_a_fragment(page: Path) -> None:
+    """A page's first text after its title starts a sentence, a table, a bold lead, code or the
+    program's name: not the tail of a sentence cut from elsewhere (docs/keys.md opened on
+    "sends no tools: …", left behind when the README was split)."""
+    lines = page.read_text(encoding="utf-8").splitlines()
+    first = next(line for line in lines[1:] if line.strip())
+    assert re.match(r"[A-Z|*`]|tui-chat ", first), f"{page.name} opens on {first[:40]!r}"

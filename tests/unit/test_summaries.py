@@ -172,3 +172,45 @@ async def test_a_summarised_conversation_survives_export_and_import(
         assert other.get_message(summary.id).role is Role.SYSTEM
     finally:
         other.close()
+
+
+async def test_a_summary_of_every_turn_hangs_under_the_last_reply_and_covers_it(
+        chutes_server: FakeProvider, store: Store) -> None:
+    """Issue 25: with one earlier turn the offer names the reply the path ends with (every
+    turn left out: core.context); the summary then covered only the turn's prompt and was
+    stored under it, not under the last message it summarises (docs/conversations.md)."""
+    workspace = workspace_for(chutes_server, store)
+    await drain(workspace.send("my cat is Miso"))
+    user, reply = workspace.session.messages()
+    chutes_server.script(Reply(stream_of(["Cat Miso."])))
+    summary = await workspace.summarise_before(reply.id)
+    assert summary.parent_id == reply.id
+    asked = posted(chutes_server)[-1]["messages"][0]["content"]
+    assert "User: my cat is Miso" in asked and f"Assistant: {reply.content}" in asked
+    assert [m.id for m in workspace.session.messages()] == [user.id, reply.id]  # off the path
+    await drain(workspace.send("what food?"))
+    assert workspace.session.messages()[2].parent_id == reply.id
+    await workspace.aclose()
+
+
+async def test_a_summary_too_long_to_go_with_the_message_is_offered_to_be_left_out(
+        chutes_server: FakeProvider, store: Store) -> None:
+    """Issue 25: a summary in force that leaves no room for the message made the offer say
+    that even without the earlier messages it would not fit, when the message alone fits:
+    the plan names the last reply, leaving the summary out with everything before it."""
+    from tests.fakeprovider import PRICED_MODELS
+
+    chutes_server.models_list = PRICED_MODELS
+    workspace = workspace_for(chutes_server, store)
+    workspace.choose("chutes", "fake/small")  # a 2,048-token window
+    await workspace.catalog.refresh(workspace.provider)
+    await drain(workspace.send("my cat is Miso"))
+    reply = workspace.session.messages()[-1]
+    chutes_server.script(Reply(stream_of(["Miso the cat. " * 400])))
+    await workspace.summarise_before(reply.id)
+    plan = workspace.context_plan("what food?")
+    assert plan.state == "over" and plan.keep_from == reply.id
+    workspace.leave_out_before(plan.keep_from)
+    assert workspace.summary() is None
+    assert workspace.context_plan("what food?").state != "over"
+    await workspace.aclose()

@@ -61,6 +61,7 @@ from tui_chat.core.models import (
     Message,
     MessageStatus,
     Parameters,
+    Role,
     SearchHit,
     utc_now,
 )
@@ -375,6 +376,8 @@ class Store(Branches, UsageQueries, AttachmentQueries):
     def _link_new(self, conn: sqlite3.Connection, message: Message,
                   current: store_tree.Pointers, activate: bool) -> None:
         parent, cid = message.parent_id, message.conversation_id
+        if message.role is Role.SYSTEM and parent is not None:
+            return  # a summary (core.summaries) is on no path, even under the path's end
         if parent is None:
             conn.execute("UPDATE conversations SET active_root_id = ? WHERE id = ? AND "
                          "(? OR active_root_id IS NULL)", (message.id, cid, activate))

@@ -3,9 +3,11 @@
 Design (issue 25, "summarise instead of cutting"):
 - A summary is a message of the tree with role `system` (no other stored message has it: the
   system prompt lives on the conversation) whose parent is the last message it summarises.
-  It is stored off the active path (its parent's active child stays the first turn kept), so
-  the originals stay in the conversation, shown and unchanged; `store_tree.children` leaves
-  it out of the branch arrows. No schema change: the role column is the marker.
+  It is stored off the active path (its parent's active child stays the first turn kept; a
+  summary of every turn, under the reply the path ends with, is no child on the path either:
+  the store links no summary), so the originals stay in the conversation, shown and
+  unchanged; `store_tree.children` leaves it out of the branch arrows. No schema change: the
+  role column is the marker.
 - The conversation's `context_from` names the summary. `context_start` resolves that into the
   first message of the path that is sent (the summary's parent's successor on the path) and
   the summary itself; a summary whose parent is no longer on the active path (another branch
@@ -106,7 +108,14 @@ async def write_summary(client: ProviderClient, model: str,
 
 
 def turns_before(path: Sequence[Message], keep_from: str) -> list[Message]:
-    """The messages of `path` before `keep_from` (UsageError-free: a `keep_from` off the path
-    gives none)."""
+    """The messages of `path` that keeping from `keep_from` leaves out: those before it, and
+    the reply the path ends with when `keep_from` names it (every turn left out, as
+    `core.context` plans it and `in_context` sends it). A `keep_from` off the path gives
+    none. The summary of them hangs under the last of them."""
     ids = [m.id for m in path]
-    return list(path[:ids.index(keep_from)]) if keep_from in ids else []
+    if keep_from not in ids:
+        return []
+    end = ids.index(keep_from)
+    if end == len(path) - 1 and path[end].role is Role.ASSISTANT:
+        end += 1
+    return list(path[:end])

@@ -457,11 +457,28 @@ class Workspace:
         sent = (parameters or conversation.parameters).max_tokens
         path = session.messages() if path is None else path
         start, summary = session.context_start(path)
-        return self.context.plan(
+        extra = sum(a.tokens for a in attachments)
+        plan = self.context.plan(
             path, provider=self.provider_name, model=self.model,
             system_prompt=system_text(conversation.system_prompt, summary),
             context_from=start, context_from_set=conversation.context_from_set,
-            max_tokens=sent, draft=draft, draft_extra=sum(a.tokens for a in attachments))
+            max_tokens=sent, draft=draft, draft_extra=extra)
+        last = path[-1] if path else None
+        if (plan.keep_from is None and plan.state == "over" and summary is not None
+                and last is not None and last.role is Role.ASSISTANT):
+            # The summary in force leaves no room: the message may go alone, the summary
+            # left out with everything before it (keeping from the last reply: see
+            # core.context), unless even that does not fit.
+            alone = self.context.plan(
+                path, provider=self.provider_name, model=self.model,
+                system_prompt=conversation.system_prompt, context_from=last.id,
+                max_tokens=sent, draft=draft, draft_extra=extra)
+            if alone.state != "over":
+                ids = [m.id for m in path]
+                begin = ids.index(start) if start in ids else 0
+                return ContextPlan(plan.use, "over", plan.max_tokens, keep_from=last.id,
+                                   left_out=len(path) - begin)
+        return plan
 
     def leave_out_before(self, message_id: str | None) -> None:
         """From the next request on, send the active path from `message_id` on (None: all);

@@ -18,7 +18,9 @@ from tui_chat.core.models import Message
 from tui_chat.core.text import one_line, sanitize
 from tui_chat.core.tokens import estimate_tokens
 from tui_chat.ui.advice import sentence
+from tui_chat.ui.conversation.model_actions import SEVERAL_PROVIDERS, comparing_label
 from tui_chat.ui.widgets.compare_view import COMPLETE, ColumnFigures, CompareView
+from tui_chat.ui.widgets.message_view import provider_label
 
 if TYPE_CHECKING:
     from tui_chat.core.workspace import ModelRef, Workspace
@@ -124,9 +126,13 @@ class ComparePresenter:
             await message_list.mount(self.view)
             message_list.anchor()
             self.controller.comparison_shown(self.view)
-            self.surface.status.update_info(state=f"comparing {len(self.models)} models…",
-                                         time_to_first_token=None, tokens_per_second=None,
-                                         usage=None, note="Esc stops them all")
+            providers = {name for name, _ in self.models}
+            self.surface.status.update_info(
+                model=comparing_label(len(self.models)),
+                provider=provider_label(providers.pop() if len(providers) == 1
+                                        else SEVERAL_PROVIDERS, message_list.labels),
+                state="streaming…", time_to_first_token=None, tokens_per_second=None,
+                usage=None, context="", context_warning=False, note="Esc stops them all")
         return self.view
 
     async def _started(self, index: int, message: Message) -> None:

@@ -79,7 +79,10 @@ class ContextStatus:
         workspace = self.workspace
         self.view.message_list.set_context_from(self._start())
         listed = self.attach_flow.pending
-        plan = self.plan(attachments=listed) if self.view.message_list.messages or listed else None
+        # While a comparison is on screen no one model's window is the next request's.
+        compared = self.controller.comparison is not None
+        plan = (self.plan(attachments=listed)
+                if (self.view.message_list.messages or listed) and not compared else None)
         context, warning = "", False
         if plan is not None:
             context, warning = context_text(plan.use), plan.state != "fits"

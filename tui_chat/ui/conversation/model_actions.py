@@ -23,6 +23,13 @@ if TYPE_CHECKING:
     from tui_chat.ui.conversation.view import ConversationUI
 
 COMPARE_TITLE = "Compare models…"
+SEVERAL_PROVIDERS = "several"
+"""The status line's provider while models of more than one provider are compared."""
+
+
+def comparing_label(count: int) -> str:
+    """The status line's model while a comparison is on screen."""
+    return f"comparing {count} models"
 
 
 class ModelActions:
@@ -88,11 +95,26 @@ class ModelActions:
                       "F2 chooses one model again.")
 
     def compare_label(self) -> str | None:
-        """The status line's model while the next message is a comparison."""
+        """The status line's model while the next message is a comparison ("compare 2: a ·
+        b") or one is on screen ("comparing 3 models", until a reply is chosen: the model in
+        use before it answers neither)."""
+        shown = self.controller.comparison
+        if shown is not None:
+            return comparing_label(len(shown.models))
         models = self.workspace.compare_models
         if not models:
             return None
         return f"compare {len(models)}: " + " · ".join(one_line(m, 30) for _, m in models)
+
+    def compare_provider(self) -> str | None:
+        """The status line's provider while a comparison is next or on screen: theirs when
+        the models compared share one, else SEVERAL_PROVIDERS (None: no comparison)."""
+        shown = self.controller.comparison
+        models = shown.models if shown is not None else self.workspace.compare_models
+        if not models:
+            return None
+        providers = {name for name, _ in models}
+        return providers.pop() if len(providers) == 1 else SEVERAL_PROVIDERS
 
     async def continue_with(self, message: Message) -> None:
         """The user chose `message` among the compared replies."""
@@ -102,6 +124,7 @@ class ModelActions:
             self.view.say(error.message, severity="error")
             return
         await self.controller.settle_comparison()
-        self.view.refresh_chrome()
+        self.view.refresh_chrome()  # the chosen model, now the one in use
+        self.context_status.changed()  # and its window: the figures were the old model's
         self.view.status.update_info(state="ready", note="")
         self.view.focus_prompt()

@@ -1,8 +1,10 @@
 """The offer when a prompt would not fit the model's window: leave the oldest turns out of the
 context, send a summary of them in their place (written by the conversation's model; the
-turns stay, see core.summaries), or pick a model with a larger window. Dismisses with "leave",
-"summarise", "model" or None. "model" opens the picker filtered to the models whose window is
-larger than the message needs (core.context.needed_window), largest first."""
+turns stay, see core.summaries), or pick a model with a larger window. When a summary in
+force is what leaves no room (every turn summarised), leaving out leaves the summary out too,
+and no summary of it is offered. Dismisses with "leave", "summarise", "model" or None. "model"
+opens the picker filtered to the models whose window is larger than the message needs
+(core.context.needed_window), largest first."""
 
 from __future__ import annotations
 
@@ -26,6 +28,11 @@ def offer_text(plan: ContextPlan, model: str, turns: int) -> str:
     if plan.keep_from is None:
         return (f"{head}\n\nEven without the earlier messages it would not fit: pick a model "
                 "with a larger window, or shorten the message.")
+    if turns == 0:  # every turn is summarised: the summary is what leaves no room
+        return (f"{head}\n\nThe summary sent in place of the earlier turns leaves no room "
+                "for it. Leave the summary out too, and send the message without the earlier "
+                "turns? The turns and the summary stay in the conversation. Or pick a model "
+                "with a larger window.")
     return (f"{head}\n\nLeave the oldest {turns} turn{'' if turns == 1 else 's'} "
             f"({plan.left_out} message{'' if plan.left_out == 1 else 's'}) out of the context? "
             "They stay in the conversation, marked “out of context”, and are no longer sent. "
@@ -59,6 +66,8 @@ class ContextOverflowScreen(ModalScreen[str | None]):
         super().__init__()
         self.plan = plan
         self.text = offer_text(plan, model, turns)
+        self.summarises = plan.keep_from is not None and turns > 0
+        """Whether a summary is offered: not of a summary alone (no turn is left out)."""
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -66,8 +75,9 @@ class ContextOverflowScreen(ModalScreen[str | None]):
             with Horizontal(classes="buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Other model (m)", id="model")
-                if self.plan.keep_from is not None:
+                if self.summarises:
                     yield Button("Summarise (s)", id="summarise")
+                if self.plan.keep_from is not None:
                     yield Button("Leave out (l)", id="leave", variant="primary")
 
     def on_mount(self) -> None:
@@ -80,5 +90,7 @@ class ContextOverflowScreen(ModalScreen[str | None]):
 
     def action_choose(self, choice: str | None) -> None:
         if choice in ("leave", "summarise") and self.plan.keep_from is None:
+            return
+        if choice == "summarise" and not self.summarises:
             return
         self.dismiss(choice)

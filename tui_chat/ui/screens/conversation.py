@@ -283,7 +283,8 @@ class ConversationScreen(SidebarRequests, ConversationDialogs, Screen[None]):
         model = self.models.compare_label() or workspace.model or "no model chosen (F2)"
         labels = workspace.settings.provider_labels()
         self.message_list.labels = labels
-        changes: dict[str, object] = {"provider": provider_label(workspace.provider_name, labels),
+        provider = self.models.compare_provider() or workspace.provider_name
+        changes: dict[str, object] = {"provider": provider_label(provider, labels),
                                       "model": model, "tools": tools_badge(workspace),
                                       "reasoning": reasoning_badge(
                                           workspace.reasoning,

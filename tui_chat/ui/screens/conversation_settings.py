@@ -38,6 +38,8 @@ NUMBERS: tuple[tuple[str, str], ...] = (
     ("temperature", "Temperature"), ("max_tokens", "Max tokens"), ("top_p", "Top p"),
     ("presence_penalty", "Presence penalty"), ("frequency_penalty", "Frequency penalty"))
 NO_PERSONA = "(none)"
+PROVIDER_DEFAULT = "provider default"
+"""What an empty parameter field shows: nothing is sent, the provider's default holds."""
 PROVIDERS_CHOICE = "provider"
 E2EE_CHOICES: tuple[tuple[str, str], ...] = (
     ("As the provider's setting says", PROVIDERS_CHOICE),
@@ -88,6 +90,12 @@ class ConversationSettingsScreen(ModalScreen[ConversationSettings | None]):
     ConversationSettingsScreen .label { width: 20; padding: 0 1; }
     ConversationSettingsScreen .cell { width: 1fr; height: auto; }
     ConversationSettingsScreen TextArea { height: 6; }
+    ConversationSettingsScreen .cell Input.-textual-compact,
+    ConversationSettingsScreen .cell TextArea.-textual-compact { background: $panel; }
+    ConversationSettingsScreen .cell Input.-textual-compact:focus,
+    ConversationSettingsScreen .cell TextArea.-textual-compact:focus {
+        background: $primary 25%;
+    }
     ConversationSettingsScreen #stop { height: 3; }
     ConversationSettingsScreen .servers { height: auto; }
     ConversationSettingsScreen .help { color: $text-muted; }
@@ -135,10 +143,12 @@ class ConversationSettingsScreen(ModalScreen[ConversationSettings | None]):
                 for name, label in NUMBERS:
                     value = getattr(self.parameters, name)
                     yield from self._row(label, Input(
-                        "" if value is None else str(value), id=name, compact=True),
+                        "" if value is None else str(value), id=name, compact=True,
+                        placeholder=PROVIDER_DEFAULT),
                         HELP.get(("parameters", name), ""))
                 yield from self._row("Stop", TextArea(
-                    stop_text(self.parameters.stop), id="stop", compact=True),
+                    stop_text(self.parameters.stop), id="stop", compact=True,
+                    placeholder=PROVIDER_DEFAULT),
                     "Sequences that end the reply, one per line (\\n for a line break).")
                 yield from self._row("Encryption", Select(
                     [(Text(label), value) for label, value in E2EE_CHOICES],

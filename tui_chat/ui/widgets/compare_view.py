@@ -19,6 +19,8 @@ import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -52,20 +54,25 @@ class ColumnFigures:
     usage: Usage | None = None
 
 
-def figures_text(number: int, figures: ColumnFigures) -> Text:
+def figures_text(number: int, figures: ColumnFigures, *, form: int = 0) -> Text:
     """" 1  first token 0.42 s · 61.0 tok/s · 18 in · 96 out", the state first when the
-    reply is not complete."""
-    text = Text()
+    reply is not complete. Shorter `form`s for narrower columns: 1, " 1  first token 0.42 s
+    · 61 tok/s · 18→96 tok"; 2, " 1  first 0.42 s · 61 tok/s · 18→96 tok"."""
+    text = Text(no_wrap=True, overflow="ellipsis")
     text.append(f" {number} ", style="bold reverse")
     if figures.state != COMPLETE:
         text.append(f" {figures.state}", style="italic")
     if figures.time_to_first_token is not None:
         text.append(" ·" if figures.state != COMPLETE else "")
-        text.append(f" first token {figures.time_to_first_token:.2f} s")
+        label = "first" if form >= 2 else "first token"
+        text.append(f" {label} {figures.time_to_first_token:.2f} s")
     if figures.tokens_per_second is not None:
-        text.append(f" · {figures.tokens_per_second:.1f} tok/s")
+        text.append(f" · {figures.tokens_per_second:.0f} tok/s" if form
+                    else f" · {figures.tokens_per_second:.1f} tok/s")
     if figures.usage is not None:
-        text.append(f" · {figures.usage.prompt_tokens} in · {figures.usage.completion_tokens} out")
+        usage = figures.usage
+        text.append(f" · {usage.prompt_tokens}→{usage.completion_tokens} tok" if form
+                    else f" · {usage.prompt_tokens} in · {usage.completion_tokens} out")
     return text
 
 
@@ -85,12 +92,32 @@ def laid_out_once(widget: Widget, size: Size, virtual_size: Size, container_size
     return layout
 
 
+FIGURES_FORMS = 3
+"""How many forms of a column's figures there are, longest first (see figures_text)."""
+
+
+class FiguresLine:
+    """A column's figures on one row of whatever width the column has: the longest form
+    that fits, else the shortest cut with an ellipsis (they never wrap into the row of the
+    headers beside them, issue 25)."""
+
+    def __init__(self, number: int, figures: ColumnFigures) -> None:
+        self.forms = [figures_text(number, figures, form=form) for form in range(FIGURES_FORMS)]
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        fits = [form for form in self.forms if form.cell_len <= options.max_width]
+        yield fits[0] if fits else self.forms[-1]
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(1, self.forms[0].cell_len)
+
+
 class CompareColumn(Vertical):
     """One model's reply: its figures, then the reply (live, then finished)."""
 
     DEFAULT_CSS = """
     CompareColumn { width: 1fr; height: auto; padding: 0 1 0 0; }
-    CompareColumn > .figures { height: auto; color: $text-muted; }
+    CompareColumn > .figures { height: 1; color: $text-muted; }
     CompareColumn > MessageView, CompareColumn > ReplyView { margin: 0; }
     """
 
@@ -109,7 +136,7 @@ class CompareColumn(Vertical):
         """The reply as it ended (None while it streams, or if it never started)."""
 
     def compose(self) -> ComposeResult:
-        yield Static(figures_text(self.number, self.figures), classes="figures", markup=False)
+        yield Static(FiguresLine(self.number, self.figures), classes="figures", markup=False)
 
     def _size_updated(self, size: Size, virtual_size: Size, container_size: Size,
                       layout: bool = True) -> bool:
@@ -121,10 +148,8 @@ class CompareColumn(Vertical):
         about once a second in each column while it streams)."""
         self.figures = figures
         line = self.query_one(".figures", Static)
-        text = figures_text(self.number, figures)
-        width = line.content_size.width
-        rows = len(text.wrap(self.app.console, width)) if width else 0
-        line.update(text, layout=not width or rows != line.content_size.height)
+        # One row whatever the width (FiguresLine): laid out again only before it has one.
+        line.update(FiguresLine(self.number, figures), layout=not line.content_size.width)
 
     async def start(self, message: Message) -> ReplyView:
         from tui_chat.ui.widgets.reply_view import ReplyView

@@ -9,11 +9,12 @@ Everything shown here is untrusted: it goes through `sanitize()` and never throu
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType
 from rich.constrain import Constrain
+from rich.segment import Segment
 from rich.style import Style as RichStyle
 from rich.text import Text
 from textual.app import App
@@ -94,15 +95,50 @@ def stopped_before_start_note(last: bool) -> str:
             f"({hint_key('conversation.messages', 'Ctrl+O')}) tries again")
 
 
+MIN_MODEL_CELLS = 8
+"""Cells a model id in a header keeps at least when it is cut to fit (see AuthorLine)."""
+
+
+class AuthorLine(Text):
+    """A message's header that keeps to the width it is drawn at: when it is wider, the model
+    id at its start (`shrinkable` characters) is cut with an ellipsis, down to
+    MIN_MODEL_CELLS, so that what follows it (provider, `‹ n/m ›`, state) stays on its row
+    (a compared reply's column is narrow: the badge broke across lines, issue 25)."""
+
+    shrinkable = 0
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions
+                         ) -> Iterable[Segment]:
+        return fit_header(self, self.shrinkable, options.max_width).__rich_console__(
+            console, options)
+
+
+def fit_header(line: Text, shrinkable: int, width: int) -> Text:
+    """`line` as a plain Text, its first `shrinkable` characters cut with an ellipsis so that
+    it is at most `width` cells where that leaves them MIN_MODEL_CELLS (else as short as
+    that: the rest wraps)."""
+    plain = Text(style=line.style, end=line.end)
+    excess = line.cell_len - width
+    if excess <= 0 or not 0 < shrinkable < len(line):
+        plain.append_text(line)
+        return plain
+    head, tail = line.divide([shrinkable])
+    head.truncate(max(MIN_MODEL_CELLS, head.cell_len - excess), overflow="ellipsis")
+    plain.append_text(head)
+    plain.append_text(tail)
+    return plain
+
+
 def author_line(message: Message, *, live: bool = False, position: Position | None = None,
                 labels: ProviderLabels | None = None, last: bool = True) -> Text:
     """The header of a message: who wrote it, which of its branch's alternatives it is, and
     its state when not complete (`last`: nothing follows it, which the keys it names
-    depend on)."""
+    depend on). Drawn narrower than it is, its model id is cut (AuthorLine)."""
     if message.role is Role.USER:
-        line = Text("You", style="bold")
+        line = AuthorLine("You", style="bold")
     else:
-        line = Text(sanitize(message.model or "assistant"), style="bold")
+        line = AuthorLine(sanitize(message.model or "assistant"), style="bold")
+        line.shrinkable = len(line)
         line.append(f"  {provider_label(message.provider, labels)}", style="dim")
         badges = protection_badges(message.sent_as)  # how it was sent: never more than known
         if badges:
@@ -178,8 +214,11 @@ def message_chrome(message: Message, *, show_reasoning: bool = False,
                                 reading_width))
         else:
             above.append(Text(f"▶ Thinking ({words} words; t shows it)", style="dim"))
-    # The calls, folded as Thinking is, by the same key (widgets/tool_rows).
-    below: list[RenderableType] = call_rows(message, run=calls_run, expanded=show_reasoning)
+    # The calls, folded as Thinking is, by the same key (widgets/tool_rows), at the
+    # reading width as the result rows under them are.
+    below: list[RenderableType] = [
+        capped(row, reading_width)
+        for row in call_rows(message, run=calls_run, expanded=show_reasoning)]
     if not below and message.error and not message.stopped_before_start:
         below.append(capped(Text(f"⚠ {sanitize(message.error)}", style="tc.error"),
                             reading_width))
