@@ -4,8 +4,9 @@ collection) and a tracemalloc snapshot at reply FROM and reply TO, diffed; print
 first. A type or a traceback whose count grows with replies while the conversations they
 belong to are gone is a leak; what the screen's own messages hold grows only until Ctrl+N.
 
-Run: `python -m benchmarks.bench_ui_soak_probe [FROM TO [FRAMES]]` (default 60 160 0: FRAMES\n0 traces nothing; 12 makes it about twenty times as slow). Not a figure: nothing here goes in RESULTS.md
-but what it names.
+Run: `python -m benchmarks.bench_ui_soak_probe [FROM TO [FRAMES]]` (default 60 160 0; FRAMES
+0 traces nothing, 12 makes it about twenty times as slow). Not a figure: nothing here goes in
+RESULTS.md but what it names.
 """
 
 from __future__ import annotations
