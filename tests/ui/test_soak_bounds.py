@@ -7,7 +7,7 @@ Rich's cell widths, Textual's query_one caches; benchmarks/bench_ui_soak_probe.p
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from textual.dom import DOMNode
 from textual.pilot import Pilot
@@ -63,6 +63,6 @@ async def test_conversations_gone_leave_nothing_behind(
         assert nodes_of(app) <= first
         assert not [worker.name for worker in app.workers
                     if worker.state in (WorkerState.PENDING, WorkerState.RUNNING)]
-        held = [link[3] for node in app.screen.walk_children(with_self=True)
+        held = [cast(DOMNode, link[3]) for node in app.screen.walk_children(with_self=True)
                 for link in node._query_one_cache._cache.values()]
         assert all(node.is_attached for node in held)
