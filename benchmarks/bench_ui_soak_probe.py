@@ -25,7 +25,6 @@ from typing import Any
 from benchmarks.common import fake_provider_process
 
 MODEL = "bench/200"
-PER_CONVERSATION = 10
 
 
 def type_counts() -> Counter[str]:
@@ -65,6 +64,7 @@ def caches(app: Any) -> dict[str, Any]:
 
 
 async def probe(url: str, start: int, end: int, frames: int) -> None:
+    from benchmarks.bench_ui_soak import per_conversation
     from benchmarks.ui_harness import FrameClock, last_view, running_app
     from tui_chat.ui import gc_policy
 
@@ -72,10 +72,11 @@ async def probe(url: str, start: int, end: int, frames: int) -> None:
     with tempfile.TemporaryDirectory(prefix="tui-chat-probe-") as folder:
         async with running_app(url, Path(folder), model=MODEL) as (app, pilot, screen):
             clock = FrameClock(app)
+            each = per_conversation()  # TUI_CHAT_BENCH_PER_CONVERSATION, as the soak
             for index in range(end):
                 if index == start - 20 and frames:
                     tracemalloc.start(frames)
-                in_conversation = index % PER_CONVERSATION
+                in_conversation = index % each
                 screen.prompt.load_text(f"reply {index}")
 
                 def shown(count: int = 2 * (in_conversation + 1)) -> bool:
@@ -87,7 +88,7 @@ async def probe(url: str, start: int, end: int, frames: int) -> None:
                 done = clock.when(shown)
                 await pilot.press("enter")
                 await asyncio.wait_for(done, 120)
-                if in_conversation == PER_CONVERSATION - 1:
+                if in_conversation == each - 1:
                     await pilot.press("ctrl+n")
                     await pilot.pause()
                 if (index + 1) % 20 == 0:
