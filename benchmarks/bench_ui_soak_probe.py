@@ -60,7 +60,21 @@ def caches(app: Any) -> dict[str, Any]:
             "query_one_entries": entries, "query_one_detached": dict(gone),
             "workers": len(app.workers), "workers_unfinished": len(workers),
             "unfinished_names": sorted({worker.name for worker in workers}),
-            "sqlite_mb": round(sqlite_mb(), 3)}
+            "sqlite_mb": round(sqlite_mb(), 3), **views(app)}
+
+
+def views(app: Any) -> dict[str, int]:
+    """The finished views mounted, and the rows they hold (of the width shown, of the
+    width before it, and painted by Textual)."""
+    from tui_chat.ui.widgets.message_view import LINES, MessageView
+
+    mounted = [view for screen in app.screen_stack for view in screen.query(MessageView)]
+    shown = [view.cached for view in mounted]
+    return {"views": len(shown), "rows": sum(len(cached._strips) for cached in shown),
+            "rows_painted": sum(len(view._styles_cache._cache) for view in mounted),
+            "rows_previous": sum(len(cached._previous[1]) for cached in shown
+                                 if cached._previous is not None),
+            "line_cache_kb": LINES.size // 1024}
 
 
 async def probe(url: str, start: int, end: int, frames: int) -> None:
