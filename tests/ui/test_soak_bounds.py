@@ -66,3 +66,40 @@ async def test_conversations_gone_leave_nothing_behind(
         held = [cast(DOMNode, link[3]) for node in app.screen.walk_children(with_self=True)
                 for link in node._query_one_cache._cache.values()]
         assert all(node.is_attached for node in held)
+
+
+def painted_far_above(screen: Any) -> int:
+    """Rows Textual keeps painted for views a page or more above the part shown."""
+    listed = screen.message_list
+    top = listed.scroll_y - listed.size.height
+    return sum(len(view._styles_cache._cache) for view in screen.query(MessageView)
+               if view.virtual_region.bottom < top)
+
+
+async def test_views_far_above_keep_no_painted_rows(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    """One long conversation held on screen: every view mounted kept the rows Textual
+    painted for it (its StylesCache), however far it had scrolled away: a copy of each
+    message's rows, 17 a reply of benchmarks/bench_ui_soak.py, all day. Views a page or more
+    above the part shown let them go when a reply ends (painted again if scrolled back)."""
+    replies = 12
+    for _ in range(replies):
+        chutes_server.script(Reply(stream_of(["A reply of a few lines. " * 12, "End."])))
+    app = make_app()
+    async with app.run_test(size=(80, 20)) as pilot:
+        screen = conversation(app)
+        for index in range(replies):
+            await pilot.press(*f"q{index}", "enter")
+            await wait_idle(pilot)
+        await wait_until(pilot, lambda: len(screen.query(MessageView)) == 2 * replies)
+        await pilot.pause()
+        far = [view for view in screen.query(MessageView)
+               if view.virtual_region.bottom < screen.message_list.scroll_y - 20]
+        assert len(far) >= 4
+        await wait_until(pilot, lambda: painted_far_above(screen) == 0)
+        await pilot.press("escape")
+        screen.message_list.scroll_home(animate=False)
+        await wait_until(pilot, lambda: screen.message_list.scroll_y == 0)
+        await pilot.pause()
+        first = screen.query(MessageView)[0]
+        await wait_until(pilot, lambda: bool(first._styles_cache._cache))
