@@ -19,7 +19,9 @@ full after about 320 of these replies, as the store outgrows it), Rich's cell-wi
 (4,096 entries, about six new strings a reply, most of them status-bar lines: full after
 about 600), Textual's query_one caches (1,024 entries, full after 60). No widget, worker or
 row outlives its conversation. So the slope of a short run is the slope of those caches
-filling, and falls as they fill.
+filling, and falls as they fill. One long conversation (PER_CONVERSATION=1000) grows by what
+its messages on screen hold, about 65 KB a message (their rows and one widget each; views far
+above the part shown no longer keep Textual's painted copy): expected, not this figure's.
 
 Measured as issue 26 did: 300 replies (about five minutes of the issue's machine, where it
 counted 319) after WARM, the slope over all of them the figure with the target; beside it,
