@@ -39,6 +39,7 @@ from tui_chat.core.models import Message, Role
 from tui_chat.ui import textual_compat
 from tui_chat.ui.colour_roles import code_theme_for
 from tui_chat.ui.widgets.code_blocks import code_blocks
+from tui_chat.ui.widgets.line_cache import forget_painted
 from tui_chat.ui.widgets.message_branch_keys import BRANCH_BINDINGS, BranchKeys
 from tui_chat.ui.widgets.message_view import (
     LINES,
@@ -419,6 +420,7 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
             with self.app.batch_update():
                 await self.mount(view, before=reply)
                 await reply.remove()
+            self.call_after_refresh(self._forget_painted_far_above)  # where the view is now
             if self.has_focus and self.selected is None:
                 # Written again from message mode (r, m): the new reply is the one to act
                 # on next (← and → to its alternatives), as the old one was. Not scrolled
@@ -431,6 +433,17 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         else:
             await reply.remove()
             self._forget_placements()
+
+    def _forget_painted_far_above(self) -> None:
+        """Views a page or more above the part shown let go of the rows Textual painted for
+        them (painted again if scrolled back): every mounted view kept them, so one long
+        conversation held on screen grew by a copy of each message's rows
+        (benchmarks/bench_ui_soak.py, one conversation; tests/ui/test_soak_bounds.py)."""
+        top = self.scroll_y - self.size.height
+        for view in self._views():
+            if view.virtual_region.bottom >= top:
+                break
+            forget_painted(view)
 
     def _gutter(self) -> int:
         """A message view's border and padding, in cells."""
