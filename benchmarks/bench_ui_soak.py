@@ -73,8 +73,30 @@ def per_conversation() -> int:
     return max(1, int(os.environ.get("TUI_CHAT_BENCH_PER_CONVERSATION", PER_CONVERSATION)))
 
 
+async def soak_reply(screen: Any, pilot: Any, clock: Any, index: int, each: int) -> None:
+    """Reply `index` of a soak of `each` replies a conversation: sent, and waited for until it
+    is shown whole; after a conversation's last, Ctrl+N starts the next."""
+    from benchmarks.ui_harness import last_view
+
+    in_conversation = index % each
+    screen.prompt.load_text(f"reply {index}")
+
+    def shown(count: int = 2 * (in_conversation + 1)) -> bool:
+        view = last_view(screen)
+        return (screen.message_list.reply is None and view is not None
+                and view.message.content.startswith("tok0")
+                and len(screen.message_list.messages) >= count)
+
+    done = clock.when(shown)
+    await pilot.press("enter")
+    await asyncio.wait_for(done, 120)
+    if in_conversation == each - 1:
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+
+
 async def session(url: str, replies: int) -> dict[str, Any]:
-    from benchmarks.ui_harness import FrameClock, last_view, running_app
+    from benchmarks.ui_harness import FrameClock, running_app
     from tui_chat.ui import gc_policy
 
     samples: list[dict[str, float]] = []
@@ -83,21 +105,7 @@ async def session(url: str, replies: int) -> dict[str, Any]:
             clock = FrameClock(app)
             each = per_conversation()
             for index in range(WARM + replies):
-                in_conversation = index % each
-                screen.prompt.load_text(f"reply {index}")
-
-                def shown(count: int = 2 * (in_conversation + 1)) -> bool:
-                    view = last_view(screen)
-                    return (screen.message_list.reply is None and view is not None
-                            and view.message.content.startswith("tok0")
-                            and len(screen.message_list.messages) >= count)
-
-                done = clock.when(shown)
-                await pilot.press("enter")
-                await asyncio.wait_for(done, 120)
-                if in_conversation == each - 1:
-                    await pilot.press("ctrl+n")
-                    await pilot.pause()
+                await soak_reply(screen, pilot, clock, index, each)
                 samples.append(gc_policy.reclaim_counting(
                     lambda: {"rss_mb": rss_mb(), "heap_blocks": float(sys.getallocatedblocks()),
                              "sqlite_mb": sqlite_mb()}))

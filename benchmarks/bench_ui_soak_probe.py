@@ -12,8 +12,6 @@ RESULTS.md but what it names.
 from __future__ import annotations
 
 import asyncio
-import ctypes
-import ctypes.util
 import gc
 import sys
 import tempfile
@@ -22,6 +20,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from benchmarks.bench_ui_soak import sqlite_mb
 from benchmarks.common import fake_provider_process
 
 MODEL = "bench/200"
@@ -30,17 +29,6 @@ MODEL = "bench/200"
 def type_counts() -> Counter[str]:
     return Counter(f"{type(item).__module__}.{type(item).__qualname__}"
                    for item in gc.get_objects())
-
-
-def sqlite_mb() -> float:
-    """What SQLite has allocated (its page caches, mostly), when the library Python uses can
-    be asked (a shared libsqlite3); NaN otherwise."""
-    try:
-        library = ctypes.CDLL(ctypes.util.find_library("sqlite3") or "libsqlite3.so.0")
-    except OSError:
-        return float("nan")
-    library.sqlite3_memory_used.restype = ctypes.c_int64
-    return float(library.sqlite3_memory_used()) / 2**20
 
 
 def caches(app: Any) -> dict[str, Any]:
@@ -78,8 +66,8 @@ def views(app: Any) -> dict[str, int]:
 
 
 async def probe(url: str, start: int, end: int, frames: int) -> None:
-    from benchmarks.bench_ui_soak import per_conversation
-    from benchmarks.ui_harness import FrameClock, last_view, running_app
+    from benchmarks.bench_ui_soak import per_conversation, soak_reply
+    from benchmarks.ui_harness import FrameClock, running_app
     from tui_chat.ui import gc_policy
 
     marks: dict[int, tuple[Counter[str], tracemalloc.Snapshot | None, int]] = {}
@@ -90,21 +78,7 @@ async def probe(url: str, start: int, end: int, frames: int) -> None:
             for index in range(end):
                 if index == start - 20 and frames:
                     tracemalloc.start(frames)
-                in_conversation = index % each
-                screen.prompt.load_text(f"reply {index}")
-
-                def shown(count: int = 2 * (in_conversation + 1)) -> bool:
-                    view = last_view(screen)
-                    return (screen.message_list.reply is None and view is not None
-                            and view.message.content.startswith("tok0")
-                            and len(screen.message_list.messages) >= count)
-
-                done = clock.when(shown)
-                await pilot.press("enter")
-                await asyncio.wait_for(done, 120)
-                if in_conversation == each - 1:
-                    await pilot.press("ctrl+n")
-                    await pilot.pause()
+                await soak_reply(screen, pilot, clock, index, each)
                 if (index + 1) % 20 == 0:
                     print(f"reply {index + 1}: {caches(app)}", flush=True)
                 if index + 1 in (start, end):
