@@ -44,7 +44,11 @@ class ConversationDialogs(Screen[None]):
     # --- the helpers' dialogs (answered through a callback) ---------------------------------
 
     def _open(self, modal: Screen[Any], answered: Callable[[Any], Any]) -> None:
-        self.app.push_screen(modal, answered)
+        """Push `modal` once this screen has been laid out and drawn: Textual lays out only
+        the current screen, so a dialog pushed in the same breath as a change below it (the
+        message just sent, the list scrolled to it) would keep the stale frame behind it
+        (as ScreenAsker does for the exchange's questions)."""
+        self.call_after_refresh(self.app.push_screen, modal, answered)
 
     def open_confirm(self, question: str, answered: Answered[bool | None], *,
                      yes: str = "Yes", no: str = "No", danger: bool = False) -> None:
