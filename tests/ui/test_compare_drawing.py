@@ -2,10 +2,11 @@
 two replies should cost what one costs, twice). Counts of the work done, never times; the
 speed itself is benchmarks/bench_ui_compare.py's.
 
-- A column's reply growing is one layout of the screen: the containers around it (the
-  column, the row of columns, the comparison) change height in that layout, and Textual
-  would then lay the whole screen out again for their new virtual size.
-- A column's figures line changed at the same number of rows asks for no layout.
+- A column's figures line changed asks for no layout (it is one row at any width).
+
+(A column's growth costs two layouts again: skipping the second, by taking the containers'
+new virtual size without Textual's reactive, left a finished comparison scrolled past its
+end once in CI, a blank screen; correctness first.)
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tests.ui.conftest import AppFactory, conversation, rendered_text, wait_until
 from tests.ui.test_compare import compare
 from tui_chat.ui.widgets.compare_view import ColumnFigures, CompareView
-from tui_chat.ui.widgets.reply_view import GROW_ROWS
 
 
 @pytest.fixture
@@ -76,22 +76,6 @@ def held(chutes_server: FakeProvider, with_sutra: FakeProvider) -> Iterator[None
         yield
     finally:
         gate.set()
-
-
-@pytest.mark.usefixtures("held")
-async def test_a_column_growing_is_one_layout(make_app: AppFactory) -> None:
-    app = make_app()
-    async with app.run_test(size=(120, 40)) as pilot:
-        view = await streaming_comparison(pilot)
-        reply = view.column(0).reply
-        assert reply is not None
-        height = reply.size.height
-        with counted_layouts(conversation(app)) as layouts:
-            reply.add_content("".join(f"\n\nline {n}" for n in range(GROW_ROWS)))
-            await wait_until(pilot, lambda: reply.caught_up)
-            await settled(pilot)
-        assert reply.size.height > height  # it grew
-        assert layouts == [1]
 
 
 @pytest.mark.usefixtures("held")

@@ -26,13 +26,10 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.geometry import Size
 from textual.message import Message as TextualMessage
-from textual.widget import Widget
 from textual.widgets import Static
 
 from tui_chat.core.models import Message, Usage
-from tui_chat.ui import textual_compat
 from tui_chat.ui.widgets.message_view import MessageView, Position, ProviderLabels
 
 if TYPE_CHECKING:  # with the first reply: Markdown is not on the start-up path
@@ -74,22 +71,6 @@ def figures_text(number: int, figures: ColumnFigures, *, form: int = 0) -> Text:
         text.append(f" · {usage.prompt_tokens}→{usage.completion_tokens} tok" if form
                     else f" · {usage.prompt_tokens} in · {usage.completion_tokens} out")
     return text
-
-
-def laid_out_once(widget: Widget, size: Size, virtual_size: Size, container_size: Size,
-                  layout: bool) -> bool:
-    """Whether a container of a comparison given a new size by a layout lays the screen out
-    again: only for a new width. A reply growing is one layout, in which the containers
-    around it (its column, the row of columns, the comparison) take their new heights; their
-    new virtual size, set as Textual's reactive, laid the whole screen out once more, one
-    frame later, for each growth of each column. Nothing in them scrolls: that virtual size
-    moves nothing."""
-    laid_out = textual_compat.laid_out_size(widget)
-    if (layout and laid_out.width == size.width and laid_out.height
-            and textual_compat.laid_out_container_size(widget).width == container_size.width
-            and widget.virtual_size.width == virtual_size.width):
-        return False
-    return layout
 
 
 FIGURES_FORMS = 3
@@ -137,11 +118,6 @@ class CompareColumn(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(FiguresLine(self.number, self.figures), classes="figures", markup=False)
-
-    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size,
-                      layout: bool = True) -> bool:
-        layout = laid_out_once(self, size, virtual_size, container_size, layout)
-        return super()._size_updated(size, virtual_size, container_size, layout)
 
     def show_figures(self, figures: ColumnFigures) -> None:
         """New figures: a layout only if they take another number of rows (they change
@@ -200,11 +176,6 @@ class CompareColumn(Vertical):
 
 class ColumnsRow(Horizontal):
     """The columns side by side (stacked: one above the other)."""
-
-    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size,
-                      layout: bool = True) -> bool:
-        layout = laid_out_once(self, size, virtual_size, container_size, layout)
-        return super()._size_updated(size, virtual_size, container_size, layout)
 
 
 class CompareView(Vertical, can_focus=True):
@@ -269,11 +240,6 @@ class CompareView(Vertical, can_focus=True):
 
     def on_mount(self) -> None:
         self._stack()
-
-    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size,
-                      layout: bool = True) -> bool:
-        layout = laid_out_once(self, size, virtual_size, container_size, layout)
-        return super()._size_updated(size, virtual_size, container_size, layout)
 
     def focus(self, scroll_visible: bool = False) -> CompareView:
         """Take the focus where the view stands: the message list follows the replies' ends
