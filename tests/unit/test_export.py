@@ -42,8 +42,8 @@ def fill(store: Store) -> list[str]:
         reasoning="Thinking…\nstep 2", provider="sutra", model="sutra-r0",
         status=MessageStatus.INTERRUPTED, error="SUTRA cut the reply off.", finish_reason=None,
         usage=Usage(prompt_tokens=10, completion_tokens=20, total_tokens=30),
-        time_to_first_token=1.234567, tokens_per_second=55.5,
-        created=T0 + timedelta(seconds=1)))
+        time_to_first_token=1.234567, tokens_per_second=55.5, streamed=False,
+        reasoning_sent="low", created=T0 + timedelta(seconds=1)))
     store.add_message(Message(
         id="m3", conversation_id=first.id, role=Role.ASSISTANT, content="", provider="chutes",
         model="deepseek-ai/DeepSeek-R1", status=MessageStatus.ERROR, error="No quota (402).",
@@ -76,6 +76,7 @@ def test_json_round_trip_restores_every_field(source: Store, target: Store,
     message = target.get_message("m2")
     assert message.usage == Usage(prompt_tokens=10, completion_tokens=20, total_tokens=30)
     assert message.time_to_first_token == 1.234567 and message.created.microsecond == 890123
+    assert (message.streamed, message.reasoning_sent) == (False, "low")
 
 
 def test_json_document_is_the_documented_format(source: Store) -> None:
@@ -91,7 +92,7 @@ def test_json_document_is_the_documented_format(source: Store) -> None:
         "id", "role", "content", "reasoning", "provider", "model", "status", "error",
         "finish_reason", "usage", "time_to_first_token", "tokens_per_second", "created",
         "parent_id", "partial_in_context", "active_child_id", "attachments", "tool_calls",
-        "tool_call_id", "sent_as", "tool_run", "note"}
+        "tool_call_id", "sent_as", "tool_run", "note", "streamed", "reasoning_sent"}
     assert first["parameters"]["stop"] == ["END", "\n\n"]
     assert "temperature" in first["parameters"]
     assert "temperature" not in document["conversations"][1]["parameters"]

@@ -336,7 +336,7 @@ def test_a_store_written_before_trees_migrates_to_single_paths(tmp_path: Path) -
     shutil.copy(FIXTURE, path_)
     old = _old_rows(path_)
     with Store.open(path_) as migrated:
-        assert migrated._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8
+        assert migrated._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 9
         assert migrated.count_conversations() == 3
         for cid, rows in old.items():
             messages = migrated.get_messages(cid)

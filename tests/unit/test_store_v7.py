@@ -41,4 +41,4 @@ def test_a_schema_6_store_gains_tool_run_and_keeps_its_messages(tmp_path: Path) 
         store.update_message(added)
         assert store.get_message(added.id).tool_run == added.tool_run
     with sqlite3.connect(path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 9

@@ -46,7 +46,7 @@ def test_a_schema_7_store_moves_usage_notes_out_of_error(tmp_path: Path) -> None
         assert failed.error == before[5][4] and failed.note is None  # a real error stays
         assert failed.status is MessageStatus.ERROR
     with sqlite3.connect(path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 9
 
 
 def test_the_fold_keeps_a_usage_note_apart_from_errors() -> None:

@@ -199,7 +199,7 @@ def test_a_store_of_schema_4_migrates_and_keeps_everything(tmp_path: Path) -> No
                              ).fetchall()
     raw.close()
     with Store.open(path) as store:
-        assert store._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8
+        assert store._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 9
         after = store._conn.execute("SELECT id, content, usage, parent_id FROM messages "
                                     "ORDER BY seq").fetchall()
         assert [tuple(row) for row in after] == before

@@ -32,7 +32,8 @@ The JSON format, version 2 (conversations as trees)::
                                "mime": "text/plain", "size": 123, "language": "python",
                                "tokens": 40, "text": "…" | null, "data": "base64…" | null}],
               "sent_as": "end-to-end" | "TEE" | "end-to-end TEE" | null,
-              "note": "…" | null
+              "note": "…" | null, "streamed": true,
+              "reasoning_sent": "off" | "low" | "medium" | "high" | null
             }
           ]
         }
@@ -63,9 +64,13 @@ enclave, as the provider's model list said; not verified), both, or null: neithe
 (`parameters.e2ee`: the conversation's own end-to-end choice). So was `note`, an advisory
 note on a reply that is complete all the same (the provider's usage made no sense and was
 dropped); a file from before it keeps that note in `error`, which an import moves to `note`.
+So were `streamed`, false for a reply the provider sent whole (a JSON body) rather than as a
+stream, and `reasoning_sent`, the reasoning setting the request for a reply carried (null:
+none was sent, the model's default); a file from before them imports its replies as
+streamed, with no setting known.
 
-Version 1 (before trees) has none of these eleven keys; its messages are one path, in order.
-Both import.
+Version 1 (before trees) has none of the keys added to version 2; its messages are one path,
+in order. Both import.
 
 Timestamps are ISO 8601 with a UTC offset. Every key
 shown is written, and an export is strict, standard JSON that any parser reads: no NaN or
@@ -74,14 +79,15 @@ store cannot hold one), UTF-8.
 
 An import accepts only what an export could have written: exactly these types and values;
 the rules, and the id rule, are in `import_check`. A key may be left out where it has a
-default (null, "", false, {}, [], "complete", zero counts), as in version 1 from the start;
-ids, roles, titles and timestamps may not. Unknown keys are ignored, so a later version that
-only adds keys stays importable; a file with a higher `version` is refused with a sentence asking to
-upgrade. The whole file is checked before anything is written. Import is idempotent:
-conversations and messages are matched by id; a conversation already in the store keeps what
-it has and gains the messages it lacks; a message whose id another conversation already uses
-is skipped, and so are the messages below it, and the summary line says so. API keys are
-never part of an export: the store does not hold them.
+default (null, "", false, {}, [], "complete", zero counts, true for `streamed`), as in
+version 1 from the start; ids, roles, titles and timestamps may not. Unknown keys are
+ignored, so a later version that only adds keys stays importable; a file with a higher
+`version` is refused with a sentence asking to upgrade. The whole file is checked before
+anything is written. Import is idempotent: conversations and messages are matched by id; a
+conversation already in the store keeps what it has and gains the messages it lacks; a
+message whose id another conversation already uses is skipped, and so are the messages below
+it, and the summary line says so. API keys are never part of an export: the store does not
+hold them.
 
 Markdown holds the active path, as the conversation is shown; with `all_branches`, every
 other branch follows it, each from where it leaves a branch already written.
@@ -98,7 +104,7 @@ from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, ClassVar, Literal, cast
+from typing import Any, ClassVar, Literal, cast, get_args
 
 from pydantic import (
     BaseModel,
@@ -136,6 +142,7 @@ from tui_chat.core.models import (
     Message,
     MessageStatus,
     Parameters,
+    ReasoningSetting,
     Role,
     utc_now,
 )
@@ -152,6 +159,7 @@ EXPORT_VERSION = 2
 READABLE_VERSIONS = (1, 2)
 MAX_IMPORT_BYTES = 200 * 1024 * 1024
 _FLOAT_FIELDS = ("time_to_first_token", "tokens_per_second")
+_REASONING_SETTINGS = (None, *get_args(ReasoningSetting))
 
 
 class _Exported(BaseModel):
@@ -272,6 +280,8 @@ class ExportedMessageV2(ExportedMessage):
     tool_calls: list[ExportedToolCall] = Field(default_factory=list)
     tool_call_id: ExportText | None = None
     tool_run: ExportedToolRun | None = None
+    streamed: ExportFlag = True
+    reasoning_sent: ReasoningSetting | None = None
     parent_id: ExportId | None = None
     partial_in_context: ExportFlag = False
     active_child_id: ExportId | None = None
@@ -380,9 +390,9 @@ def _attachment_to_dict(attachment: Attachment) -> dict[str, object]:
 
 def _message_to_dict(message: Message, active_child: str | None,
                      files: list[Attachment] | None) -> dict[str, object]:
-    data: dict[str, object] = message.model_dump(mode="json",
-                                                 exclude={"conversation_id", "streamed",
-                                                          "reasoning_sent"})
+    data: dict[str, object] = message.model_dump(mode="json", exclude={"conversation_id"})
+    if data["reasoning_sent"] not in _REASONING_SETTINGS:  # a later tui-chat's: not importable
+        data["reasoning_sent"] = None
     if files is not None:
         data["attachments"] = [_attachment_to_dict(a) for a in files]
     for field in _FLOAT_FIELDS:  # standard JSON has no NaN or Infinity

@@ -173,6 +173,10 @@ class Usage(Record):
         return min(cached or 0, self.prompt_tokens)
 
 
+ReasoningSetting = Literal["off", "low", "medium", "high"]
+"""How much a model is asked to reason (`Parameters.reasoning`, `Message.reasoning_sent`)."""
+
+
 class Parameters(Record):
     """Per-request sampling parameters; None means "the provider's default"."""
 
@@ -191,7 +195,7 @@ class Parameters(Record):
     """The tool servers (names under [mcp.servers] in config.toml) this conversation turned
     off (F8); None: none. Not sent: it decides which tools the request offers."""
 
-    reasoning: Literal["off", "low", "medium", "high"] | None = None
+    reasoning: ReasoningSetting | None = None
     """How much the model reasons (F8, the reasoning key, `ask --reasoning`); None: the
     model's own default. Not sent as is: the provider's dialect turns it into the request's
     keys (core.dialect.reasoning_body), and only for a model known to take it."""
@@ -298,11 +302,12 @@ class Message(Record):
     created: datetime = field(default_factory=utc_now)
     streamed: bool = True
     """False: the provider sent the reply whole (a JSON body), not as a stream (no speed is
-    measured). Not stored: a reply read back from the store says nothing of it."""
+    measured). Store schema 9; a reply stored before it reads back as streamed."""
     reasoning_sent: str | None = None
     """The reasoning setting the request for this reply carried ("off", "low", …: see
-    `Parameters.reasoning`); None: none was sent (the model's default). Not stored, as
-    `streamed`."""
+    `Parameters.reasoning`); None: none was sent (the model's default). Store schema 9; a
+    reply stored before it reads back as None. Text, not `ReasoningSetting`: a store written
+    by a later version may hold a setting this one does not know."""
     partial_in_context: bool = False
     """An interrupted reply that is sent as context all the same: the user stopped it on
     purpose, or chose to continue from it. A reply cut off by a failure is not."""

@@ -45,6 +45,12 @@ Schema history (`PRAGMA user_version`):
   7 the note was kept in `error`, so that a complete reply seemed to carry an error: the
   migration moves every such note (a complete message whose `error` is exactly the usage
   note's sentence, `chunks.usage_event`) into `note`, so that `error` means an error again.
+- 9: what a reply was sent with, which its header shows (issue 25): `messages.streamed` (0:
+  the provider sent the reply whole, a JSON body; NULL: streamed, or not a reply) and
+  `messages.reasoning_sent` (the reasoning setting the request carried, "off", "low", …;
+  NULL: none was sent). Until 8 neither was kept, and a reopened conversation's header
+  forgot them: the migration only adds the columns, so an older reply reads back as it did
+  (streamed, no setting known).
 
 `seq` (an integer primary key) is the insertion order: children are ordered by it; `id` is the
 stable public id. Timestamps are ISO 8601 text in UTC with microseconds, so they sort as text and
@@ -74,7 +80,7 @@ from tui_chat.core.secrets import scrub
 from tui_chat.core.store_attachments import infos_from
 from tui_chat.core.store_v6 import migrate_v5_to_v6
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 SCHEMA_V1 = """
 CREATE TABLE conversations (
@@ -231,6 +237,11 @@ UPDATE messages SET note = error, error = NULL
     AND instr(error, char(10)) = 0;
 """
 
+MIGRATE_V8_TO_V9 = """
+ALTER TABLE messages ADD COLUMN streamed INTEGER;
+ALTER TABLE messages ADD COLUMN reasoning_sent TEXT;
+"""
+
 Step = str | Callable[[sqlite3.Connection], "str | None"]
 """A migration step: an SQL script, or a function that changes the database (inside the
 step's transaction) and returns a sentence for the user, or None."""
@@ -238,7 +249,8 @@ step's transaction) and returns a sentence for the user, or None."""
 # MIGRATIONS[n] takes a database at version n to version n + 1.
 MIGRATIONS: dict[int, Step] = {0: SCHEMA_V1, 1: MIGRATE_V1_TO_V2, 2: MIGRATE_V2_TO_V3,
                                3: MIGRATE_V3_TO_V4, 4: MIGRATE_V4_TO_V5, 5: migrate_v5_to_v6,
-                               6: MIGRATE_V6_TO_V7, 7: MIGRATE_V7_TO_V8}
+                               6: MIGRATE_V6_TO_V7, 7: MIGRATE_V7_TO_V8,
+                               8: MIGRATE_V8_TO_V9}
 OUR_TABLES = frozenset({"conversations", "messages"})
 
 
@@ -322,11 +334,12 @@ MESSAGE_WRITTEN = ("id", "conversation_id", "parent_id", "role", "content", "rea
                    "provider", "model", "status", "error", "finish_reason", "usage",
                    "time_to_first_token", "tokens_per_second", "created",
                    "partial_in_context", "tool_calls", "tool_call_id", "sent_as", "tool_run",
-                   "note")
+                   "note", "streamed", "reasoning_sent")
 """The columns `message_row` gives, which adding and importing a message write."""
 MESSAGE_CHANGING = ("content", "reasoning", "provider", "model", "status", "error",
                     "finish_reason", "usage", "time_to_first_token", "tokens_per_second",
-                    "partial_in_context", "tool_calls", "sent_as", "tool_run", "note")
+                    "partial_in_context", "tool_calls", "sent_as", "tool_run", "note",
+                    "streamed", "reasoning_sent")
 """The columns `Store.update_message` writes: a message's place, role, id and date never
 change."""
 MESSAGE_SELECT = ", ".join((*MESSAGE_WRITTEN, "attachments"))
@@ -395,7 +408,9 @@ def message_row(m: Message) -> dict[str, object]:
             "partial_in_context": int(m.partial_in_context), "tool_calls": tool_calls,
             "tool_call_id": m.tool_call_id, "sent_as": m.sent_as,
             "tool_run": m.tool_run.model_dump_json() if m.tool_run is not None else None,
-            "note": scrub(m.note) if m.note else m.note}
+            "note": scrub(m.note) if m.note else m.note,
+            # NULL unless sent whole: a row from before schema 9 reads as streamed too.
+            "streamed": None if m.streamed else 0, "reasoning_sent": m.reasoning_sent}
 
 
 _ROLES = {role.value: role for role in Role}
@@ -421,6 +436,10 @@ def message_from(row: sqlite3.Row) -> Message:
         rare["tool_run"] = ToolRun.model_validate_json(tool_run)
     if isinstance(note := value.get("note"), str):
         rare["note"] = scrub(note)
+    if value.get("streamed") == 0:
+        rare["streamed"] = False
+    if isinstance(reasoning_sent := value.get("reasoning_sent"), str):
+        rare["reasoning_sent"] = reasoning_sent
     return Message.model_validate(dict(
         id=value["id"], conversation_id=value["conversation_id"],
         role=_ROLES.get(role) or Role(role), content=value["content"],

@@ -144,7 +144,7 @@ def author_line(message: Message, *, live: bool = False, position: Position | No
         if badges:
             line.append(f"  {badges}", style="bold")
         if message.reasoning_sent:  # what the request asked of the model's reasoning
-            line.append(f"  · reasoning {message.reasoning_sent}", style="dim")
+            line.append(f"  · reasoning {sanitize(message.reasoning_sent)}", style="dim")
     branch = branch_label(position)
     if branch:
         line.append(f"  {branch}", style="bold")
@@ -491,7 +491,8 @@ class MessageView(PlacesWhenAsked, Static):
                hash(message.reasoning), message.model, message.provider,
                provider_label(message.provider, labels), theme, reasoning,
                position, message.finish_reason, out, reading, last, note, message.sent_as,
-               message.note, self.calls_run, repr(message.tool_run))
+               message.note, self.calls_run, repr(message.tool_run), message.streamed,
+               message.reasoning_sent)
         calls_run = self.calls_run
 
         def draw() -> RenderableType:
