@@ -219,25 +219,32 @@ def test_a_store_created_between_two_reads_is_not_taken_for_a_foreign_one(
 
     path = tmp_path / "racing.sqlite3"
 
+    outcomes: list[str] = []
+
     class Interleaved(sqlite3.Connection):
         raced = False
 
         def execute(self, sql: str, *args: object) -> sqlite3.Cursor:  # type: ignore[override]
-            cursor = super().execute(sql, *args)
-            if sql.startswith("PRAGMA user_version") and not Interleaved.raced:
+            if sql.startswith("SELECT name FROM sqlite_master") and not Interleaved.raced:
+                # Between the version's read and the tables' read, the other process creates
+                # the store. It does not wait for a lock (timeout 0): given one snapshot, our
+                # read transaction holds the file and its commit is refused at once; read
+                # apart, nothing holds it and it succeeds. Either way, the race is decided
+                # by the locks alone, not by how fast either side runs.
                 Interleaved.raced = True
-                # The other process creates the store now. Given a snapshot, it has to wait
-                # for our read to end (so we give up waiting: the bound only ends a broken
-                # build's wait, it sizes nothing); without one, it finishes before our next
-                # read, however busy the machine.
                 racer.start()
-                racer.join(timeout=15.0)
-            return cursor
+                racer.join()
+            return super().execute(sql, *args)
 
     def create_elsewhere() -> None:
-        other = sqlite3.connect(path, isolation_level=None, timeout=10)
-        migrate(other, 0)
-        other.close()
+        other = sqlite3.connect(path, isolation_level=None, timeout=0)
+        try:
+            migrate(other, 0)
+            outcomes.append("created")
+        except sqlite3.OperationalError as error:
+            outcomes.append(str(error))
+        finally:
+            other.close()
 
     racer = threading.Thread(target=create_elsewhere)
 
@@ -246,6 +253,6 @@ def test_a_store_created_between_two_reads_is_not_taken_for_a_foreign_one(
         store_file._check_and_migrate(conn, path)
     finally:
         conn.close()
-        racer.join()
     assert Interleaved.raced
+    assert outcomes == ["database is locked"]  # it had to wait for our snapshot to end
     assert [p.name for p in tmp_path.iterdir() if "broken" in p.name] == []
