@@ -48,7 +48,7 @@ Schema history (`PRAGMA user_version`):
 - 9: what a reply was sent with, which its header shows (issue 25): `messages.streamed` (0:
   the provider sent the reply whole, a JSON body; NULL: streamed, or not a reply) and
   `messages.reasoning_sent` (the reasoning setting the request carried, "off", "low", …;
-  NULL: none was sent). Until 8 neither was kept, and a reopened conversation's header
+  NULL: none was sent). Up to 8 neither was kept, and a reopened conversation's header
   forgot them: the migration only adds the columns, so an older reply reads back as it did
   (streamed, no setting known).
 
