@@ -219,8 +219,10 @@ class TuiChatApp(App[int]):
         self.call_after_refresh(self.run_worker, warm_up, thread=True, group="warm-up",
                                 exit_on_error=False)
         if self.services.list_models_at_start:
-            self.call_after_refresh(self.run_worker, self._list_models(screen), group="models",
-                                    exit_on_error=False)
+            # The coroutine is made when the call runs: an app that ends before its first
+            # refresh would leave one never awaited (a RuntimeWarning at exit).
+            self.call_after_refresh(lambda: self.run_worker(
+                self._list_models(screen), group="models", exit_on_error=False))
 
     async def _list_models(self, screen: ConversationScreen) -> None:
         """List the current provider's models once, when they never were: their windows and
