@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.console import Console
 from textual.pilot import Pilot
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
@@ -17,7 +18,7 @@ from tui_chat.ui.screens.context_offer import ContextOverflowScreen
 from tui_chat.ui.screens.conversation import ConversationScreen
 from tui_chat.ui.widgets.conversation_list import ConversationList
 from tui_chat.ui.widgets.message_view import MessageView
-from tui_chat.ui.widgets.summary_row import SummaryRow
+from tui_chat.ui.widgets.summary_row import SummaryRow, SummaryText
 
 SUMMARY = "The user sent [b]three[/b] long turns about `words`."
 """Model output with what would be markup: shown as written."""
@@ -211,3 +212,13 @@ async def test_the_row_goes_when_the_summary_is_left_out(
         await wait_idle(pilot)
         assert screen.workspace.summary() is None
         await wait_until(pilot, lambda: not screen.query(SummaryRow))
+
+
+def test_the_unfolded_text_starts_on_its_first_row_even_with_a_list() -> None:
+    """Rich puts a blank row before a leading list; the row has its own blank row after the
+    heading, so the text's own leading blank rows are dropped."""
+    console = Console(width=60, record=True, color_system=None)
+    console.print(SummaryText("- The user sent **three** turns.\n- [b]x[/b]", "monokai", None))
+    lines = console.export_text().splitlines()
+    assert lines[0].strip() == "• The user sent three turns."
+    assert lines[1].strip() == "• [b]x[/b]"  # as written: not markup

@@ -103,7 +103,9 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
                 tooltip="Copy the message, or the text selected with the mouse"),
         Binding("y", "copy_code", "Copy code", id="messages.copy_code",
                 tooltip="Copy the last code block; a number typed right after copies block [n]"),
-        Binding("e", "edit", "Edit & resend", id="messages.edit"),
+        Binding("e", "edit", "Edit & resend", id="messages.edit",
+                tooltip="Edit a message of yours and resend from it, or edit the summary "
+                        "sent in place of earlier turns"),
         Binding("r", "regenerate(False)", "Regenerate", id="messages.regenerate"),
         Binding("m", "regenerate(True)", "Regenerate with…", id="messages.regenerate_with"),
         Binding("g", "continue_reply", "Continue", id="messages.continue_reply"),

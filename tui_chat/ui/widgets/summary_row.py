@@ -23,7 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.segment import Segment
 from rich.text import Text
 from textual.widgets import Static
 
@@ -86,16 +87,34 @@ class SummaryRow(Static):
     def toggle(self) -> None:
         self.unfolded = not self.unfolded
         self.update(self._renderable())
+        if self.unfolded:  # the text below the heading in view, as far as it fits
+            self.call_after_refresh(self.scroll_visible, animate=False, top=False)
 
     def _renderable(self) -> RenderableType:
         head = Text(heading(self.covered, self.unfolded), style="tc.summary")
         if not self.unfolded:
             return head
-        from tui_chat.ui.widgets.markdown_render import markdown_renderable  # drawn on demand
-
-        text = markdown_renderable(sanitize(self.summary.content), self.code_theme,
-                                   reading_width=self.reading_width)
+        text = SummaryText(sanitize(self.summary.content), self.code_theme, self.reading_width)
         return Group(head, Text(""), text)
+
+
+class SummaryText:
+    """The summary's text as Markdown, without the blank rows Rich puts before a leading list
+    (one blank row between the heading and the text, whatever the text starts with)."""
+
+    def __init__(self, text: str, code_theme: str, reading_width: int | None) -> None:
+        self.text, self.code_theme, self.reading_width = text, code_theme, reading_width
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from tui_chat.ui.widgets.markdown_render import markdown_rows  # drawn on demand
+
+        rows = markdown_rows(self.text, console, options, code_theme=self.code_theme,
+                             reading_width=self.reading_width)
+        while rows and not rows[0].text.strip():
+            rows.pop(0)
+        for row in rows:
+            yield from row
+            yield Segment.line()
 
 
 class SummaryPlace:
