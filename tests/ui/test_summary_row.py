@@ -222,3 +222,23 @@ def test_the_unfolded_text_starts_on_its_first_row_even_with_a_list() -> None:
     lines = console.export_text().splitlines()
     assert lines[0].strip() == "• The user sent three turns."
     assert lines[1].strip() == "• [b]x[/b]"  # as written: not markup
+
+
+async def test_the_row_goes_with_another_branch_and_comes_back_with_the_summarised_one(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    """The summary covers the reply; a new reply in its place (Ctrl+R) puts it off the path,
+    so the summary is not in force there (context_start ignores it); ← brings it back."""
+    app = make_app(model="fake/large")
+    await listed(app, chutes_server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await summarised_directly(pilot, chutes_server)
+        summarised_reply = screen.message_list.messages[-1]
+        await pilot.press("ctrl+r")
+        await wait_idle(pilot)
+        assert screen.message_list.messages[-1].id != summarised_reply.id
+        await wait_until(pilot, lambda: not screen.query(SummaryRow))
+        assert screen.workspace.summary() is None
+        await pilot.press("ctrl+o", "left")  # the last message chosen: back to the first reply
+        await wait_until(pilot, lambda: screen.message_list.messages[-1].id
+                         == summarised_reply.id)
+        await wait_until(pilot, lambda: placed_after_its_parent(screen))
