@@ -91,7 +91,9 @@ class SummaryRow(Static):
             self.call_after_refresh(self.scroll_visible, animate=False, top=False)
 
     def _renderable(self) -> RenderableType:
-        head = Text(heading(self.covered, self.unfolded), style="tc.summary")
+        # A span, not the Text's own style: Textual reads that as a CSS style, not a Rich
+        # theme's name, and would draw the folded row without its colour role.
+        head = Text.assemble((heading(self.covered, self.unfolded), "tc.summary"))
         if not self.unfolded:
             return head
         text = SummaryText(sanitize(self.summary.content), self.code_theme, self.reading_width)
