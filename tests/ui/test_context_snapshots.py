@@ -67,3 +67,26 @@ def test_overflow_offer_snapshot(snap_compare: Any, make_app: AppFactory,
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=offer)
+
+
+def test_summary_row_folded_and_chosen_snapshot(snap_compare: Any, make_app: AppFactory,
+                                                chutes_server: FakeProvider) -> None:
+    """Issue 25: the summary sent in place of the first turn, folded after it, chosen in
+    message mode (the turn above it marked out of context)."""
+    priced(chutes_server)
+    app = make_app(model="fake/large")
+
+    async def summarised(pilot: Pilot[Any]) -> None:
+        workspace = app.workspace
+        await workspace.catalog.refresh(workspace.provider)
+        await send(pilot, "My cat is called Miso.")
+        await send(pilot, "What does she eat?")
+        chutes_server.script(Reply(stream_of(["The user's cat is called Miso."])))
+        await workspace.summarise_before(workspace.session.messages()[2].id)
+        screen = conversation(app)
+        screen.context_status.refresh()
+        await pilot.press("ctrl+o", "up", "up")
+        await wait_until(pilot, lambda: screen.message_list.summary_place.chosen)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=summarised)

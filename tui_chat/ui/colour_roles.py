@@ -210,6 +210,7 @@ def rich_theme(theme: Theme, *, no_color: bool = False) -> RichTheme:
         "tc.error": f"bold {p.text(p.error)}",
         "tc.warning": f"bold italic {p.text(p.warning)}",
         "tc.notice": f"bold reverse {p.text(p.warning)}",  # a chip: the context near full
+        "tc.summary": f"italic {p.muted}",  # the summary row: sent in place of turns
     }
     if no_color:
         styles["tc.error"] = "bold reverse"

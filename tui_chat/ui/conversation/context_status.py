@@ -77,7 +77,7 @@ class ContextStatus:
         if self.view.message_list.reading:
             return
         workspace = self.workspace
-        self.view.message_list.set_context_from(self._start())
+        self._show_start()
         listed = self.attach_flow.pending
         # While a comparison is on screen no one model's window is the next request's.
         compared = self.controller.comparison is not None
@@ -116,7 +116,7 @@ class ContextStatus:
                                      usage=None, speed_estimated=False, note="",
                                      **({"context": "", "cost": ""} if after_frame else {}))
         if after_frame:
-            self.view.message_list.set_context_from(self._start())
+            self._show_start()
             # A timer, not call_after_refresh: that ran before the messages were painted.
             self.view.set_timer(FIGURES_AFTER, self.refresh)
         else:
@@ -164,14 +164,17 @@ class ContextStatus:
         self.refresh()
         self.before_send(text, send, attachments)
 
-    def _start(self) -> str | None:
-        """The first message shown that is sent as context (after a summary: the first one
-        it does not cover)."""
-        session = self.workspace.session
+    def _show_start(self) -> None:
+        """Mark the messages shown that are not sent as context (before the first one sent:
+        after a summary, the first one it does not cover), and show the summary in force
+        after the last one it covers."""
+        messages = self.view.message_list
         try:
-            return session.context_start(self.view.message_list.messages)[0]
+            start, summary = self.workspace.session.context_start(messages.messages)
         except TuiChatError:  # the store went away: nothing is marked
-            return None
+            start, summary = None, None
+        messages.set_context_from(start)
+        messages.set_summary(summary)
 
     def _turns(self, plan: ContextPlan) -> int:
         """How many of the user's turns leaving out `plan.left_out` messages leaves out

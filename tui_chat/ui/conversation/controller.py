@@ -1,7 +1,8 @@
 """The conversation's interaction, without widgets: `ConversationController`.
 
 It is the one writer of what the user is doing with the conversation on screen:
-- `editing`: the message being edited (Enter resends from it, Esc cancels);
+- `editing`: the message being edited (Enter resends from it, Esc cancels), or the summary
+  sent in place of the oldest turns (Enter saves it: `save_summary`);
 - `continue_partial`: the next message continues from a reply cut off by a failure;
 - `comparison`: the comparison on screen, until a reply is chosen or the conversation moves on;
 and it decides what the keys mean for them: whether a reply may start while one streams
@@ -51,6 +52,7 @@ from tui_chat.core.session import (
     UserMessageSaved,
 )
 from tui_chat.core.store import ConversationGoneError
+from tui_chat.core.summaries import is_summary
 from tui_chat.core.tool_exchange import ToolCallFinished, ToolCallStarted
 from tui_chat.ui.advice import sentence
 from tui_chat.ui.conversation.exchange import Exchange
@@ -70,6 +72,7 @@ YIELD_PAUSE = 0.001
 screen, prompt, then the frame), each behind another slice of the worker; a millisecond lets
 them all run (benchmarks/bench_ui_stream.py: key press to screen while a reply streams)."""
 STILL_STREAMING = "A reply is still streaming: press Esc first."
+EDITING_SUMMARY = "editing summary: Enter saves · Esc cancels"
 
 __all__ = ["STILL_STREAMING", "ConversationController", "Exchange"]
 
@@ -88,8 +91,14 @@ class ConversationController:
 
     @property
     def editing(self) -> Message | None:
-        """The message being edited: the next Enter resends from it."""
+        """The message being edited: the next Enter resends from it (or, for the summary in
+        force, saves it)."""
         return self._editing
+
+    @property
+    def editing_summary(self) -> bool:
+        """The summary in force is being edited: the next Enter saves it (`save_summary`)."""
+        return self._editing is not None and is_summary(self._editing)
 
     @property
     def continue_partial(self) -> bool:
@@ -123,13 +132,33 @@ class ConversationController:
     # --- editing and continuing -------------------------------------------------------------
 
     def edit(self, message: Message) -> None:
-        """Edit `message`: its text in the prompt; Enter resends from it, Esc cancels."""
+        """Edit `message`: its text in the prompt; Enter resends from it (a summary: saves
+        it), Esc cancels."""
         if self.busy():
             return
         self._editing = message
         self.view.edit_in_prompt(message.content)
-        self.view.set_note("editing: Enter resends from this message, Esc cancels")
+        self.view.set_note(EDITING_SUMMARY if is_summary(message) else
+                           "editing: Enter resends from this message, Esc cancels")
         self.view.interaction_changed()
+
+    def save_summary(self, text: str) -> bool:
+        """Enter while the summary is edited: `text` replaces it (Workspace.edit_summary),
+        sent in place of the turns it covers from the next request on. False: not saved
+        (said why; the edit goes on)."""
+        summary = self._editing
+        if summary is None or not is_summary(summary):
+            return False
+        try:
+            self.workspace.edit_summary(summary.id, text)
+        except TuiChatError as error:
+            self.view.say(error.message, severity="error")
+            return False
+        self._editing = None
+        self.view.clear_prompt()
+        self.view.set_note("summary saved: the next message sends it")
+        self.view.interaction_changed()
+        return True
 
     def choose_continue_partial(self) -> bool:
         """The next message continues from the reply cut off by a failure; False: busy."""

@@ -38,6 +38,10 @@ class SendFlow:
             return  # another conversation came meanwhile: the text stays in the prompt
         if self.controller.busy(STILL_STREAMING_ON_SEND):
             return
+        if self.controller.editing_summary:  # Enter saves it; nothing is sent
+            if self.controller.save_summary(text):
+                self.context_status.refresh()
+            return
         editing = self.controller.editing is not None
         attachments = [] if editing else self.attach_flow.collect(text)
         if attachments is None:

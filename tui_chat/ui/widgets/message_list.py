@@ -48,6 +48,7 @@ from tui_chat.ui.widgets.message_view import (
     ProviderLabels,
     links_in,
 )
+from tui_chat.ui.widgets.summary_row import ROW_ACTIONS, SummaryPlace
 from tui_chat.ui.widgets.view_drawing import draw_views, drawn_before
 
 if TYPE_CHECKING:  # imported with the first reply: Markdown is not on the start-up path
@@ -102,13 +103,15 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
                 tooltip="Copy the message, or the text selected with the mouse"),
         Binding("y", "copy_code", "Copy code", id="messages.copy_code",
                 tooltip="Copy the last code block; a number typed right after copies block [n]"),
-        Binding("e", "edit", "Edit & resend", id="messages.edit"),
+        Binding("e", "edit", "Edit & resend", id="messages.edit",
+                tooltip="Edit a message of yours and resend from it, or edit the summary "
+                        "sent in place of earlier turns"),
         Binding("r", "regenerate(False)", "Regenerate", id="messages.regenerate"),
         Binding("m", "regenerate(True)", "Regenerate with…", id="messages.regenerate_with"),
         Binding("g", "continue_reply", "Continue", id="messages.continue_reply"),
         Binding("t,enter", "toggle_thinking", "Unfold", id="messages.toggle_thinking",
                 tooltip="Unfold or fold the selected message's thinking, tool calls or "
-                        "tool result"),
+                        "tool result, or the summary sent in place of earlier turns"),
         Binding("o", "open_link", "Open link", id="messages.open_link",
                 tooltip="Open a link of the selected message (asks first)"),
         *BRANCH_BINDINGS,
@@ -121,7 +124,8 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
     """Index (in the whole conversation) of the selected message, when the list has focus."""
 
     class EditRequested(TextualMessage):
-        """The user asked to edit a user message and resend from there."""
+        """The user asked to edit a user message and resend from there, or to edit the
+        summary in force (`summary_row`)."""
 
         def __init__(self, message: Message) -> None:
             super().__init__()
@@ -177,6 +181,8 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         self._scroll_to_selected = True
         self.reply: ReplyView | None = None
         self._out_of_context: set[str] = set()
+        self.summary_place = SummaryPlace(self, self._views)
+        """The summary in force, shown after the last message it covers (summary_row)."""
         self.labels: ProviderLabels = {}
         """Providers' display names for the messages' headers (the screen sets them)."""
 
@@ -225,6 +231,7 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         self._stop_reading()
         self.messages = list(messages)
         self.selected = None
+        self.summary_place.summary = None  # another conversation's (its own: set_summary)
         # Only pages of the conversation shown can be mounted again: drop the drawn lines
         # of any other (after a day of Ctrl+N, every long reply of it was still there).
         LINES.keep_only(self.messages[0].conversation_id if self.messages else None)
@@ -320,6 +327,7 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
             self.reply = None
             self._lo, self._hi = lo, hi
             await self.mount_all(self._views_for(self.messages[lo:hi]))
+            self.summary_place.place()
 
     @property
     def code_theme(self) -> str:
@@ -359,6 +367,15 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         self._out_of_context = out
         for view in self._views():
             view.set_out_of_context(view.message.id in out)
+
+    def set_summary(self, summary: Message | None) -> None:
+        """Show `summary` (the one in force; None: none is) after the last message it
+        covers (see summary_row)."""
+        ids = [m.id for m in self.messages]
+        covered = ids.index(summary.parent_id) + 1 if summary and summary.parent_id in ids else 0
+        self.summary_place.set(summary if covered else None, covered,
+                               code_theme=self.code_theme,
+                               reading_width=self.reading_width or None)
 
     def _views(self) -> list[MessageView]:
         return [child for child in self.children if isinstance(child, MessageView)]
@@ -487,6 +504,7 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         if self.selected is not None and self.selected >= total:
             self.selected = total - 1 if total else None
         self.watch_selected(None, self.selected)
+        self.summary_place.place()
 
     async def _replace_views(self, start: int, views: list[MessageView]) -> None:
         """Show `views` in place of the mounted views from `start` on. The views there show
@@ -545,6 +563,7 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
             mounting = self.mount_all(views, before=self.reply)  # children now, mounted later
             self._hi = hi  # at once: a switch while they mount sees the window as it is
             await mounting
+            self.summary_place.place()
         finally:
             self._loading = False
 
@@ -653,6 +672,7 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         try:
             await self.mount_all(views, before=first)
             self._lo = lo
+            self.summary_place.place()
         finally:
             # Keep the same message under the eye: shift by the height just added above it.
             self.call_after_refresh(self._keep_position, before_height, self.scroll_y)
@@ -687,6 +707,7 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
             await self.mount_all(self._views_for(self.messages[self._hi:hi]),
                                  before=self.reply)
             self._hi = hi
+            self.summary_place.place()
         finally:
             self._loading = False
 
@@ -768,9 +789,12 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
 
     def on_blur(self) -> None:
         self.selected = None
+        self.summary_place.choose(False)
         self._code_pick = None
 
     def watch_selected(self, old: int | None, new: int | None) -> None:
+        if new is not None:
+            self.summary_place.choose(False)
         for view in self._views():
             index = self._index_of(view)
             view.set_class(index is not None and index == new, "-selected")
@@ -795,9 +819,14 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         return views[index - self._lo] if index - self._lo < len(views) else None
 
     async def action_select(self, step: int) -> None:
-        if not self.messages:
+        if not self.messages or self._onto_summary(step):
             return
         current = self.selected if self.selected is not None else self._hi
+        after = self.summary_place.after(self.messages) if self.summary_place.chosen else None
+        if after is not None:  # off the summary row, onto the message above or below it
+            if step > 0 and after + 1 >= len(self.messages):
+                return  # nothing below it
+            current = after + (step < 0)
         if current + step < 0 and self.reading:  # above the first message read: wait
             if not await self.whole_path():
                 return
@@ -809,6 +838,28 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         elif target >= self._hi:
             await self._mount_window(max(0, target - PAGE + 1), target + 1)
         self._choose(target)
+
+    def _onto_summary(self, step: int) -> bool:
+        """↑/↓ onto the summary row, from the last message it covers or the one after it
+        (False: the row is not in the way of this step)."""
+        place = self.summary_place
+        after = place.after(self.messages)
+        if after is None or place.chosen or (self.selected, step) not in ((after, 1),
+                                                                        (after + 1, -1)):
+            return False
+        self.screen.clear_selection()
+        self.selected = None
+        place.choose(True)
+        if place.row is not None:
+            self.scroll_to_widget(place.row, animate=False)
+        return True
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """On the summary row only the keys that act on it (summary_row.ROW_ACTIONS)."""
+        if (self.summary_place.chosen and action not in ROW_ACTIONS
+                and action in self._own_actions()):
+            return False
+        return super().check_action(action, parameters)
 
     def selected_message(self) -> Message | None:
         if self.selected is None or not 0 <= self.selected < len(self.messages):
@@ -822,11 +873,13 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
             self.app.copy_to_clipboard(dragged)
             self.notify("Selection copied to the clipboard.", markup=False)
             return
-        message = self.selected_message()
+        summary = self.summary_place.summary if self.summary_place.chosen else None
+        message = summary or self.selected_message()
         if message is None:
             return
         self.app.copy_to_clipboard(message.content)
-        self.notify("Message copied to the clipboard.", markup=False)
+        self.notify(f"{'Summary' if summary else 'Message'} copied to the clipboard.",
+                    markup=False)
 
     def action_copy_code(self) -> None:
         """The last code block at once; a number typed right after copies that block instead."""
@@ -868,6 +921,10 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
                     markup=False)
 
     def action_edit(self) -> None:
+        """Edit the selected message of the user's (resent from there), or the summary."""
+        if self.summary_place.chosen and self.summary_place.summary is not None:
+            self.post_message(self.EditRequested(self.summary_place.summary))
+            return
         message = self.selected_message()
         if message is None or message.role is not Role.USER:
             self.notify("Select one of your messages (↑/↓) to edit it.", markup=False,
@@ -906,6 +963,9 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         self.post_message(self.LinkRequested(links[-1 - step % len(links)]))
 
     def action_toggle_thinking(self) -> None:
+        if self.summary_place.chosen and self.summary_place.row is not None:
+            self.summary_place.row.toggle()
+            return
         view = self._view_at(self.selected)
         if view is not None:
             view.toggle_reasoning()
