@@ -198,7 +198,7 @@ async def test_export_and_import_round_trip_the_tool_messages(
     conversation = workspace.session.conversation.id
     markdown = export_markdown(workspace.store, [conversation])
     assert "The model called a tool (time__get_current_time)." in markdown
-    assert "*Result of time__get_current_time (server time) ·" in markdown
+    assert "*Result of time.get_current_time ·" in markdown
     assert "tools are not enabled" not in markdown
     exported = tmp_path / "export.json"
     exported.write_text(export_json(workspace.store, [conversation]), encoding="utf-8")

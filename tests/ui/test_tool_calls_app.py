@@ -78,7 +78,8 @@ async def test_a_call_approved_in_the_dialog_runs_and_its_result_shows_folded(
         text = shown(pilot)
         assert "tools are not enabled" not in text
         assert "The model called a tool (time__get_current_time)." in text
-        assert "Result of time__get_current_time (server time)" in text and "· ok" in text
+        assert '▶ 🔧 time.get_current_time {"timezone": "Asia/Kolkata"} · ' in text
+        assert "· ok" in text
         assert "The tool call_k said:" in text  # the answer
         assert not conversation(app).query(LiveCalls)
         *_, tool, _answer = conversation(app).workspace.session.messages()
@@ -92,7 +93,7 @@ async def test_a_call_approved_in_the_dialog_runs_and_its_result_shows_folded(
         await wait_until(pilot, lambda: len(conversation(app).query(MessageView)) == 4)
         text = shown(pilot)
         assert "The model called a tool (time__get_current_time)." in text
-        assert "Result of time__get_current_time (server time)" in text
+        assert '▶ 🔧 time.get_current_time {"timezone": "Asia/Kolkata"} · ' in text
         assert "tools are not enabled" not in text
         # Enter (or t) on the folded result unfolds it: the whole result shows (folded, its
         # row previews the start of it on one line)

@@ -36,6 +36,7 @@ from textual.worker import Worker
 
 from tui_chat.core.errors import TuiChatError
 from tui_chat.core.models import Message, Role
+from tui_chat.core.tool_turns import call_arguments
 from tui_chat.ui import textual_compat
 from tui_chat.ui.colour_roles import code_theme_for
 from tui_chat.ui.widgets.code_blocks import code_blocks
@@ -338,13 +339,23 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         positions = self._positions_of(messages) if self._positions_of and messages else {}
         tail = self.messages[-1].id if self.messages else None
         answered = calls_answered(self.messages, messages)
+        arguments = self._arguments_for(messages)
         views = [MessageView(m, code_theme=self.code_theme, position=positions.get(m.id),
                              labels=self.labels, reading_width=self.reading_width or None,
-                             last=m.id == tail, calls_run=m.id in answered)
+                             last=m.id == tail, calls_run=m.id in answered,
+                             arguments=arguments.get(m.id))
                  for m in messages]
         for view in views:
             view.set_out_of_context(view.message.id in self._out_of_context)
         return views
+
+    def _arguments_for(self, messages: Sequence[Message]) -> dict[str, str]:
+        """The arguments of the calls the tool messages among `messages` answer, from the
+        replies shown (tool_turns.call_arguments), by tool message id."""
+        if not any(m.role is Role.TOOL for m in messages):
+            return {}
+        known = {m.id for m in self.messages}
+        return call_arguments([*self.messages, *(m for m in messages if m.id not in known)])
 
     def set_context_from(self, message_id: str | None) -> None:
         """Mark the messages before `message_id` (when it is shown) as out of the context, and
