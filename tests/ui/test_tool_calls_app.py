@@ -214,3 +214,38 @@ async def test_a_form_the_server_asks_for_mid_call_is_answered_in_the_app(
         assert tool.tool_run is not None and tool.tool_run.status == "ok"
         assert tool.content == "Pune for 3 days"
         assert answer.content == "The tool call_c said: Pune for 3 days"
+
+
+def widest_row(widget: Any, mark: str) -> int:
+    """The width of the widest row of `widget` that holds `mark`, from the view's left edge
+    (its border and padding included) to the row's last character."""
+    from rich.cells import cell_len
+
+    return max(cell_len(line.rstrip()) for line in rendered_text(widget).split("\n")
+               if mark in line)
+
+
+async def test_live_call_rows_keep_the_reading_width_as_the_finished_ones_do(
+        make_app: AppFactory, store: Store, chutes_server: FakeProvider) -> None:
+    long_call = ("time__get_current_time",
+                 json.dumps({"timezone": "Asia/Kolkata", "note": "x " * 150}))
+    frames = tool_call_stream([long_call], ids=["call_k"], pieces=3)
+    gate = threading.Event()  # held before the reply's end: the live row shows
+    chutes_server.script(Reply(frames, gate=gate, gate_after=len(frames) - 3))
+    app = make_app(settings=tool_settings())
+    async with app.run_test(size=(200, 40)) as pilot:
+        await send(pilot, "What time is it in Kolkata?")
+        screen = conversation(app)
+        assert screen.message_list.reading_width == 100
+        await wait_until(pilot, lambda: bool(screen.query(LiveCalls)) and "x x" in
+                         screen.query_one(LiveCalls).rows().plain)
+        await pilot.pause()
+        live = widest_row(screen.query_one(LiveCalls), "🔧")
+        assert live <= 100 + 4, live  # the reading width, and the border and padding
+        gate.set()
+        await approval(pilot)
+        await pilot.press("d")
+        await wait_idle(pilot)
+        reply = next(view for view in screen.query(MessageView) if view.message.tool_calls)
+        finished = widest_row(reply, "🔧")
+        assert live == finished, (live, finished)  # nothing jumps when the reply ends

@@ -93,7 +93,8 @@ class ToolEvents:
         if self.live is None:
             from tui_chat.ui.widgets.tool_rows import LiveCalls
 
-            self.live = LiveCalls()
+            self.live = LiveCalls(
+                reading_width=self.view.message_list.reading_width or None)
             await self.view.message_list.mount(self.live)
             self.view.message_list.anchor()
         return self.live

@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable
 
 from rich.cells import cell_len, set_cell_size
+from rich.constrain import Constrain
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.measure import Measurement
 from rich.text import Text
@@ -180,9 +181,13 @@ class LiveCalls(Static):
     }
     """
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic, *,
+                 reading_width: int | None = None) -> None:
         super().__init__("", markup=False)
         self.clock = clock
+        self.reading_width = reading_width
+        """Widest row, in cells (None: the widget's width): the message list's, as the
+        finished rows under the reply have, so nothing moves when the reply ends."""
         self.calls: dict[int, tuple[str, str, int]] = {}  # index: (name, start, length)
         self.running: tuple[str, str | None, float] | None = None  # name, server, started
         self._ticker: Timer | None = None
@@ -219,4 +224,5 @@ class LiveCalls(Static):
         return out
 
     def _show(self) -> None:
-        self.update(self.rows())
+        rows = self.rows()
+        self.update(Constrain(rows, self.reading_width) if self.reading_width else rows)
