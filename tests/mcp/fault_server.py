@@ -122,6 +122,12 @@ def build(mode: str) -> MCPServer:
             await ctx.report_progress(step, 3, f"step {step}")
         return "done"
 
+    @server.tool(description="Reports step 1 of 3, with a message, then waits.")
+    async def progress_held(ctx: Context) -> str:
+        await ctx.report_progress(1, 3, "step 1: warming up")
+        await asyncio.sleep(3600)
+        return "never"
+
     @server.tool(description="Asks the user for a city.")
     async def ask_city(ctx: Context) -> Any:
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:  # input asked for in the result

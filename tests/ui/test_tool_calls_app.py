@@ -168,6 +168,25 @@ async def test_esc_cancels_the_running_call_alone_and_the_model_is_told(
         assert "cancelled" in shown(pilot)
 
 
+async def test_the_running_row_shows_the_servers_progress(
+        make_app: AppFactory, chutes_server: FakeProvider, markers: Path) -> None:
+    chutes_server.script(Reply(tool_call_stream([("fault__progress_held", "{}")],
+                                                ids=["call_p"])))
+    app = make_app(settings=fault_settings())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "run the one that reports its progress")
+        await approval(pilot)
+        await pilot.press("1")
+        screen = conversation(app)
+        await wait_until(pilot, lambda: bool(screen.query(LiveCalls))
+                         and "1/3" in rendered_text(screen.query_one(LiveCalls)))
+        row = rendered_text(screen.query_one(LiveCalls))
+        assert "🔧 running fault.progress_held… 1/3 · " in row and "Esc cancels" in row
+        assert "step 1: warming up" in row
+        await pilot.press("escape")
+        await wait_idle(pilot)
+
+
 async def test_a_huge_result_is_shown_folded(
         make_app: AppFactory, chutes_server: FakeProvider, markers: Path) -> None:
     chutes_server.script(Reply(tool_call_stream([("fault__big", "{}")], ids=["call_b"])))

@@ -197,3 +197,16 @@ def test_the_message_list_finds_each_results_arguments_by_its_reply() -> None:
     one, two = tool_message("1"), tool_message("2")  # both answer "call_k"
     found = call_arguments([first, one, second, two])
     assert found == {one.id: '{"a": 1}', two.id: '{"b": 2}'}
+
+
+def test_the_running_row_shows_the_servers_progress_and_its_message() -> None:
+    from tui_chat.core.tool_exchange import RunProgress
+
+    progress = RunProgress()
+    row = running_row("everything__longRunningOperation", "everything", 1.2, progress)
+    assert row.plain == "🔧 running everything.longRunningOperation… 1.2 s · Esc cancels"
+    progress.update(3, 10, "Step 3 of 10 " + HOSTILE)
+    row = running_row("everything__longRunningOperation", "everything", 1.2, progress)
+    first, second = row.plain.split("\n")
+    assert first == "🔧 running everything.longRunningOperation… 3/10 · 1.2 s · Esc cancels"
+    assert second.strip().startswith("Step 3 of 10 [bold]x[/]") and "\x1b" not in second

@@ -24,10 +24,11 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len, set_cell_size
-from rich.constrain import Constrain
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.constrain import Constrain
 from rich.measure import Measurement
 from rich.text import Text
 from textual.timer import Timer
@@ -38,6 +39,9 @@ from tui_chat.core.models import Message, MessageStatus
 from tui_chat.core.text import one_line, sanitize
 from tui_chat.core.tool_calls import tool_call_lines
 from tui_chat.core.tool_turns import result_line_parts, tool_label, tool_status
+
+if TYPE_CHECKING:
+    from tui_chat.core.tool_exchange import RunProgress
 
 SHOWN_CHARS = 20_000
 """Characters of a result (or of a call's arguments) shown when expanded; the rest is named
@@ -159,10 +163,25 @@ def result_rows(message: Message, *, expanded: bool, arguments: str | None = Non
     return [*rows, cut(message.content)]
 
 
-def running_row(name: str, server: str | None, seconds: float) -> Text:
-    """The row of a call that has run for `seconds`."""
+def progress_text(progress: RunProgress | None) -> str:
+    """`3/10 · ` (or `3 · ` with no total), as the server last reported, else nothing."""
+    if progress is None or progress.done is None:
+        return ""
+    total = f"/{progress.total:g}" if progress.total is not None else ""
+    return f"{progress.done:g}{total} · "
+
+
+def running_row(name: str, server: str | None, seconds: float,
+                progress: RunProgress | None = None) -> Text:
+    """The row of a call that has run for `seconds`, with its `progress` when the server
+    reports any (`🔧 running everything.longRunningOperation… 3/10 · 1.2 s · Esc cancels`)
+    and the progress message below it (sanitized, one line)."""
     label = one_line(tool_label(name, server), 80)
-    return Text(f"🔧 running {label}… {max(seconds, 0.0):.1f} s · Esc cancels", style="italic")
+    row = Text(f"🔧 running {label}… {progress_text(progress)}{max(seconds, 0.0):.1f} s · "
+               "Esc cancels", style="italic")
+    if progress is not None and progress.message:
+        row.append(f"\n   {one_line(progress.message, 200)}", style="dim")
+    return row
 
 
 class LiveCalls(Static):
@@ -190,6 +209,7 @@ class LiveCalls(Static):
         finished rows under the reply have, so nothing moves when the reply ends."""
         self.calls: dict[int, tuple[str, str, int]] = {}  # index: (name, start, length)
         self.running: tuple[str, str | None, float] | None = None  # name, server, started
+        self.progress: RunProgress | None = None  # the running call's, as last reported
         self._ticker: Timer | None = None
 
     def add(self, fragment: ToolCallDelta) -> None:
@@ -200,9 +220,11 @@ class LiveCalls(Static):
         self.calls[fragment.index] = (name + (fragment.name or ""), start, length + len(more))
         self._show()
 
-    def run(self, name: str, server: str | None) -> None:
-        """A call runs from now: its row, and its time redrawn while it runs."""
+    def run(self, name: str, server: str | None, progress: RunProgress | None = None) -> None:
+        """A call runs from now: its row, and its time (and `progress`, which the server's
+        notifications update) redrawn while it runs."""
         self.running = (name, server, self.clock())
+        self.progress = progress
         if self._ticker is None and self.is_running:
             self._ticker = self.set_interval(TICK, self._show, name="running call time")
         self._show()
@@ -220,7 +242,7 @@ class LiveCalls(Static):
             if out:
                 out.append("\n")
             name, server, started = self.running
-            out.append_text(running_row(name, server, self.clock() - started))
+            out.append_text(running_row(name, server, self.clock() - started, self.progress))
         return out
 
     def _show(self) -> None:
