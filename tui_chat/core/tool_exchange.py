@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 from msgspec import Struct
 
-from tui_chat.core.models import Message, MessageStatus, Role, ToolCall, ToolRun
+from tui_chat.core.models import Attachment, Message, MessageStatus, Role, ToolCall, ToolRun
 from tui_chat.core.store import Store
 
 Cancel = Callable[[], None]
@@ -50,6 +50,9 @@ class CallOutcome(Struct, frozen=True):
     result: str
     server: str | None = None
     seconds: float | None = None
+    files: tuple[Attachment, ...] = ()
+    """The result's images, kept with the tool message for the user (the model gets the
+    text, which names them)."""
 
 
 class ToolBox(Protocol):
@@ -123,6 +126,8 @@ async def run_calls(store: Store, box: ToolBox, reply: Message, *, over: bool
         message.tool_run = ToolRun(status=outcome.status, name=call.name,
                                    server=outcome.server, seconds=outcome.seconds)
         store.update_message(message)
+        if outcome.files:
+            store.attach(message, outcome.files)
         yield ToolCallFinished(message.model_copy())
         parent = message.id
 

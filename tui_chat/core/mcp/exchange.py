@@ -72,4 +72,4 @@ class McpToolBox:
                                 self.grants, heard)
         return CallOutcome(record.status, record.result, record.server,
                            record.seconds if record.status not in ("denied", "invalid")
-                           else None)
+                           else None, record.files)
