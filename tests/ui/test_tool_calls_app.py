@@ -4,11 +4,13 @@ reason; a model that takes no tools; a reopened conversation shows the same rows
 
 from __future__ import annotations
 
+import base64
 import json
 import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
 from tests.fakeprovider import FakeProvider, Reply, tool_call_stream
@@ -268,3 +270,45 @@ async def test_live_call_rows_keep_the_reading_width_as_the_finished_ones_do(
         reply = next(view for view in screen.query(MessageView) if view.message.tool_calls)
         finished = widest_row(reply, "🔧")
         assert live == finished, (live, finished)  # nothing jumps when the reply ends
+
+
+async def test_a_results_image_and_links_show_as_rows_and_o_opens_them(
+        make_app: AppFactory, chutes_server: FakeProvider, markers: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.mcp.fault_server import PNG
+
+    chutes_server.script(Reply(tool_call_stream([("fault__picture", "{}")], ids=["call_p"])))
+    app = make_app(settings=fault_settings())
+    opened: list[str] = []
+    monkeypatch.setattr(app, "open_url", lambda url, **_: opened.append(url))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "show me a picture")
+        await approval(pilot)
+        await pilot.press("1")
+        await wait_idle(pilot)
+        tool = next(v for v in conversation(app).query(MessageView)
+                    if v.message.role is Role.TOOL)
+        rows = rendered_text(tool)
+        assert "📎 image-1.png · image/png · 70 B · o opens it" in rows
+        assert "🔗 the docs https://docs.example/page · o opens it" in rows
+        assert ("🔗 passwd file:///etc/passwd · not opened: tui-chat opens only http and "
+                "https links") in rows
+        await pilot.press("ctrl+o", "up")  # the answer, then the tool's result
+        await wait_until(pilot, lambda: conversation(app).message_list.selected_message()
+                         is tool.message)
+        for _ in range(3):  # the image, the https link, the image again: never the file link
+            await pilot.press("o")
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            await pilot.press("y")
+            await wait_until(pilot, lambda: not isinstance(app.screen, ConfirmScreen))
+    image, link, again = opened
+    assert link == "https://docs.example/page" and image == again
+    assert image.endswith("image-1.png")
+    assert written_privately(image) == base64.b64decode(PNG)
+
+
+def written_privately(uri: str) -> bytes:
+    """The bytes of the file at `uri`, which only its owner may read (nor its folder)."""
+    path = Path(uri.removeprefix("file://"))
+    assert path.stat().st_mode & 0o077 == 0 and path.parent.stat().st_mode & 0o077 == 0
+    return path.read_bytes()

@@ -35,7 +35,7 @@ from textual.widget import Widget
 from textual.worker import Worker
 
 from tui_chat.core.errors import TuiChatError
-from tui_chat.core.models import Message, Role
+from tui_chat.core.models import AttachmentInfo, Message, Role
 from tui_chat.core.tool_turns import call_arguments
 from tui_chat.ui import textual_compat
 from tui_chat.ui.colour_roles import code_theme_for
@@ -49,6 +49,7 @@ from tui_chat.ui.widgets.message_view import (
     ProviderLabels,
     links_in,
 )
+from tui_chat.ui.widgets.tool_files import nothing_to_open, tool_targets
 from tui_chat.ui.widgets.view_drawing import draw_views, drawn_before
 
 if TYPE_CHECKING:  # imported with the first reply: Markdown is not on the start-up path
@@ -150,6 +151,13 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         def __init__(self, url: str) -> None:
             super().__init__()
             self.url = url
+
+    class FileRequested(TextualMessage):
+        """The user asked to open a file of a message (a tool's image; to be confirmed)."""
+
+        def __init__(self, message: Message, file: AttachmentInfo) -> None:
+            super().__init__()
+            self.message, self.file = message, file
 
     class LeaveRequested(TextualMessage):
         """The user pressed Esc in the list: focus goes back to the prompt."""
@@ -905,16 +913,20 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         self.post_message(self.ContinueRequested(reply))
 
     def action_open_link(self) -> None:
-        """Each press offers the next link of the selected message, last one first."""
+        """Each press offers the next link of the selected message, last one first; on a
+        tool's result, its images and links in the order shown (tool_files)."""
         message = self.selected_message()
-        links = links_in(message.content) if message else []
-        if not links:
-            self.notify("That message has no link.", markup=False, severity="warning")
+        tool = message is not None and message.role is Role.TOOL
+        links = (tool_targets(message) if tool else links_in(message.content)) if message else []
+        if not links or message is None:
+            said = nothing_to_open(message) if message and tool else "That message has no link."
+            self.notify(said, markup=False, severity="warning")
             return
-        key = message.id if message else ""
-        step = self._link_step + 1 if self._link_key == key else 0
-        self._link_key, self._link_step = key, step
-        self.post_message(self.LinkRequested(links[-1 - step % len(links)]))
+        step = self._link_step + 1 if self._link_key == message.id else 0
+        self._link_key, self._link_step = message.id, step
+        target = links[step % len(links)] if tool else links[-1 - step % len(links)]
+        self.post_message(self.LinkRequested(target) if isinstance(target, str)
+                          else self.FileRequested(message, target))
 
     def action_toggle_thinking(self) -> None:
         view = self._view_at(self.selected)

@@ -39,6 +39,7 @@ from tui_chat.core.models import Message, MessageStatus
 from tui_chat.core.text import one_line, sanitize
 from tui_chat.core.tool_calls import tool_call_lines
 from tui_chat.core.tool_turns import result_line_parts, tool_label, tool_status
+from tui_chat.ui.widgets.tool_files import file_rows
 
 if TYPE_CHECKING:
     from tui_chat.core.tool_exchange import RunProgress
@@ -144,7 +145,8 @@ def result_rows(message: Message, *, expanded: bool, arguments: str | None = Non
                 ) -> list[RenderableType]:
     """A tool message (the result of one call): folded, its summary (the call as the user
     knows it, its `arguments` when known, time and status) and the first line of the
-    result; expanded, the arguments whole and the result (each cut at SHOWN_CHARS)."""
+    result; expanded, the arguments whole and the result (each cut at SHOWN_CHARS). Either
+    way, a row for each of its images and links (tool_files)."""
     status = tool_status(message)
     name, shown, tail = result_line_parts(message, arguments)
     complete = message.status is MessageStatus.COMPLETE
@@ -155,12 +157,14 @@ def result_rows(message: Message, *, expanded: bool, arguments: str | None = Non
         return [summary]
     if not expanded:
         preview = one_line(message.content[:ROW_CHARS * 4], ROW_CHARS)
-        return ([summary, Text(f"  {preview}", style="dim", no_wrap=True, overflow="ellipsis")]
-                if preview else [summary])
+        folded: list[RenderableType] = [summary]
+        if preview:
+            folded.append(Text(f"  {preview}", style="dim", no_wrap=True, overflow="ellipsis"))
+        return [*folded, *file_rows(message)]
     rows: list[RenderableType] = [summary]
     if arguments and arguments.strip():
         rows.append(Text("  ", style="dim").append_text(cut(pretty_arguments(arguments))))
-    return [*rows, cut(message.content)]
+    return [*rows, cut(message.content), *file_rows(message)]
 
 
 def progress_text(progress: RunProgress | None) -> str:
