@@ -274,9 +274,14 @@ async def test_live_call_rows_keep_the_reading_width_as_the_finished_ones_do(
 
 async def test_a_results_image_and_links_show_as_rows_and_o_opens_them(
         make_app: AppFactory, chutes_server: FakeProvider, markers: Path,
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    from tests.mcp.fault_server import PNG
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import tempfile
 
+    from tests.mcp.fault_server import PNG
+    from tui_chat.ui import tool_file_open
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the images' private folder
+    monkeypatch.setattr(tool_file_open, "_folder", None)
     chutes_server.script(Reply(tool_call_stream([("fault__picture", "{}")], ids=["call_p"])))
     app = make_app(settings=fault_settings())
     opened: list[str] = []
@@ -303,7 +308,7 @@ async def test_a_results_image_and_links_show_as_rows_and_o_opens_them(
             await wait_until(pilot, lambda: not isinstance(app.screen, ConfirmScreen))
     image, link, again = opened
     assert link == "https://docs.example/page" and image == again
-    assert image.endswith("image-1.png")
+    assert image.endswith("image-1.png") and image.startswith(tmp_path.as_uri())
     assert written_privately(image) == base64.b64decode(PNG)
 
 
