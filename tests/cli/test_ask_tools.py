@@ -49,8 +49,8 @@ def test_the_call_is_approved_on_the_terminal_and_the_answer_printed(
     assert code == 0, err
     assert b"get_current_time" in shown and b"Asia/Kolkata" in shown
     assert out.startswith("The tool call_k said: ") and "Asia/Kolkata" in out
-    assert "tui-chat: running time__get_current_time…" in err
-    assert "Result of time__get_current_time (server time) ·" in err and "· ok." in err
+    assert "tui-chat: running time.get_current_time…" in err
+    assert 'time.get_current_time {"timezone": "Asia/Kolkata"} ·' in err and "· ok." in err
     assert KEY not in out + err
     first, second = posts(chutes_server)
     assert "tools" in first

@@ -3,7 +3,8 @@
 `python -m tests.mcp.fault_server MODE` serves over stdio. MODE:
 - `ok`: tools `echo`, `slow` (sleeps until cancelled, writes a marker file when the
   cancellation reaches it), `crash` (exits mid-call with status 7), `big` (a 10 MB text),
-  `structured`, `image`, `env` (the server's environment as JSON), `read` (read-only),
+  `structured`, `image`, `picture` (an image and two links), `env` (the server's
+  environment as JSON), `read` (read-only),
   `timed` (sleeps `ms` milliseconds; returns the seconds it spent, as the server measured
   them: benchmarks/bench_mcp_round_trip.py subtracts them), `garbage` (writes a line of
   invalid JSON on stdout, then answers), `garbage_only` (writes one, then never answers).
@@ -31,10 +32,15 @@ from mcp_types import (
     ElicitResult,
     ImageContent,
     InputRequiredResult,
+    ResourceLink,
     ToolAnnotations,
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel
+
+PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAA"
+       "AABJRU5ErkJggg==")
+"""A 1×1 PNG."""
 
 
 class City(BaseModel):
@@ -112,6 +118,13 @@ def build(mode: str) -> MCPServer:
     def image() -> ImageContent:
         return ImageContent(type="image", data="iVBORw0KGgo=", mime_type="image/png")
 
+    @server.tool(description="An image and two resource links, an https one and a file one.")
+    def picture() -> list[ImageContent | ResourceLink]:
+        return [ImageContent(type="image", data=PNG, mime_type="image/png"),
+                ResourceLink(type="resource_link", name="the docs",
+                             uri="https://docs.example/page"),
+                ResourceLink(type="resource_link", name="passwd", uri="file:///etc/passwd")]
+
     @server.tool(description="The request's Authorization header (over HTTP).")
     def authorization(ctx: Context) -> str:
         return (ctx.headers or {}).get("authorization", "(none)")
@@ -121,6 +134,12 @@ def build(mode: str) -> MCPServer:
         for step in (1, 2, 3):
             await ctx.report_progress(step, 3, f"step {step}")
         return "done"
+
+    @server.tool(description="Reports step 1 of 3, with a message, then waits.")
+    async def progress_held(ctx: Context) -> str:
+        await ctx.report_progress(1, 3, "step 1: warming up")
+        await asyncio.sleep(3600)
+        return "never"
 
     @server.tool(description="Asks the user for a city.")
     async def ask_city(ctx: Context) -> Any:

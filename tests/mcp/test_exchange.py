@@ -17,6 +17,7 @@ from tui_chat.core.config import Settings
 from tui_chat.core.errors import UsageError
 from tui_chat.core.mcp.config import McpServerConfig, McpSettings
 from tui_chat.core.mcp.loop import DENIED
+from tui_chat.core.mcp.results import result_links
 from tui_chat.core.model_facts import ModelSettings
 from tui_chat.core.models import MessageStatus, Role
 from tui_chat.core.session import ReplyFinished, SessionEvent
@@ -198,7 +199,7 @@ async def test_export_and_import_round_trip_the_tool_messages(
     conversation = workspace.session.conversation.id
     markdown = export_markdown(workspace.store, [conversation])
     assert "The model called a tool (time__get_current_time)." in markdown
-    assert "*Result of time__get_current_time (server time) ·" in markdown
+    assert "*Result of time.get_current_time ·" in markdown
     assert "tools are not enabled" not in markdown
     exported = tmp_path / "export.json"
     exported.write_text(export_json(workspace.store, [conversation]), encoding="utf-8")
@@ -240,3 +241,27 @@ async def test_a_server_asks_the_exchange_asker_for_input(
         [("everything__trigger-elicitation-request", "{}")], ids=["call_f"])))
     await collect(workspace.send("Again", asker=Choosing("Run once")))
     assert "User declined" in workspace.session.messages()[-2].content
+
+
+async def test_an_image_result_is_kept_as_a_file_of_the_tool_message_and_not_sent(
+        chutes_server: FakeProvider, workspace_of: Any,
+        everything: Path) -> None:  # noqa: F811
+    workspace: Workspace = workspace_of(settings({"everything": McpServerConfig(
+        command=str(everything), args=["stdio"])}))
+    chutes_server.script(Reply(tool_call_stream(
+        [("everything__get-tiny-image", "{}"),
+         ("everything__get-resource-links", '{"count": 2}')], ids=["call_i", "call_l"])))
+    await collect(workspace.send("Show me a picture", asker=Choosing("Run once")))
+    _user, _called, image, links, _answer = workspace.session.messages()
+    assert [(a.name, a.kind, a.mime) for a in image.attachments] == [
+        ("image-1.png", "image", "image/png")]
+    [kept] = workspace.store.attachments_of([image.id])[image.id]
+    assert kept.data is not None and kept.data.startswith(b"\x89PNG")
+    assert kept.size == len(kept.data) == image.attachments[0].size
+    assert "image-1.png]" in image.content  # the model is told its name, not its pixels
+    assert not links.attachments and result_links(links.content)
+    second = bodies(chutes_server)[1]["messages"]
+    assert second[2] == {"role": "tool", "tool_call_id": "call_i", "content": image.content}
+    # Reopened, the tool message still has its file.
+    workspace.open_conversation(workspace.session.conversation.id)
+    assert workspace.session.messages()[2].attachments == image.attachments

@@ -111,7 +111,12 @@ async def test_results_of_every_kind(manager_of: Make, markers: Path) -> None:
 
     assert await call("echo", text="hi") == "hi"
     assert json.loads(await call("structured")) == {"a": 1, "b": 2}
-    assert await call("image") == "[image: image/png, 8 bytes]"
+    assert await call("image") == "[image: image/png, 8 bytes: image-1.png]"
+    image = manager.find("f__image")
+    assert image is not None
+    [kept] = (await manager.call(image, {})).files
+    assert (kept.name, kept.mime, kept.size, kept.data) == (
+        "image-1.png", "image/png", 8, b"\x89PNG\r\n\x1a\n")
     big = await call("big")
     assert big.startswith("x" * 1000 + "\n[… cut by tui-chat: the result was 10,000,000")
 

@@ -4,11 +4,13 @@ reason; a model that takes no tools; a reopened conversation shows the same rows
 
 from __future__ import annotations
 
+import base64
 import json
 import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
 from tests.fakeprovider import FakeProvider, Reply, tool_call_stream
@@ -78,7 +80,8 @@ async def test_a_call_approved_in_the_dialog_runs_and_its_result_shows_folded(
         text = shown(pilot)
         assert "tools are not enabled" not in text
         assert "The model called a tool (time__get_current_time)." in text
-        assert "Result of time__get_current_time (server time)" in text and "· ok" in text
+        assert '▶ 🔧 time.get_current_time {"timezone": "Asia/Kolkata"} · ' in text
+        assert "· ok" in text
         assert "The tool call_k said:" in text  # the answer
         assert not conversation(app).query(LiveCalls)
         *_, tool, _answer = conversation(app).workspace.session.messages()
@@ -92,7 +95,7 @@ async def test_a_call_approved_in_the_dialog_runs_and_its_result_shows_folded(
         await wait_until(pilot, lambda: len(conversation(app).query(MessageView)) == 4)
         text = shown(pilot)
         assert "The model called a tool (time__get_current_time)." in text
-        assert "Result of time__get_current_time (server time)" in text
+        assert '▶ 🔧 time.get_current_time {"timezone": "Asia/Kolkata"} · ' in text
         assert "tools are not enabled" not in text
         # Enter (or t) on the folded result unfolds it: the whole result shows (folded, its
         # row previews the start of it on one line)
@@ -167,6 +170,25 @@ async def test_esc_cancels_the_running_call_alone_and_the_model_is_told(
         assert "cancelled" in shown(pilot)
 
 
+async def test_the_running_row_shows_the_servers_progress(
+        make_app: AppFactory, chutes_server: FakeProvider, markers: Path) -> None:
+    chutes_server.script(Reply(tool_call_stream([("fault__progress_held", "{}")],
+                                                ids=["call_p"])))
+    app = make_app(settings=fault_settings())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "run the one that reports its progress")
+        await approval(pilot)
+        await pilot.press("1")
+        screen = conversation(app)
+        await wait_until(pilot, lambda: bool(screen.query(LiveCalls))
+                         and "1/3" in rendered_text(screen.query_one(LiveCalls)))
+        row = rendered_text(screen.query_one(LiveCalls))
+        assert "🔧 running fault.progress_held… 1/3 · " in row and "Esc cancels" in row
+        assert "step 1: warming up" in row
+        await pilot.press("escape")
+        await wait_idle(pilot)
+
+
 async def test_a_huge_result_is_shown_folded(
         make_app: AppFactory, chutes_server: FakeProvider, markers: Path) -> None:
     chutes_server.script(Reply(tool_call_stream([("fault__big", "{}")], ids=["call_b"])))
@@ -213,3 +235,85 @@ async def test_a_form_the_server_asks_for_mid_call_is_answered_in_the_app(
         assert tool.tool_run is not None and tool.tool_run.status == "ok"
         assert tool.content == "Pune for 3 days"
         assert answer.content == "The tool call_c said: Pune for 3 days"
+
+
+def widest_row(widget: Any, mark: str) -> int:
+    """The width of the widest row of `widget` that holds `mark`, from the view's left edge
+    (its border and padding included) to the row's last character."""
+    from rich.cells import cell_len
+
+    return max(cell_len(line.rstrip()) for line in rendered_text(widget).split("\n")
+               if mark in line)
+
+
+async def test_live_call_rows_keep_the_reading_width_as_the_finished_ones_do(
+        make_app: AppFactory, store: Store, chutes_server: FakeProvider) -> None:
+    long_call = ("time__get_current_time",
+                 json.dumps({"timezone": "Asia/Kolkata", "note": "x " * 150}))
+    frames = tool_call_stream([long_call], ids=["call_k"], pieces=3)
+    gate = threading.Event()  # held before the reply's end: the live row shows
+    chutes_server.script(Reply(frames, gate=gate, gate_after=len(frames) - 3))
+    app = make_app(settings=tool_settings())
+    async with app.run_test(size=(200, 40)) as pilot:
+        await send(pilot, "What time is it in Kolkata?")
+        screen = conversation(app)
+        assert screen.message_list.reading_width == 100
+        await wait_until(pilot, lambda: bool(screen.query(LiveCalls)) and "x x" in
+                         screen.query_one(LiveCalls).rows().plain)
+        await pilot.pause()
+        live = widest_row(screen.query_one(LiveCalls), "🔧")
+        assert live <= 100 + 4, live  # the reading width, and the border and padding
+        gate.set()
+        await approval(pilot)
+        await pilot.press("d")
+        await wait_idle(pilot)
+        reply = next(view for view in screen.query(MessageView) if view.message.tool_calls)
+        finished = widest_row(reply, "🔧")
+        assert live == finished, (live, finished)  # nothing jumps when the reply ends
+
+
+async def test_a_results_image_and_links_show_as_rows_and_o_opens_them(
+        make_app: AppFactory, chutes_server: FakeProvider, markers: Path,
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import tempfile
+
+    from tests.mcp.fault_server import PNG
+    from tui_chat.ui import tool_file_open
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the images' private folder
+    monkeypatch.setattr(tool_file_open, "_folder", None)
+    chutes_server.script(Reply(tool_call_stream([("fault__picture", "{}")], ids=["call_p"])))
+    app = make_app(settings=fault_settings())
+    opened: list[str] = []
+    monkeypatch.setattr(app, "open_url", lambda url, **_: opened.append(url))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "show me a picture")
+        await approval(pilot)
+        await pilot.press("1")
+        await wait_idle(pilot)
+        tool = next(v for v in conversation(app).query(MessageView)
+                    if v.message.role is Role.TOOL)
+        rows = rendered_text(tool)
+        assert "📎 image-1.png · image/png · 70 B · o opens it" in rows
+        assert "🔗 the docs https://docs.example/page · o opens it" in rows
+        assert ("🔗 passwd file:///etc/passwd · not opened: tui-chat opens only http and "
+                "https links") in rows
+        await pilot.press("ctrl+o", "up")  # the answer, then the tool's result
+        await wait_until(pilot, lambda: conversation(app).message_list.selected_message()
+                         is tool.message)
+        for _ in range(3):  # the image, the https link, the image again: never the file link
+            await pilot.press("o")
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            await pilot.press("y")
+            await wait_until(pilot, lambda: not isinstance(app.screen, ConfirmScreen))
+    image, link, again = opened
+    assert link == "https://docs.example/page" and image == again
+    assert image.endswith("image-1.png") and image.startswith(tmp_path.as_uri())
+    assert written_privately(image) == base64.b64decode(PNG)
+
+
+def written_privately(uri: str) -> bytes:
+    """The bytes of the file at `uri`, which only its owner may read (nor its folder)."""
+    path = Path(uri.removeprefix("file://"))
+    assert path.stat().st_mode & 0o077 == 0 and path.parent.stat().st_mode & 0o077 == 0
+    return path.read_bytes()

@@ -13,6 +13,7 @@ from tui_chat.ui.widgets.message_view import MessageView, render_message
 from tui_chat.ui.widgets.tool_rows import (
     SHOWN_CHARS,
     LiveCalls,
+    ResultSummary,
     call_rows,
     result_rows,
     running_row,
@@ -36,14 +37,14 @@ def reply_with_calls(arguments: str = '{"timezone": "Asia/Kolkata"}') -> Message
 
 
 def plain(rows: list[object]) -> str:
-    return "\n".join(row.plain for row in rows if isinstance(row, Text))
+    return "\n".join(row.plain for row in rows if isinstance(row, Text | ResultSummary))
 
 
 def test_a_megabyte_result_is_folded_to_two_short_rows() -> None:
     rows = result_rows(tool_message("y" * 1_000_000), expanded=False)
     text = plain(rows)
     assert len(rows) == 2 and len(text) < 300
-    assert text.startswith("▶ 🔧 Result of time__get_current_time (server time) · 0.2 s · ok")
+    assert text.startswith("▶ 🔧 time.get_current_time · 0.2 s · ok")
 
 
 def test_expanded_a_megabyte_result_is_cut_with_a_marker() -> None:
@@ -152,3 +153,60 @@ def test_call_rows_keep_to_the_reading_width() -> None:
             lines = capture.get().splitlines()
             assert any("time__get_current_time" in line for line in lines) or not run
             assert max(Text(line.rstrip()).cell_len for line in lines) <= 60, (run, expanded)
+
+
+def drawn(renderable: object, width: int) -> list[str]:
+    console = Console(width=width, record=True, color_system=None)
+    console.print(renderable)
+    return console.export_text().rstrip("\n").split("\n")
+
+
+def test_the_folded_row_names_the_call_and_its_arguments_as_the_issue_shows() -> None:
+    rows = result_rows(tool_message("{}"), expanded=False,
+                       arguments='{"timezone":"Asia/Kolkata"}')
+    assert drawn(rows[0], 120) == [
+        '▶ 🔧 time.get_current_time {"timezone": "Asia/Kolkata"} · 0.2 s · ok '
+        "(t shows the result)"]
+
+
+def test_long_arguments_are_cut_to_fit_and_the_status_still_shows() -> None:
+    arguments = '{"query": "' + "word " * 200 + '"}'
+    for width in (40, 60, 100):
+        (line,) = drawn(result_rows(tool_message("{}"), expanded=False,
+                                    arguments=arguments)[0], width)
+        assert len(line) <= width and line.endswith(("· 0.2 s · ok", "(t shows the result)"))
+        assert "· 0.2 s · ok" in line and ("…" in line or width < 50)  # 40: no room
+
+
+def test_hostile_arguments_in_the_row_are_characters() -> None:
+    row = result_rows(tool_message("{}"), expanded=False, arguments=HOSTILE)[0]
+    (line,) = drawn(row, 200)
+    assert "[bold]x[/]" in line and "\x1b" not in line and "\x07" not in line
+
+
+def test_expanded_the_row_shows_the_arguments_whole() -> None:
+    rows = result_rows(tool_message("the time"), expanded=True,
+                       arguments='{"timezone": "Asia/Kolkata"}')
+    assert '"timezone": "Asia/Kolkata"' in plain(rows) and "the time" in plain(rows)
+
+
+def test_the_message_list_finds_each_results_arguments_by_its_reply() -> None:
+    from tui_chat.core.tool_turns import call_arguments
+
+    first, second = reply_with_calls('{"a": 1}'), reply_with_calls('{"b": 2}')
+    one, two = tool_message("1"), tool_message("2")  # both answer "call_k"
+    found = call_arguments([first, one, second, two])
+    assert found == {one.id: '{"a": 1}', two.id: '{"b": 2}'}
+
+
+def test_the_running_row_shows_the_servers_progress_and_its_message() -> None:
+    from tui_chat.core.tool_exchange import RunProgress
+
+    progress = RunProgress()
+    row = running_row("everything__longRunningOperation", "everything", 1.2, progress)
+    assert row.plain == "🔧 running everything.longRunningOperation… 1.2 s · Esc cancels"
+    progress.update(3, 10, "Step 3 of 10 " + HOSTILE)
+    row = running_row("everything__longRunningOperation", "everything", 1.2, progress)
+    first, second = row.plain.split("\n")
+    assert first == "🔧 running everything.longRunningOperation… 3/10 · 1.2 s · Esc cancels"
+    assert second.strip().startswith("Step 3 of 10 [bold]x[/]") and "\x1b" not in second

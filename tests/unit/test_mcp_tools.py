@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 import json
 
 from tui_chat.core.mcp.approval import Answer, Grants, needs_asking
-from tui_chat.core.mcp.results import ERROR_HEAD, result_text
+from tui_chat.core.mcp.results import ERROR_HEAD, result_files, result_links, result_text
 from tui_chat.core.mcp.tools import NAME_PATTERN, ToolSpec, openai_tools, qualified_names
 
 
@@ -46,8 +47,32 @@ def test_results_become_text() -> None:
                {"type": "resource", "resource": {"uri": "mem://b", "blob": "AAAA",
                                                  "mimeType": "application/zip"}}]
     assert result_text(content).split("\n") == [
-        "hello", "[image: image/png, 8 bytes]", "[link: a.txt <file:///a.txt>]", "inside",
+        "hello", "[image: image/png, 8 bytes: image-1.png]", "[link: a.txt <file:///a.txt>]",
+        "inside",
         "[resource: mem://b, application/zip, 3 bytes]"]
+
+
+def test_images_are_kept_as_files_within_the_limit_and_links_are_found() -> None:
+    png = base64.b64encode(b"\x89PNG" + b"x" * 996).decode()  # 1,000 bytes
+    jpeg = base64.b64encode(b"y" * 2000).decode()
+    content = [{"type": "image", "data": png, "mimeType": "image/png"},
+               {"type": "image", "data": jpeg, "mimeType": "image/jpeg"},
+               {"type": "image", "data": "not base64!", "mimeType": "image/gif"},
+               {"type": "resource_link", "uri": "https://example.com/a", "name": "A"},
+               {"type": "resource_link", "uri": "file:///etc/passwd", "name": "p"}]
+    text = result_text(content, limit=1500)
+    assert text.split("\n")[:3] == [
+        "[image: image/png, 1,000 bytes: image-1.png]",
+        "[image: image/jpeg, 2,000 bytes: too large to keep (over 1,500 bytes)]",
+        "[image: image/gif, not base64: not kept]"]
+    files = result_files(content, limit=1500)
+    assert [(f.name, f.kind, f.mime, f.size) for f in files] == [
+        ("image-1.png", "image", "image/png", 1000)]
+    assert files[0].data is not None and files[0].data.startswith(b"\x89PNG")
+    too_big = result_text(content[:1], limit=999)
+    assert too_big == "[image: image/png, 1,000 bytes: too large to keep (over 999 bytes)]"
+    assert result_files(content[:1], limit=999) == []
+    assert result_links(text) == [("A", "https://example.com/a"), ("p", "file:///etc/passwd")]
 
 
 def test_structured_content_is_pretty_json_in_place_of_its_text() -> None:

@@ -46,7 +46,7 @@ from tui_chat.core.store import Store
 from tui_chat.core.text import cleaner_for, one_line, sanitize, without_lone_surrogates
 from tui_chat.core.tool_calls import tool_call_lines
 from tui_chat.core.tool_exchange import ToolCallFinished, ToolCallStarted
-from tui_chat.core.tool_turns import tool_result_line
+from tui_chat.core.tool_turns import tool_label, tool_result_line
 from tui_chat.core.validation import problem as validation_problem
 from tui_chat.core.workspace import ModelRef, Workspace, split_model_ref
 
@@ -418,6 +418,7 @@ class StreamPrinter:
         self.ends_with_newline = True
         self.failure: TuiChatError | None = None
         self.usage_note: str | None = None  # the provider's usage made no sense: said after
+        self.calls: dict[str, str] = {}  # the arguments of the last reply's calls, by id
 
     @property
     def mid_line(self) -> bool:
@@ -446,6 +447,7 @@ class StreamPrinter:
             case ReplyFailed():
                 self.failure = event.error
             case ReplyFinished():
+                self.calls = {call.id: call.arguments for call in event.message.tool_calls}
                 if self.tools and event.message.tool_calls:
                     self.end_line()
                 elif calls := tool_call_lines(event.message):
@@ -454,9 +456,12 @@ class StreamPrinter:
                     print(f"{PROG}: {' '.join(said.split())}", file=err)
             case ToolCallStarted():
                 run = event.message.tool_run
-                print(f"{PROG}: running {one_line(run.name if run else '', 80)}…", file=err)
+                label = tool_label(run.name, run.server) if run else "a tool"
+                print(f"{PROG}: running {one_line(label, 80)}…", file=err)
             case ToolCallFinished():
-                print(f"{PROG}: {one_line(tool_result_line(event.message), 200)}.", file=err)
+                line = tool_result_line(event.message,
+                                        self.calls.get(event.message.tool_call_id or ""))
+                print(f"{PROG}: {one_line(line, 200)}.", file=err)
                 if event.message.tool_run and event.message.tool_run.status in (
                         "not-run", "invalid", "failed", "timed-out"):  # why, in its sentence
                     print(f"{PROG}: {one_line(event.message.content, 300)}", file=err)

@@ -628,8 +628,8 @@ def _tool_calls_markdown(message: Message, answered: Set[str]) -> list[str]:
     """A reply's tool calls: the sentence, then each call's name and arguments as a code
     block (the arguments are the model's JSON text, kept whole); a tool message's line
     (its call, status, server and time). `answered`: the replies whose calls were run."""
-    if message.tool_call_id is not None:
-        return ["", f"*{_one_line(tool_result_line(message))}*"]
+    if message.tool_call_id is not None:  # the arguments are in the call's block above
+        return ["", f"*Result of {_one_line(tool_result_line(message))}*"]
     shown = tool_call_lines(message, run=message.id in answered)
     if shown is None:
         return []

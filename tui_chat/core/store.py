@@ -343,6 +343,12 @@ class Store(Branches, UsageQueries, AttachmentQueries):
             store_attachments.save(conn, message.id, attachments)
             message.attachments = [a.info() for a in attachments]
 
+    def attach(self, message: Message, attachments: Sequence[Attachment]) -> None:
+        """Keep `attachments` with `message`, already stored (a tool's images, which come
+        with its result); `message.attachments` becomes their list."""
+        with self._write() as conn:
+            self._attach(conn, message, attachments)
+
     def add_exchange(self, prompt: Message, reply: Message,
                      attachments: Sequence[Attachment] = ()) -> None:
         """`prompt` at the end of the active path and `reply` under it, in one transaction: a

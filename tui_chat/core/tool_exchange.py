@@ -22,10 +22,25 @@ from typing import Any, Protocol
 
 from msgspec import Struct
 
-from tui_chat.core.models import Message, MessageStatus, Role, ToolCall, ToolRun
+from tui_chat.core.models import Attachment, Message, MessageStatus, Role, ToolCall, ToolRun
 from tui_chat.core.store import Store
 
 Cancel = Callable[[], None]
+
+
+class RunProgress:
+    """A running call's progress as its server last reported it (MCP
+    `notifications/progress`): `done` of `total` (None: unknown), and its `message`. The box
+    writes it as notifications arrive; the live row reads it when it redraws (no event per
+    notification: a server may send thousands)."""
+
+    def __init__(self) -> None:
+        self.done: float | None = None
+        self.total: float | None = None
+        self.message: str | None = None
+
+    def update(self, done: float, total: float | None, message: str | None) -> None:
+        self.done, self.total, self.message = done, total, message
 
 
 class CallOutcome(Struct, frozen=True):
@@ -35,6 +50,9 @@ class CallOutcome(Struct, frozen=True):
     result: str
     server: str | None = None
     seconds: float | None = None
+    files: tuple[Attachment, ...] = ()
+    """The result's images, kept with the tool message for the user (the model gets the
+    text, which names them)."""
 
 
 class ToolBox(Protocol):
@@ -50,18 +68,21 @@ class ToolBox(Protocol):
         """The server offering the tool the model called `name` (None: none does)."""
         ...
 
-    async def run(self, call: ToolCall, started: Callable[[Cancel], None]) -> CallOutcome:
+    async def run(self, call: ToolCall, started: Callable[[Cancel], None],
+                  progress: RunProgress | None = None) -> CallOutcome:
         """Check the call, put it to the user when the policy says so, run it. `started`
-        hears when it runs, with what cancels it (the call then ends "cancelled")."""
+        hears when it runs, with what cancels it (the call then ends "cancelled");
+        `progress` is kept up to date with what the server reports while it runs."""
         ...
 
 
 class ToolCallStarted(Struct, frozen=True):
-    """A call is approved and running: its `tool` message (status streaming), and what
-    cancels it (Esc)."""
+    """A call is approved and running: its `tool` message (status streaming), what
+    cancels it (Esc), and its progress as the server reports it (read when drawn)."""
 
     message: Message
     cancel: Cancel
+    progress: RunProgress | None = None
 
 
 class ToolCallFinished(Struct, frozen=True):
@@ -105,6 +126,8 @@ async def run_calls(store: Store, box: ToolBox, reply: Message, *, over: bool
         message.tool_run = ToolRun(status=outcome.status, name=call.name,
                                    server=outcome.server, seconds=outcome.seconds)
         store.update_message(message)
+        if outcome.files:
+            store.attach(message, outcome.files)
         yield ToolCallFinished(message.model_copy())
         parent = message.id
 
@@ -115,7 +138,8 @@ async def _run_one(store: Store, box: ToolBox, call: ToolCall, message: Message
     (the exchange cancelled or closed) while it waits or runs: the call is cancelled, its
     message saved as interrupted."""
     started: asyncio.Queue[Cancel] = asyncio.Queue()
-    task = asyncio.create_task(box.run(call, started.put_nowait))
+    progress = RunProgress()
+    task = asyncio.create_task(box.run(call, started.put_nowait, progress))
     try:
         while not task.done():
             waiting = asyncio.create_task(started.get())
@@ -127,7 +151,7 @@ async def _run_one(store: Store, box: ToolBox, call: ToolCall, message: Message
             message.tool_run = ToolRun(status="approved", name=message.tool_run.name,
                                        server=message.tool_run.server)
             store.update_message(message)
-            yield ToolCallStarted(message.model_copy(), waiting.result())
+            yield ToolCallStarted(message.model_copy(), waiting.result(), progress)
         yield task.result()
     except BaseException:
         task.cancel()

@@ -20,7 +20,9 @@ No MCP here: this module is on the path every request takes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import json
+from collections.abc import Iterable, Sequence
 
 from tui_chat.core.context import sent_text
 from tui_chat.core.models import Message, MessageStatus, Role
@@ -46,18 +48,64 @@ def result_text(message: Message) -> str:
     return message.content
 
 
-def tool_result_line(message: Message) -> str:
-    """One line for a tool message: `Result of time__get_current_time (server time) · 0.2 s ·
-    ok`, or "interrupted before its result"."""
+def tool_label(name: str, server: str | None) -> str:
+    """`server.tool` for a call's qualified name `server__tool`, else the name as it is."""
+    if server and name.startswith(f"{server}__") and len(name) > len(server) + 2:
+        return f"{server}.{name[len(server) + 2:]}"
+    return name
+
+
+ARGUMENTS_PARSED = 4_000
+"""Arguments longer than this are shown as they were sent, not parsed again (a 1 MB call
+costs no JSON parse each time its row is drawn)."""
+
+
+def call_arguments(messages: Iterable[Message]) -> dict[str, str]:
+    """The arguments of the call each tool message among `messages` (in path order)
+    answers, by the tool message's id: its `tool_call_id` matched among the calls of the
+    nearest reply above it (ids like `call_0` repeat from one reply to the next)."""
+    calls: dict[str, str] = {}
+    out: dict[str, str] = {}
+    for message in messages:
+        if message.role is Role.ASSISTANT:
+            calls = {call.id: call.arguments for call in message.tool_calls}
+        elif message.role is Role.TOOL and message.tool_call_id in calls:
+            out[message.id] = calls[message.tool_call_id]
+    return out
+
+
+def arguments_line(arguments: str, limit: int = 200) -> str:
+    """A call's arguments on one line, as JSON with a space after `:` and `,` when they
+    are JSON (`{"timezone": "Asia/Kolkata"}`), cut with … at `limit` characters; sanitized."""
+    text = arguments[:limit * 4]
+    if len(arguments) <= ARGUMENTS_PARSED:
+        with contextlib.suppress(ValueError):  # not JSON: shown as it was sent
+            text = json.dumps(json.loads(arguments), ensure_ascii=False)
+    return one_line(text, limit)
+
+
+def result_line_parts(message: Message, arguments: str | None = None) -> tuple[str, str, str]:
+    """A tool message's line in three parts, each sanitized and on one line: the call as
+    the user knows it (`time.get_current_time`), its arguments (empty when not known; cut
+    at 200 characters) and the rest (`0.2 s · ok`, or "interrupted before its result")."""
     run = message.tool_run
-    name = run.name if run is not None and run.name else f"the call {message.tool_call_id}"
-    parts = [f"Result of {one_line(name, 80)}"
-             + (f" (server {one_line(run.server, 40)})" if run and run.server else "")]
+    name = (tool_label(run.name, run.server) if run is not None and run.name
+            else f"the call {message.tool_call_id}")
+    tail: list[str] = []
     if run is not None and run.seconds is not None:
-        parts.append(f"{run.seconds:.1f} s")
+        tail.append(f"{run.seconds:.1f} s")
     status = tool_status(message)
-    parts.append("interrupted before its result" if status == "interrupted" else status)
-    return " · ".join(parts)
+    tail.append("interrupted before its result" if status == "interrupted" else status)
+    shown = arguments_line(arguments) if arguments and arguments.strip() else ""
+    return one_line(name, 80), shown, one_line(" · ".join(tail), 80)
+
+
+def tool_result_line(message: Message, arguments: str | None = None) -> str:
+    """One line for a tool message: `time.get_current_time {"timezone": "Asia/Kolkata"} ·
+    0.2 s · ok` (the arguments when known: `call_arguments`), or "… · interrupted before
+    its result"."""
+    name, shown, tail = result_line_parts(message, arguments)
+    return f"{name} {shown} · {tail}" if shown else f"{name} · {tail}"
 
 
 def valid_turns(kept: Sequence[Message]) -> list[Message]:

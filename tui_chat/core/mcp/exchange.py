@@ -20,6 +20,7 @@ from tui_chat.core.mcp.approval import Answer, Grants
 from tui_chat.core.mcp.loop import (
     Approval,
     CallAsker,
+    CallProgress,
     CallRequest,
     CallStarted,
     LoopEvent,
@@ -29,7 +30,7 @@ from tui_chat.core.mcp.loop import (
 from tui_chat.core.mcp.manager import ServerManager
 from tui_chat.core.mcp.tools import openai_tools
 from tui_chat.core.models import ToolCall
-from tui_chat.core.tool_exchange import CallOutcome, Cancel
+from tui_chat.core.tool_exchange import CallOutcome, Cancel, RunProgress
 
 
 async def _approve_all(request: CallRequest) -> Approval:
@@ -59,13 +60,16 @@ class McpToolBox:
         spec = self.manager.find(name)
         return spec.server if spec is not None else None
 
-    async def run(self, call: ToolCall, started: Callable[[Cancel], None]) -> CallOutcome:
+    async def run(self, call: ToolCall, started: Callable[[Cancel], None],
+                  progress: RunProgress | None = None) -> CallOutcome:
         def heard(event: LoopEvent) -> None:
             if isinstance(event, CallStarted):
                 started(event.cancel)
+            elif isinstance(event, CallProgress) and progress is not None:
+                progress.update(event.progress, event.total, event.message)
 
         record = await run_call(call.id, call.name, call.arguments, self.manager, self._ask,
                                 self.grants, heard)
         return CallOutcome(record.status, record.result, record.server,
                            record.seconds if record.status not in ("denied", "invalid")
-                           else None)
+                           else None, record.files)

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from tui_chat.core.asker import Asker
     from tui_chat.core.client import ProviderClient
     from tui_chat.core.mcp.manager import ServerManager
-    from tui_chat.core.models import Parameters
+    from tui_chat.core.models import Attachment, Parameters
 
 Wire = dict[str, Any]
 Stream = Callable[[list[Wire], list[Wire]], AsyncIterator[StreamEvent]]
@@ -116,6 +116,8 @@ class CallRecord:
     status: Status
     result: str
     seconds: float = 0.0
+    files: tuple[Attachment, ...] = ()
+    """The result's images, kept for the user (not sent to the model)."""
 
 
 @dataclass(frozen=True)
@@ -266,7 +268,7 @@ async def run_call(call_id: str, name: str, arguments: str, manager: ServerManag
         return CallRecord(call_id, name, tool.server, arguments, "cancelled", CANCELLED,
                           time.monotonic() - started)
     return CallRecord(call_id, name, tool.server, arguments, outcome.status, outcome.text,
-                      outcome.seconds)
+                      outcome.seconds, outcome.files)
 
 
 def client_stream(client: ProviderClient, model: str,

@@ -33,8 +33,9 @@ from tui_chat.core.mcp.connection import (
     reason,
 )
 from tui_chat.core.mcp.elicitation import ElicitAnswer, ElicitRequest, domain
-from tui_chat.core.mcp.results import result_text
+from tui_chat.core.mcp.results import result_files, result_text
 from tui_chat.core.mcp.tools import ToolSpec, qualified_names
+from tui_chat.core.models import Attachment
 
 __all__ = ["Elicit", "ElicitAnswer", "ElicitRequest", "McpFailure", "ServerManager",
            "ServerReport", "ToolOutcome"]
@@ -46,11 +47,13 @@ Progress = Callable[[float, float | None, str | None], None]
 
 @dataclass(frozen=True)
 class ToolOutcome:
-    """A finished call: `text` goes back to the model as the tool's result."""
+    """A finished call: `text` goes back to the model as the tool's result; `files` (its
+    images) are kept for the user (results.result_files)."""
 
     status: CallStatus
     text: str
     seconds: float
+    files: tuple[Attachment, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -192,7 +195,9 @@ class ServerManager:
         text = result_text(result.content, result.structured_content,
                            is_error=bool(result.is_error),
                            limit=self.settings.max_result_chars)
-        return outcome("error" if result.is_error else "ok", text)
+        files = result_files(result.content, limit=self.settings.max_result_chars)
+        return ToolOutcome("error" if result.is_error else "ok", text,
+                           time.monotonic() - started, tuple(files))
 
     async def _pages_first(self, server: str, error: MCPError) -> str | None:
         """A server said the call needs pages opened first (MCP error -32042, URL mode

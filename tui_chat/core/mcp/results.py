@@ -4,9 +4,14 @@ Each block of the result's content becomes text: text as it is; structured conte
 indented JSON (in place of the text block that repeats it, as servers are asked to send
 one; alone when there is no text; left out when a text block says it in words); an image
 or audio as a line that names its type and size (the model gets no pixels through a tool
-message); a resource link as its name and URI; an embedded resource as its
+message); a resource link as its name and URI (`[link: NAME <URI>]`, which the app offers to
+open: `result_links`); an embedded resource as its
 text, or a line naming it. A result marked `isError` says so first. A text longer than the
 limit is cut, and the cut is marked where it happened: never silently.
+
+For the user, each image is also kept whole as an attachment of the tool message
+(`result_files`: `image-1.png`, …), when its bytes fit within the same limit; its line
+names the file, or says it was too large to keep.
 
 The blocks are read by their `type`, so this works on the SDK's objects and on plain data
 alike, and imports no SDK.
@@ -17,8 +22,11 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
+
+from tui_chat.core.models import Attachment
 
 ERROR_HEAD = "The tool reported an error:"
 
@@ -35,6 +43,7 @@ def result_text(content: Sequence[Any], structured: Any = None, *, is_error: boo
                 limit: int = 100_000) -> str:
     """The text of a result (see the module's docstring), at most about `limit` characters."""
     parts: list[str] = []
+    images = 0
     pretty = (json.dumps(structured, indent=2, ensure_ascii=False)
               if structured is not None else None)
     for block in content:
@@ -46,7 +55,10 @@ def result_text(content: Sequence[Any], structured: Any = None, *, is_error: boo
                 pretty = None
             else:
                 parts.append(text)
-        elif kind in ("image", "audio"):
+        elif kind == "image":
+            images += 1
+            parts.append(_image_line(block, images, limit))
+        elif kind == "audio":
             parts.append(f"[{kind}: {_get(block, 'mime_type') or 'unknown type'}, "
                          f"{_size(_get(block, 'data'))}]")
         elif kind == "resource_link":
@@ -94,3 +106,64 @@ def _resource(resource: Any) -> str:
         return text
     return (f"[resource: {_get(resource, 'uri')}, "
             f"{_get(resource, 'mime_type') or 'unknown type'}, {_size(_get(resource, 'blob'))}]")
+
+
+IMAGE_EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif",
+                    "image/webp": "webp"}
+"""The image types kept with their own extension (and opened: ui.tool_files); any other
+is kept as `.bin`."""
+
+
+def image_name(number: int, mime: str) -> str:
+    """`image-1.png`: the name the `number`th image of a result is kept under."""
+    return f"image-{number}.{IMAGE_EXTENSIONS.get(mime, 'bin')}"
+
+
+def _decoded(data: Any) -> bytes | None:
+    if not isinstance(data, str):
+        return None
+    try:
+        return base64.b64decode("".join(data.split()), validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _image_line(block: Any, number: int, limit: int) -> str:
+    mime = str(_get(block, "mime_type") or "unknown type")
+    data = _decoded(_get(block, "data"))
+    if data is None:
+        return f"[image: {mime}, not base64: not kept]"
+    head = f"[image: {mime}, {_size(_get(block, 'data'))}"
+    if len(data) > limit:
+        return f"{head}: too large to keep (over {limit:,} bytes)]"
+    return f"{head}: {image_name(number, mime)}]"
+
+
+def result_files(content: Sequence[Any], *, limit: int = 100_000) -> list[Attachment]:
+    """The images of a result, each kept whole as an attachment (`image-1.png`, …, numbered
+    as `result_text` names them) when its bytes are base64 and at most `limit`."""
+    files: list[Attachment] = []
+    number = 0
+    for block in content:
+        if _get(block, "type") != "image":
+            continue
+        number += 1
+        mime = str(_get(block, "mime_type") or "application/octet-stream")
+        data = _decoded(_get(block, "data"))
+        if data is not None and len(data) <= limit:
+            files.append(Attachment(name=image_name(number, mime), kind="image", mime=mime,
+                                    size=len(data), data=data))
+    return files
+
+
+_LINK = re.compile(r"^\[link: (?P<name>[^\n]*) <(?P<uri>[^<>\s]+)>\]$", re.MULTILINE)
+
+
+def result_links(text: str) -> list[tuple[str, str]]:
+    """The resource links a result's text names, as `result_text` writes them: (name, URI),
+    in order, without duplicates. (A server could write such a line in a text block too:
+    it is a link the server gave either way, opened only when the user says so.)"""
+    found: dict[str, str] = {}
+    for match in _LINK.finditer(text):
+        found.setdefault(match["uri"], match["name"])
+    return [(name, uri) for uri, name in found.items()]

@@ -49,7 +49,7 @@ class ToolEvents:
             run = event.message.tool_run
             name = run.name if run is not None else "a tool"
             server = run.server if run is not None else None
-            (await self._live()).run(name, server)
+            (await self._live()).run(name, server, event.progress)
             self._cancel = event.cancel
             self.view.status.update_info(state="running a tool…", note="Esc cancels the call")
         elif isinstance(event, ToolCallFinished):
@@ -93,7 +93,8 @@ class ToolEvents:
         if self.live is None:
             from tui_chat.ui.widgets.tool_rows import LiveCalls
 
-            self.live = LiveCalls()
+            self.live = LiveCalls(
+                reading_width=self.view.message_list.reading_width or None)
             await self.view.message_list.mount(self.live)
             self.view.message_list.anchor()
         return self.live

@@ -548,6 +548,13 @@ class ConversationScreen(SidebarRequests, ConversationDialogs, Screen[None]):
         event.stop()
         self.confirm_open(event.url)
 
+    @on(MessageList.FileRequested)
+    def _file_requested(self, event: MessageList.FileRequested) -> None:
+        from tui_chat.ui.tool_file_open import open_tool_file
+
+        event.stop()
+        open_tool_file(self.app, self.workspace.store, event.message, event.file)
+
     def confirm_open(self, href: str) -> None:
         """Links the model wrote open only after the user says yes."""
         from tui_chat.ui.screens.confirm import ConfirmScreen

@@ -35,7 +35,8 @@ from textual.widget import Widget
 from textual.worker import Worker
 
 from tui_chat.core.errors import TuiChatError
-from tui_chat.core.models import Message, Role
+from tui_chat.core.models import AttachmentInfo, Message, Role
+from tui_chat.core.tool_turns import call_arguments
 from tui_chat.ui import textual_compat
 from tui_chat.ui.colour_roles import code_theme_for
 from tui_chat.ui.widgets.code_blocks import code_blocks
@@ -49,6 +50,7 @@ from tui_chat.ui.widgets.message_view import (
     links_in,
 )
 from tui_chat.ui.widgets.summary_row import ROW_ACTIONS, SummaryPlace
+from tui_chat.ui.widgets.tool_files import nothing_to_open, tool_targets
 from tui_chat.ui.widgets.view_drawing import draw_views, drawn_before
 
 if TYPE_CHECKING:  # imported with the first reply: Markdown is not on the start-up path
@@ -113,7 +115,8 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
                 tooltip="Unfold or fold the selected message's thinking, tool calls or "
                         "tool result, or the summary sent in place of earlier turns"),
         Binding("o", "open_link", "Open link", id="messages.open_link",
-                tooltip="Open a link of the selected message (asks first)"),
+                tooltip="Open a link of the selected message, or an image or link of a tool's "
+                        "result (asks first)"),
         *BRANCH_BINDINGS,
         Binding("escape", "leave", "Back to prompt", id="messages.leave"),
         Binding("home", "first", "First", id="messages.first", show=False),
@@ -153,6 +156,13 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         def __init__(self, url: str) -> None:
             super().__init__()
             self.url = url
+
+    class FileRequested(TextualMessage):
+        """The user asked to open a file of a message (a tool's image; to be confirmed)."""
+
+        def __init__(self, message: Message, file: AttachmentInfo) -> None:
+            super().__init__()
+            self.message, self.file = message, file
 
     class LeaveRequested(TextualMessage):
         """The user pressed Esc in the list: focus goes back to the prompt."""
@@ -346,13 +356,23 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         positions = self._positions_of(messages) if self._positions_of and messages else {}
         tail = self.messages[-1].id if self.messages else None
         answered = calls_answered(self.messages, messages)
+        arguments = self._arguments_for(messages)
         views = [MessageView(m, code_theme=self.code_theme, position=positions.get(m.id),
                              labels=self.labels, reading_width=self.reading_width or None,
-                             last=m.id == tail, calls_run=m.id in answered)
+                             last=m.id == tail, calls_run=m.id in answered,
+                             arguments=arguments.get(m.id))
                  for m in messages]
         for view in views:
             view.set_out_of_context(view.message.id in self._out_of_context)
         return views
+
+    def _arguments_for(self, messages: Sequence[Message]) -> dict[str, str]:
+        """The arguments of the calls the tool messages among `messages` answer, from the
+        replies shown (tool_turns.call_arguments), by tool message id."""
+        if not any(m.role is Role.TOOL for m in messages):
+            return {}
+        known = {m.id for m in self.messages}
+        return call_arguments([*self.messages, *(m for m in messages if m.id not in known)])
 
     def set_context_from(self, message_id: str | None) -> None:
         """Mark the messages before `message_id` (when it is shown) as out of the context, and
@@ -951,16 +971,20 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         self.post_message(self.ContinueRequested(reply))
 
     def action_open_link(self) -> None:
-        """Each press offers the next link of the selected message, last one first."""
+        """Each press offers the next link of the selected message, last one first; on a
+        tool's result, its images and links in the order shown (tool_files)."""
         message = self.selected_message()
-        links = links_in(message.content) if message else []
-        if not links:
-            self.notify("That message has no link.", markup=False, severity="warning")
+        tool = message is not None and message.role is Role.TOOL
+        links = (tool_targets(message) if tool else links_in(message.content)) if message else []
+        if not links or message is None:
+            said = nothing_to_open(message) if message and tool else "That message has no link."
+            self.notify(said, markup=False, severity="warning")
             return
-        key = message.id if message else ""
-        step = self._link_step + 1 if self._link_key == key else 0
-        self._link_key, self._link_step = key, step
-        self.post_message(self.LinkRequested(links[-1 - step % len(links)]))
+        step = self._link_step + 1 if self._link_key == message.id else 0
+        self._link_key, self._link_step = message.id, step
+        target = links[step % len(links)] if tool else links[-1 - step % len(links)]
+        self.post_message(self.LinkRequested(target) if isinstance(target, str)
+                          else self.FileRequested(message, target))
 
     def action_toggle_thinking(self) -> None:
         if self.summary_place.chosen and self.summary_place.row is not None:

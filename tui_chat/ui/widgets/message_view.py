@@ -230,12 +230,15 @@ def message_chrome(message: Message, *, show_reasoning: bool = False,
 def render_message(message: Message, *, code_theme: str = "monokai",
                    show_reasoning: bool = False, position: Position | None = None,
                    labels: ProviderLabels | None = None, reading_width: int | None = None,
-                   last: bool = True, calls_run: bool = False) -> RenderableType:
+                   last: bool = True, calls_run: bool = False,
+                   arguments: str | None = None) -> RenderableType:
     """The whole message as one Rich renderable (literal text; Markdown for the assistant),
     its text no wider than `reading_width` (see reading_column); `last`: nothing follows it
-    (see author_line); a tool message is its folded result (`t` shows it: tool_rows)."""
+    (see author_line); a tool message is its folded result (`t` shows it: tool_rows), with
+    the `arguments` of its call when known."""
     if message.role is Role.TOOL:
-        return capped(Group(*result_rows(message, expanded=show_reasoning)), reading_width)
+        return capped(Group(*result_rows(message, expanded=show_reasoning,
+                                         arguments=arguments)), reading_width)
     above, below = message_chrome(message, show_reasoning=show_reasoning, position=position,
                                   labels=labels, reading_width=reading_width, last=last,
                                   calls_run=calls_run)
@@ -454,7 +457,7 @@ class MessageView(PlacesWhenAsked, Static):
     def __init__(self, message: Message, *, code_theme: str = "monokai",
                  position: Position | None = None, labels: ProviderLabels | None = None,
                  reading_width: int | None = None, last: bool = True,
-                 calls_run: bool = False) -> None:
+                 calls_run: bool = False, arguments: str | None = None) -> None:
         self.message = message
         self.code_theme = code_theme
         self.position = position
@@ -466,6 +469,8 @@ class MessageView(PlacesWhenAsked, Static):
         """Nothing follows it on the path shown (see author_line)."""
         self.calls_run = calls_run
         """Its tool calls were answered: tool messages follow it (see tool_rows)."""
+        self.arguments = arguments
+        """A tool message's: the arguments of the call it answers (None: not known)."""
         self.show_reasoning = False
         self.out_of_context = False
         self._painted_rows = PaintedRows()
@@ -492,13 +497,13 @@ class MessageView(PlacesWhenAsked, Static):
                provider_label(message.provider, labels), theme, reasoning,
                position, message.finish_reason, out, reading, last, note, message.sent_as,
                message.note, self.calls_run, repr(message.tool_run), message.streamed,
-               message.reasoning_sent)
-        calls_run = self.calls_run
+               message.reasoning_sent, hash(self.arguments))
+        calls_run, arguments = self.calls_run, self.arguments
 
         def draw() -> RenderableType:
             drawn = render_message(message, code_theme=theme, show_reasoning=reasoning,
                                    position=position, labels=labels, reading_width=reading,
-                                   last=last, calls_run=calls_run)
+                                   last=last, calls_run=calls_run, arguments=arguments)
             return Group(Text(OUT_OF_CONTEXT, style="dim italic"), drawn) if out else drawn
 
         def pieced(console: Console, options: ConsoleOptions) -> Sequence[Strip]:
@@ -559,7 +564,7 @@ class MessageView(PlacesWhenAsked, Static):
         self.message, self.position, self.labels = other.message, other.position, other.labels
         self.code_theme, self.reading_width, self.last = (other.code_theme,
                                                           other.reading_width, other.last)
-        self.calls_run = other.calls_run
+        self.calls_run, self.arguments = other.calls_run, other.arguments
         self.show_reasoning, self.out_of_context = other.show_reasoning, other.out_of_context
         self.update_classes({name: other.has_class(name) for name in _OWN_CLASSES})
         self.cached.release()

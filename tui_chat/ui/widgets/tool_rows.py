@@ -4,9 +4,12 @@
   tool (…)" when tools were offered and the calls answered, else "…tools are not enabled…"),
   then one row per call, `🔧 name {arguments}` cut to one line; `t` shows the arguments
   whole (pretty JSON, cut at `SHOWN_CHARS`).
-- A tool message (the result of one call) is one folded row, `▶ 🔧 Result of name (server
-  s) · 0.2 s · ok` and the result's first line cut short; `t` shows the result, cut at
-  `SHOWN_CHARS` with a marker: a 1 MB result is never laid out whole.
+- A tool message (the result of one call) is one folded row, `▶ 🔧 time.get_current_time
+  {"timezone": "Asia/Kolkata"} · 0.2 s · ok` (the call as the user knows it, `server.tool`,
+  and its arguments, taken from the reply's `tool_calls` by the message list and cut with …
+  to fit the line: `ResultSummary`) and the result's first line cut short; `t` shows the
+  arguments and the result, cut at `SHOWN_CHARS` with a marker: a 1 MB result is never laid
+  out whole.
 - While a reply streams, `LiveCalls` shows each call as its fragments arrive (name,
   arguments so far), and then the call that runs, with how long it has run, redrawn every
   `TICK` s by a timer of the widget's own (`🔧 running time.get_current_time… 1.2 s · Esc
@@ -21,8 +24,12 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from rich.console import RenderableType
+from rich.cells import cell_len, set_cell_size
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.constrain import Constrain
+from rich.measure import Measurement
 from rich.text import Text
 from textual.timer import Timer
 from textual.widgets import Static
@@ -31,7 +38,11 @@ from tui_chat.core.events import ToolCallDelta
 from tui_chat.core.models import Message, MessageStatus
 from tui_chat.core.text import one_line, sanitize
 from tui_chat.core.tool_calls import tool_call_lines
-from tui_chat.core.tool_turns import tool_result_line, tool_status
+from tui_chat.core.tool_turns import result_line_parts, tool_label, tool_status
+from tui_chat.ui.widgets.tool_files import file_rows
+
+if TYPE_CHECKING:
+    from tui_chat.core.tool_exchange import RunProgress
 
 SHOWN_CHARS = 20_000
 """Characters of a result (or of a call's arguments) shown when expanded; the rest is named
@@ -92,36 +103,89 @@ def call_rows(message: Message, *, run: bool, expanded: bool) -> list[Renderable
     return rows
 
 
-def result_rows(message: Message, *, expanded: bool) -> list[RenderableType]:
-    """A tool message (the result of one call): folded, its summary and the first line of the
-    result; expanded, the result (cut at SHOWN_CHARS)."""
+class ResultSummary:
+    """A tool message's folded row, `▶ 🔧 time.get_current_time {"timezone": "Asia/Kolkata"}
+    · 0.2 s · ok (t shows the result)`, on one line of the width it is drawn at: the
+    arguments are cut with … to fit, so the time and the status always show (the hint goes
+    first when the line is narrow). The parts are sanitized already (result_line_parts)."""
+
+    def __init__(self, head: str, arguments: str, tail: str, *, tail_style: str = "",
+                 hint: str = "") -> None:
+        self.head, self.arguments, self.tail = head, arguments, tail
+        self.tail_style, self.hint = tail_style, hint
+
+    @property
+    def plain(self) -> str:
+        return self.line(10_000).plain
+
+    def line(self, width: int) -> Text:
+        fixed = cell_len(self.head) + cell_len(self.tail) + 3
+        hint = self.hint if fixed + cell_len(self.hint) + 12 <= width else ""
+        room = width - fixed - cell_len(hint) - 1
+        arguments = self.arguments
+        if cell_len(arguments) > room:
+            arguments = set_cell_size(arguments, room - 1).rstrip() + "…" if room > 4 else ""
+        out = Text(self.head, no_wrap=True, overflow="ellipsis")
+        if arguments:
+            out.append(f" {arguments}", style="dim")
+        out.append(" · ")
+        out.append(self.tail, style=self.tail_style)
+        if hint:
+            out.append(hint, style="dim")
+        return out
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.line(options.max_width)
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(min(options.max_width, 20), cell_len(self.plain))
+
+
+def result_rows(message: Message, *, expanded: bool, arguments: str | None = None
+                ) -> list[RenderableType]:
+    """A tool message (the result of one call): folded, its summary (the call as the user
+    knows it, its `arguments` when known, time and status) and the first line of the
+    result; expanded, the arguments whole and the result (each cut at SHOWN_CHARS). Either
+    way, a row for each of its images and links (tool_files)."""
     status = tool_status(message)
-    summary = Text(f"{'▼' if expanded else '▶'} 🔧 ")
-    line = tool_result_line(message)
-    head, _, last = line.rpartition(" · ")
-    summary.append(sanitize(head) + " · ")
-    summary.append(sanitize(last), style=STATUS_STYLES.get(status, ""))
-    if message.status is not MessageStatus.COMPLETE:
+    name, shown, tail = result_line_parts(message, arguments)
+    complete = message.status is MessageStatus.COMPLETE
+    summary = ResultSummary(f"{'▼' if expanded else '▶'} 🔧 {name}", shown, tail,
+                            tail_style=STATUS_STYLES.get(status, ""),
+                            hint=" (t shows the result)" if complete and not expanded else "")
+    if not complete:
         return [summary]
     if not expanded:
         preview = one_line(message.content[:ROW_CHARS * 4], ROW_CHARS)
-        summary.append(" (t shows the result)", style="dim")
-        return ([summary, Text(f"  {preview}", style="dim", no_wrap=True, overflow="ellipsis")]
-                if preview else [summary])
-    return [summary, cut(message.content)]
+        folded: list[RenderableType] = [summary]
+        if preview:
+            folded.append(Text(f"  {preview}", style="dim", no_wrap=True, overflow="ellipsis"))
+        return [*folded, *file_rows(message)]
+    rows: list[RenderableType] = [summary]
+    if arguments and arguments.strip():
+        rows.append(Text("  ", style="dim").append_text(cut(pretty_arguments(arguments))))
+    return [*rows, cut(message.content), *file_rows(message)]
 
 
-def tool_label(name: str, server: str | None) -> str:
-    """`server.tool` for a call's qualified name `server__tool`, else the name as it is."""
-    if server and name.startswith(f"{server}__") and len(name) > len(server) + 2:
-        return f"{server}.{name[len(server) + 2:]}"
-    return name
+def progress_text(progress: RunProgress | None) -> str:
+    """`3/10 · ` (or `3 · ` with no total), as the server last reported, else nothing."""
+    if progress is None or progress.done is None:
+        return ""
+    total = f"/{progress.total:g}" if progress.total is not None else ""
+    return f"{progress.done:g}{total} · "
 
 
-def running_row(name: str, server: str | None, seconds: float) -> Text:
-    """The row of a call that has run for `seconds`."""
+def running_row(name: str, server: str | None, seconds: float,
+                progress: RunProgress | None = None) -> Text:
+    """The row of a call that has run for `seconds`, with its `progress` when the server
+    reports any (`🔧 running everything.longRunningOperation… 3/10 · 1.2 s · Esc cancels`)
+    and the progress message below it (sanitized, one line)."""
     label = one_line(tool_label(name, server), 80)
-    return Text(f"🔧 running {label}… {max(seconds, 0.0):.1f} s · Esc cancels", style="italic")
+    row = Text(f"🔧 running {label}… {progress_text(progress)}{max(seconds, 0.0):.1f} s · "
+               "Esc cancels", style="italic")
+    if progress is not None and progress.message:
+        row.append(f"\n   {one_line(progress.message, 200)}", style="dim")
+    return row
 
 
 class LiveCalls(Static):
@@ -140,11 +204,16 @@ class LiveCalls(Static):
     }
     """
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic, *,
+                 reading_width: int | None = None) -> None:
         super().__init__("", markup=False)
         self.clock = clock
+        self.reading_width = reading_width
+        """Widest row, in cells (None: the widget's width): the message list's, as the
+        finished rows under the reply have, so nothing moves when the reply ends."""
         self.calls: dict[int, tuple[str, str, int]] = {}  # index: (name, start, length)
         self.running: tuple[str, str | None, float] | None = None  # name, server, started
+        self.progress: RunProgress | None = None  # the running call's, as last reported
         self._ticker: Timer | None = None
 
     def add(self, fragment: ToolCallDelta) -> None:
@@ -155,9 +224,11 @@ class LiveCalls(Static):
         self.calls[fragment.index] = (name + (fragment.name or ""), start, length + len(more))
         self._show()
 
-    def run(self, name: str, server: str | None) -> None:
-        """A call runs from now: its row, and its time redrawn while it runs."""
+    def run(self, name: str, server: str | None, progress: RunProgress | None = None) -> None:
+        """A call runs from now: its row, and its time (and `progress`, which the server's
+        notifications update) redrawn while it runs."""
         self.running = (name, server, self.clock())
+        self.progress = progress
         if self._ticker is None and self.is_running:
             self._ticker = self.set_interval(TICK, self._show, name="running call time")
         self._show()
@@ -175,8 +246,9 @@ class LiveCalls(Static):
             if out:
                 out.append("\n")
             name, server, started = self.running
-            out.append_text(running_row(name, server, self.clock() - started))
+            out.append_text(running_row(name, server, self.clock() - started, self.progress))
         return out
 
     def _show(self) -> None:
-        self.update(self.rows())
+        rows = self.rows()
+        self.update(Constrain(rows, self.reading_width) if self.reading_width else rows)
