@@ -159,9 +159,14 @@ class CompareColumn(Vertical):
             view.cached.adopt(lines, width)
         elif width > 0:
             await view.prepare(self.app, width)  # in a thread, not on the event loop
-        await self.mount(view, before=reply)
-        if reply is not None:
-            await reply.remove()
+        # One swap, one layout (as the message list swaps a reply): laid out between the
+        # mount and the removal, the screen was laid out and painted once more with both
+        # views in the column, and each layout of a comparison visits every row of its
+        # nested containers (tests/ui/test_compare_drawing.py).
+        with self.app.batch_update():
+            await self.mount(view, before=reply)
+            if reply is not None:
+                await reply.remove()
 
     def set_reading_width(self, width: int | None) -> None:
         """Wrap prose at `width` cells from now on: the finished reply is drawn again; a
