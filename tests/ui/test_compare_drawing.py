@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 from textual.screen import Screen
+from textual.widgets import Static
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tests.ui.conftest import AppFactory, conversation, rendered_text, wait_until
@@ -156,3 +157,18 @@ async def test_a_column_swaps_in_its_finished_view_in_one_layout(
         assert [len(column.query(MessageView)) for column in view.columns] == [1, 1]
         assert not view.query(ReplyView)
         assert both == []
+
+
+async def test_the_comparisons_end_asks_for_no_layout_when_its_hint_keeps_one_row(
+        make_app: AppFactory, held: None) -> None:
+    """The end of a comparison says so in its hint (and highlights a column): at 120 cells
+    the new hint is one row as the old one was, so no layout is asked for (each visits every
+    row of the columns' nested containers); the hint is drawn anew all the same."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await streaming_comparison(pilot)
+        with counted_layouts(conversation(app)) as count:
+            view.ended()
+            await settled(pilot)
+        assert count[0] == 0
+        assert "Compared 2 models" in rendered_text(view.query_one(".hint", Static))

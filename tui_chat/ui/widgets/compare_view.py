@@ -290,7 +290,12 @@ class CompareView(Vertical, can_focus=True):
     def ended(self) -> None:
         """Every reply has ended: the user chooses now."""
         self.streaming = False
-        self.query_one(".hint", Static).update(self._hint())
+        hint = self.query_one(".hint", Static)
+        text = self._hint()
+        # A layout of a comparison visits every row of its columns: asked for only if the
+        # hint may take another number of rows (it was one row and the new one fits one).
+        fits = hint.content_size.height == 1 and text.cell_len <= hint.content_size.width
+        hint.update(text, layout=not fits)
         self._show_highlight()
         self.refresh_bindings()
 
