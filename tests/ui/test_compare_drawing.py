@@ -3,6 +3,7 @@ two replies should cost what one costs, twice). Counts of the work done, never t
 speed itself is benchmarks/bench_ui_compare.py's.
 
 - A column's figures line changed asks for no layout (it is one row at any width).
+- A column's end swaps its finished view in with no layout between the mount and the removal.
 
 (A column's growth costs two layouts again: skipping the second, by taking the containers'
 new virtual size without Textual's reactive, left a finished comparison scrolled past its
@@ -19,11 +20,14 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 from textual.screen import Screen
+from textual.widgets import Static
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
 from tests.ui.conftest import AppFactory, conversation, rendered_text, wait_until
 from tests.ui.test_compare import compare
 from tui_chat.ui.widgets.compare_view import ColumnFigures, CompareView
+from tui_chat.ui.widgets.message_view import MessageView
+from tui_chat.ui.widgets.reply_view import ReplyView
 
 
 @pytest.fixture
@@ -113,3 +117,59 @@ async def test_a_columns_speed_counts_the_text_not_the_deltas(make_app: AppFacto
             await presenter.content("x ")
         speed = view.column(0).figures.tokens_per_second
         assert speed is not None and speed > 100  # deltas counted: 6 in about 2 s
+
+
+async def test_a_column_swaps_in_its_finished_view_in_one_layout(
+        make_app: AppFactory, chutes_server: FakeProvider, with_sutra: FakeProvider,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A column's live reply and its finished view are never laid out together: each
+    layout of a comparison visits every row of its nested containers, and one taken between
+    the mount of the finished view and the removal of the live one was a layout and a frame
+    more at each column's end (as the message list swaps a reply, in one batch)."""
+    gate = threading.Event()
+    chutes_server.script(Reply(stream_of(["first ", "words"]), gate=gate, gate_after=2))
+    with_sutra.script(Reply(stream_of(["other ", "words"], flavour="sutra"),
+                            gate=gate, gate_after=2))
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await streaming_comparison(pilot)
+        screen = conversation(app)
+        both: list[int] = []
+        original = screen._refresh_layout
+
+        def layout(size: Any = None, scroll: bool = False) -> None:
+            both.extend(column.number for column in view.columns
+                        if column.query(ReplyView) and column.query(MessageView))
+            original(size, scroll)
+
+        screen._refresh_layout = layout  # type: ignore[method-assign]
+        remove = ReplyView.remove
+
+        async def remove_after_an_update(reply: ReplyView) -> None:
+            await pilot.pause()  # the screen's update, as its timer may run it here
+            await remove(reply)
+
+        monkeypatch.setattr(ReplyView, "remove", remove_after_an_update)
+        gate.set()
+        # The finished view is drawn in a thread before the swap: wait for the swap itself.
+        await wait_until(pilot, lambda: not view.query(ReplyView) and all(
+            column.message is not None and column.query(MessageView)
+            for column in view.columns))
+        await settled(pilot)
+        assert [len(column.query(MessageView)) for column in view.columns] == [1, 1]
+        assert both == []
+
+
+async def test_the_comparisons_end_asks_for_no_layout_when_its_hint_keeps_one_row(
+        make_app: AppFactory, held: None) -> None:
+    """The end of a comparison says so in its hint (and highlights a column): at 120 cells
+    the new hint is one row as the old one was, so no layout is asked for (each visits every
+    row of the columns' nested containers); the hint is drawn anew all the same."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await streaming_comparison(pilot)
+        with counted_layouts(conversation(app)) as count:
+            view.ended()
+            await settled(pilot)
+        assert count[0] == 0
+        assert "Compared 2 models" in rendered_text(view.query_one(".hint", Static))

@@ -159,9 +159,14 @@ class CompareColumn(Vertical):
             view.cached.adopt(lines, width)
         elif width > 0:
             await view.prepare(self.app, width)  # in a thread, not on the event loop
-        await self.mount(view, before=reply)
-        if reply is not None:
-            await reply.remove()
+        # One swap, one layout (as the message list swaps a reply): laid out between the
+        # mount and the removal, the screen was laid out and painted once more with both
+        # views in the column, and each layout of a comparison visits every row of its
+        # nested containers (tests/ui/test_compare_drawing.py).
+        with self.app.batch_update():
+            await self.mount(view, before=reply)
+            if reply is not None:
+                await reply.remove()
 
     def set_reading_width(self, width: int | None) -> None:
         """Wrap prose at `width` cells from now on: the finished reply is drawn again; a
@@ -285,7 +290,12 @@ class CompareView(Vertical, can_focus=True):
     def ended(self) -> None:
         """Every reply has ended: the user chooses now."""
         self.streaming = False
-        self.query_one(".hint", Static).update(self._hint())
+        hint = self.query_one(".hint", Static)
+        text = self._hint()
+        # A layout of a comparison visits every row of its columns: asked for only if the
+        # hint may take another number of rows (it was one row and the new one fits one).
+        fits = hint.content_size.height == 1 and text.cell_len <= hint.content_size.width
+        hint.update(text, layout=not fits)
         self._show_highlight()
         self.refresh_bindings()
 
