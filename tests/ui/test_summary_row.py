@@ -242,3 +242,23 @@ async def test_the_row_goes_with_another_branch_and_comes_back_with_the_summaris
         await wait_until(pilot, lambda: screen.message_list.messages[-1].id
                          == summarised_reply.id)
         await wait_until(pilot, lambda: placed_after_its_parent(screen))
+
+
+def footer_label(screen: ConversationScreen, key: str) -> str | None:
+    """What the footer says `key` does now (None: not offered)."""
+    active = screen.active_bindings.get(key)
+    return active.binding.description if active is not None and active.enabled else None
+
+
+async def test_on_the_row_e_is_offered_as_edit_summary_and_on_a_message_as_edit_resend(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    """The footer names what `e` does where the user is: a summary is saved, not resent."""
+    app = make_app(model="fake/large")
+    await listed(app, chutes_server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await summarised_directly(pilot, chutes_server)
+        await onto_the_row(pilot, screen)
+        assert footer_label(screen, "e") == "Edit summary"
+        await pilot.press("up")  # off the row, onto the last message it covers
+        await wait_until(pilot, lambda: not screen.message_list.summary_place.chosen)
+        assert footer_label(screen, "e") == "Edit & resend"

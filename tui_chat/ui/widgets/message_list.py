@@ -106,8 +106,11 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         Binding("y", "copy_code", "Copy code", id="messages.copy_code",
                 tooltip="Copy the last code block; a number typed right after copies block [n]"),
         Binding("e", "edit", "Edit & resend", id="messages.edit",
-                tooltip="Edit a message of yours and resend from it, or edit the summary "
-                        "sent in place of earlier turns"),
+                tooltip="Edit a message of yours and resend from it"),
+        # The same key on the summary row, under the name of what it does there (the footer
+        # shows the first binding of a key that is not disabled: check_action).
+        Binding("e", "edit_summary", "Edit summary", id="messages.edit_summary",
+                tooltip="Edit the summary sent in place of earlier turns (Enter saves it)"),
         Binding("r", "regenerate(False)", "Regenerate", id="messages.regenerate"),
         Binding("m", "regenerate(True)", "Regenerate with…", id="messages.regenerate_with"),
         Binding("g", "continue_reply", "Continue", id="messages.continue_reply"),
@@ -875,9 +878,12 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         return True
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """On the summary row only the keys that act on it (summary_row.ROW_ACTIONS)."""
-        if (self.summary_place.chosen and action not in ROW_ACTIONS
-                and action in self._own_actions()):
+        """On the summary row only the keys that act on it (summary_row.ROW_ACTIONS); its
+        own edit only there."""
+        chosen = self.summary_place.chosen
+        if action == "edit_summary":
+            return chosen and self.summary_place.summary is not None
+        if chosen and action not in ROW_ACTIONS and action in self._own_actions():
             return False
         return super().check_action(action, parameters)
 
@@ -940,11 +946,13 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         self.notify(f"Code block {number} of {len(blocks)} copied to the clipboard.",
                     markup=False)
 
-    def action_edit(self) -> None:
-        """Edit the selected message of the user's (resent from there), or the summary."""
+    def action_edit_summary(self) -> None:
+        """Edit the summary in force (its row chosen): the controller saves it on Enter."""
         if self.summary_place.chosen and self.summary_place.summary is not None:
             self.post_message(self.EditRequested(self.summary_place.summary))
-            return
+
+    def action_edit(self) -> None:
+        """Edit the selected message of the user's: it is resent from there."""
         message = self.selected_message()
         if message is None or message.role is not Role.USER:
             self.notify("Select one of your messages (↑/↓) to edit it.", markup=False,
