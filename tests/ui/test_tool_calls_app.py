@@ -180,8 +180,10 @@ async def test_the_running_row_shows_the_servers_progress(
         await approval(pilot)
         await pilot.press("1")
         screen = conversation(app)
+        # The progress and its message come in one notification, but the message's second
+        # row is drawn only once the row's new height is laid out: wait for that.
         await wait_until(pilot, lambda: bool(screen.query(LiveCalls))
-                         and "1/3" in rendered_text(screen.query_one(LiveCalls)))
+                         and "step 1: warming up" in rendered_text(screen.query_one(LiveCalls)))
         row = rendered_text(screen.query_one(LiveCalls))
         assert "🔧 running fault.progress_held… 1/3 · " in row and "Esc cancels" in row
         assert "step 1: warming up" in row
