@@ -173,3 +173,53 @@ async def test_the_comparisons_end_asks_for_no_layout_when_its_hint_keeps_one_ro
             await settled(pilot)
         assert count[0] == 0
         assert "Compared 2 models" in rendered_text(view.query_one(".hint", Static))
+
+
+async def test_the_columns_appends_are_taken_together_in_one_layout(
+        make_app: AppFactory, held: None) -> None:
+    """The columns' replies are paced together: text that reaches both columns at once is
+    taken into both in one step of the event loop, so one layout shows both growths (each
+    layout of a comparison visits every row of its nested containers). Paced each on its
+    own, a column whose append took longer to draw (here: held in its worker thread) grew
+    a layout later than the other, and each growth cost its own layouts and frame."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await streaming_comparison(pilot)
+        replies = [column.reply for column in view.columns]
+        first_drawn, release = threading.Event(), threading.Event()
+        seen: list[tuple[int, int]] = []  # (column, layouts so far) at each take
+        with counted_layouts(conversation(app)) as layouts:
+            for number, reply in enumerate(replies):
+                assert reply is not None
+                live = reply.answer
+                take, prepare = live.take, live.prepare
+
+                def taking(drawn: Any, number: int = number, take: Any = take) -> None:
+                    seen.append((number, layouts[0]))
+                    take(drawn)
+
+                def drawing(text: str, width: int, number: int = number,
+                            prepare: Any = prepare) -> Any:
+                    if number == 1:  # in a worker thread: held, it holds no event loop
+                        release.wait(60)
+                    drawn = prepare(text, width)
+                    if number == 0:
+                        first_drawn.set()
+                    return drawn
+
+                live.take = taking  # type: ignore[method-assign]
+                live.prepare = drawing  # type: ignore[method-assign]
+            try:
+                for reply in replies:
+                    assert reply is not None
+                    reply.add_content("\n\n" + "\n\n".join(f"more {n}" for n in range(20)))
+                await wait_until(pilot, first_drawn.is_set)
+                await settled(pilot)  # the first column's growth, laid out if taken alone
+            finally:
+                release.set()
+            await wait_until(pilot, lambda: len(seen) == 2 and all(
+                reply is not None and reply.caught_up for reply in replies))
+            await settled(pilot)
+        assert sorted(number for number, _ in seen) == [0, 1]
+        assert seen[0][1] == seen[1][1]  # no layout between the two takes
+        assert layouts[0] >= 1  # they grew

@@ -16,6 +16,7 @@ focus at their end does not scroll; the reply chosen is then shown from its top
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -33,7 +34,7 @@ from tui_chat.core.models import Message, Usage
 from tui_chat.ui.widgets.message_view import MessageView, Position, ProviderLabels
 
 if TYPE_CHECKING:  # with the first reply: Markdown is not on the start-up path
-    from tui_chat.ui.widgets.reply_view import ReplyView
+    from tui_chat.ui.widgets.reply_view import PaceGroup, ReplyView
 
 STACK_BELOW = 100
 """Terminal width (cells) under which the columns are stacked one above the other."""
@@ -103,10 +104,12 @@ class CompareColumn(Vertical):
     """
 
     def __init__(self, number: int, *, code_theme: str,
-                 labels: ProviderLabels | None = None, reading_width: int | None = None
-                 ) -> None:
+                 labels: ProviderLabels | None = None, reading_width: int | None = None,
+                 pace: Callable[[], PaceGroup] | None = None) -> None:
+        """`pace`: the group its reply is paced with (its comparison's), else its own."""
         super().__init__()
         self.number = number
+        self._pace = pace
         self.code_theme = code_theme
         self.labels = labels
         self.reading_width = reading_width
@@ -131,7 +134,8 @@ class CompareColumn(Vertical):
         from tui_chat.ui.widgets.reply_view import ReplyView
 
         self.reply = ReplyView(message, code_theme=self.code_theme, labels=self.labels,
-                               reading_width=self.reading_width)
+                               reading_width=self.reading_width,
+                               pace=self._pace() if self._pace is not None else None)
         await self.mount(self.reply)
         return self.reply
 
@@ -227,9 +231,21 @@ class CompareView(Vertical, can_focus=True):
         self.code_theme = code_theme
         self.streaming = True
         self.highlighted = 0
+        self._pace: PaceGroup | None = None
         self._columns = [CompareColumn(number, code_theme=code_theme, labels=labels,
-                                       reading_width=reading_width)
+                                       reading_width=reading_width, pace=self.pace)
                          for number in range(1, len(models) + 1)]
+
+    def pace(self) -> PaceGroup:
+        """The columns' replies are appended at the same moments: each append that grows a
+        column lays the screen out (every row of the nested containers) and paints a frame;
+        paced each on its own, two columns took twice one reply's layouts and frames, each
+        dearer (issue 24). Together, one layout and one frame show both growths."""
+        if self._pace is None:
+            from tui_chat.ui.widgets.reply_view import PaceGroup
+
+            self._pace = PaceGroup()
+        return self._pace
 
     def compose(self) -> ComposeResult:
         yield Static(self._hint(), classes="hint", markup=False)

@@ -81,79 +81,20 @@ GROW_ROWS = 8
 without a layout)."""
 
 
-class PacedStream:
-    """Hands queued text to `append`, paced: a frame-rate cap and a CPU budget."""
+Commit = Callable[[], None]
+"""Takes in, on the event loop, what an append drew (see PacedStream)."""
+Prepare = Callable[[str], Awaitable[Commit]]
+"""Draws an append (in a worker thread) and returns what takes it in."""
 
-    def __init__(self, append: Callable[[str], Awaitable[None]]) -> None:
-        self._append = append
-        self._pending: list[str] = []
-        self._wake = asyncio.Event()
-        self._stopped = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+
+class Governor:
+    """The pause between two appends: a frame-rate cap and a CPU budget (see `next`)."""
+
+    def __init__(self) -> None:
         self._marks: collections.deque[tuple[float, float]] = collections.deque()
-        self._showing = False
-        self._in_flight = ""  # the text being appended now
         self.interval = MIN_FLUSH_INTERVAL
 
-    @property
-    def caught_up(self) -> bool:
-        """Everything written so far is on screen (no fragment queued or being appended)."""
-        return not self._pending and not self._showing
-
-    @property
-    def unshown(self) -> str:
-        """The text written but not appended yet: the append in progress, then the queue."""
-        return self._in_flight + "".join(self._pending)
-
-    def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.create_task(self._run())
-
-    def write(self, fragment: str) -> None:
-        """Queue `fragment` (already sanitized); never blocks."""
-        if fragment:
-            self._pending.append(fragment)
-            self._wake.set()
-
-    async def stop(self, *, drain: bool = False) -> None:
-        """End the pump after the append in progress; what is queued is then appended in one
-        go if `drain`, else dropped."""
-        self._stopped.set()
-        self._wake.set()
-        if self._task is not None:
-            await self._task
-            self._task = None
-        if drain and self._pending:
-            text = "".join(self._pending)
-            self._pending.clear()
-            await self._show(text)
-
-    async def _run(self) -> None:
-        while not self._stopped.is_set():
-            await self._wake.wait()
-            self._wake.clear()
-            if self._stopped.is_set() or not self._pending:
-                continue
-            text = "".join(self._pending)
-            self._pending.clear()
-            if len(text) > MAX_BATCH_CHARS:  # the rest waits: a bounded append, a short stop
-                text, rest = text[:MAX_BATCH_CHARS], text[MAX_BATCH_CHARS:]
-                self._pending.append(rest)
-                self._wake.set()
-            started = time.perf_counter()
-            self._showing = True
-            try:
-                await asyncio.shield(self._show(text))
-            except Exception as error:  # a drawing bug must not end the reply
-                log.error(f"live reply: could not draw an append ({error!r})")
-            finally:
-                self._showing = False
-            cost = time.perf_counter() - started
-            pause = max(self._govern(), FLUSH_COST_FACTOR * cost)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopped.wait(), pause)
-
-    def _govern(self) -> float:
+    def next(self) -> float:
         """The next pause: the process's CPU share over the last GOVERNOR_WINDOW seconds,
         steered to the budget (a multiplicative step, so a burst at full speed spaces appends
         out quickly and a quiet trickle is drawn at the highest rate). The window spans
@@ -172,14 +113,187 @@ class PacedStream:
                                                         self.interval * step))
         return self.interval
 
+
+class PacedStream:
+    """Hands queued text to `prepare`, paced: a frame-rate cap and a CPU budget; on its
+    own, or with the other streams of a `PaceGroup`, at the same moments."""
+
+    def __init__(self, prepare: Prepare, group: PaceGroup | None = None) -> None:
+        self._prepare = prepare
+        self._group = group
+        self._pending: list[str] = []
+        self._wake = asyncio.Event()
+        self._stopped = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._governor = Governor()
+        self._showing = False
+        self._idle = asyncio.Event()  # no append in progress (stop waits for it)
+        self._idle.set()
+        self._in_flight = ""  # the text being appended now
+
+    @property
+    def caught_up(self) -> bool:
+        """Everything written so far is on screen (no fragment queued or being appended)."""
+        return not self._pending and not self._showing
+
+    @property
+    def unshown(self) -> str:
+        """The text written but not appended yet: the append in progress, then the queue."""
+        return self._in_flight + "".join(self._pending)
+
+    def start(self) -> None:
+        if self._group is not None:
+            self._group.add(self)
+        elif self._task is None:
+            self._task = asyncio.create_task(self._run())
+
+    def write(self, fragment: str) -> None:
+        """Queue `fragment` (already sanitized); never blocks."""
+        if fragment:
+            self._pending.append(fragment)
+            if self._group is not None:
+                self._group.wake()
+            else:
+                self._wake.set()
+
+    async def stop(self, *, drain: bool = False) -> None:
+        """End the pump after the append in progress; what is queued is then appended in one
+        go if `drain`, else dropped."""
+        self._stopped.set()
+        self._wake.set()
+        if self._group is not None:
+            self._group.discard(self)
+            await self._idle.wait()
+        if self._task is not None:
+            await self._task
+            self._task = None
+        if drain and self._pending:
+            text = "".join(self._pending)
+            self._pending.clear()
+            (await self._prepared(text))()
+
+    def detach(self) -> None:
+        """Leave its group without appending anything more (its view is gone)."""
+        self._stopped.set()
+        if self._group is not None:
+            self._group.discard(self)
+
+    def _take(self) -> str:
+        """The queued text for the next append (at most MAX_BATCH_CHARS: the rest waits,
+        for a bounded append and a short stop); "" if none."""
+        if self._stopped.is_set() or not self._pending:
+            return ""
+        text = "".join(self._pending)
+        self._pending.clear()
+        if len(text) > MAX_BATCH_CHARS:
+            text, rest = text[:MAX_BATCH_CHARS], text[MAX_BATCH_CHARS:]
+            self._pending.append(rest)
+        return text
+
+    async def _run(self) -> None:
+        while not self._stopped.is_set():
+            await self._wake.wait()
+            self._wake.clear()
+            text = self._take()
+            if not text:
+                continue
+            if self._pending:
+                self._wake.set()
+            started = time.perf_counter()
+            await asyncio.shield(self._show(text))
+            cost = time.perf_counter() - started
+            pause = max(self._governor.next(), FLUSH_COST_FACTOR * cost)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopped.wait(), pause)
+
     async def _show(self, text: str) -> None:
-        # In flight until `_append` has taken it (then it is in what `_append` keeps), in
-        # the same step: `unshown` and the appended text never both hold it.
+        (await self._prepared(text))()
+
+    async def _prepared(self, text: str) -> Commit:
+        """`text` drawn, and what takes it in. In flight until taken (then it is in what
+        `prepare` keeps), in the same step: `unshown` and the appended text never both hold
+        it. A drawing bug must not end the reply: it is logged, the append lost."""
         self._in_flight = text
+        self._showing = True
+        self._idle.clear()
         try:
-            await self._append(text)
+            commit = await self._prepare(text)
+        except Exception as error:
+            log.error(f"live reply: could not draw an append ({error!r})")
+            commit = _nothing
+
+        def taken() -> None:
+            try:
+                commit()
+            except Exception as error:
+                log.error(f"live reply: could not take an append ({error!r})")
+            finally:
+                self._in_flight = ""
+                self._showing = False
+                self._idle.set()
+
+        return taken
+
+
+def _nothing() -> None:
+    pass
+
+
+class PaceGroup:
+    """Streams appended at the same moments: the replies of a comparison. Paced each on its
+    own, two columns appended at moments of their own, and each append that grows a column
+    lays the screen out and paints a frame: twice a reply's layouts, each dearer (issue 24).
+    Paced together, what each has queued is drawn side by side (in worker threads) and taken
+    in one step of the event loop, so one layout and one frame show every column's growth;
+    the pause between appends is one reply's (a frame-rate cap and the CPU budget)."""
+
+    def __init__(self) -> None:
+        self._streams: list[PacedStream] = []
+        self._wake = asyncio.Event()
+        self._emptied = asyncio.Event()  # no stream left: the pump ends
+        self._task: asyncio.Task[None] | None = None
+        self._governor = Governor()
+
+    def add(self, stream: PacedStream) -> None:
+        self._streams.append(stream)
+        self._emptied.clear()
+        if self._task is None:
+            self._task = asyncio.create_task(self._run())
+
+    def discard(self, stream: PacedStream) -> None:
+        if stream in self._streams:
+            self._streams.remove(stream)
+            if not self._streams:
+                self._emptied.set()
+                self._wake.set()
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    async def _run(self) -> None:
+        try:
+            while self._streams:
+                await self._wake.wait()
+                self._wake.clear()
+                batch = [(stream, text) for stream in list(self._streams)
+                         if (text := stream._take())]
+                if not batch:
+                    continue
+                if any(stream._pending for stream, _ in batch):
+                    self._wake.set()
+                started = time.perf_counter()
+                await asyncio.shield(self._show(batch))
+                cost = time.perf_counter() - started
+                pause = max(self._governor.next(), FLUSH_COST_FACTOR * cost)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._emptied.wait(), pause)
         finally:
-            self._in_flight = ""
+            self._task = None
+
+    async def _show(self, batch: list[tuple[PacedStream, str]]) -> None:
+        commits = await asyncio.gather(*(stream._prepared(text) for stream, text in batch))
+        for commit in commits:  # one step of the event loop: one layout shows them all
+            commit()
 
 
 class MarkdownDrawer:
@@ -222,7 +336,9 @@ class ReplyView(PlacesWhenAsked, Widget):
 
     def __init__(self, message: Message, *, code_theme: str = "monokai",
                  position: Position | None = None, labels: ProviderLabels | None = None,
-                 reading_width: int | None = None) -> None:
+                 reading_width: int | None = None, pace: PaceGroup | None = None) -> None:
+        """`pace`: the group its appends are paced with (a comparison's columns), else
+        paced on its own."""
         super().__init__()
         self.message = message
         self.code_theme = code_theme
@@ -241,8 +357,8 @@ class ReplyView(PlacesWhenAsked, Widget):
                                  self._moves.add(len(self._prefix) + row, delta))
         self.thinking = LiveText(self._draw_reasoning, split_lines, markdown=False)
         self.thinking_collapsed = False
-        self._answer_stream = PacedStream(partial(self._append, self.answer))
-        self._thinking_stream = PacedStream(partial(self._append, self.thinking))
+        self._answer_stream = PacedStream(partial(self._prepare, self.answer), pace)
+        self._thinking_stream = PacedStream(partial(self._prepare, self.thinking), pace)
         self._width = 0  # the width the rows below were drawn for
         self._chrome: dict[str, list[Strip]] = {}  # header and Thinking titles, by their text
         self._prefix: list[Strip] = []  # the rows above the answer: header and Thinking
@@ -264,6 +380,8 @@ class ReplyView(PlacesWhenAsked, Widget):
     def on_unmount(self) -> None:
         """Gone from the screen (its finished view took its rows): Textual may keep the
         widget a while, and what it painted longer (see forget_painted)."""
+        for stream in (self._answer_stream, self._thinking_stream):
+            stream.detach()  # a view removed unfinished: its group paces it no more
         for text in (self.answer, self.thinking):
             text.release()
         self._lines, self._prefix, self._chrome = [], [], {}
@@ -372,11 +490,17 @@ class ReplyView(PlacesWhenAsked, Widget):
             return max(1, parent.scrollable_content_region.width - self.styles.gutter.width)
         return 1
 
-    async def _append(self, live: LiveText, text: str) -> None:
+    async def _prepare(self, live: LiveText, text: str) -> Commit:
+        """`text` appended to `live`, drawn in a worker thread; taken in (and the rows
+        refreshed) by the function returned, on the event loop."""
         live.eager_rows = self.app.size.height  # a screenful at the end: see live_text
         drawn = await asyncio.to_thread(live.prepare, text, self._drawing_width())
-        live.take(drawn)
-        self._relayout()
+
+        def take() -> None:
+            live.take(drawn)
+            self._relayout()
+
+        return take
 
     def _chrome_line(self, text: Text) -> list[Strip]:
         """A header or title row, drawn once per text and width (so rows stay the same
