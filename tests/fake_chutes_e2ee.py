@@ -64,6 +64,8 @@ class E2EEReply:
     pieces: list[str] = field(default_factory=lambda: ["Hello", ", ", "world."])
     tamper_at: int | None = None
     error_after: int | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    """Sent with the response (Chutes' quota headers, a pool's `x-chutes-chosen-model`)."""
 
 
 @dataclass
@@ -262,7 +264,8 @@ class FakeChutesE2EE:
                     reply = server.next_reply(model)
                     self._stream([sse(chunk(p, model=model)) for p in reply.pieces]
                                  + [sse(chunk(model=model, finish_reason="stop")),
-                                    sse(usage_chunk(model=model)), b"data: [DONE]\n\n"])
+                                    sse(usage_chunk(model=model)), b"data: [DONE]\n\n"],
+                                 reply.headers)
                 elif self.path == "/e2e/invoke":
                     self._invoke(body)
                 else:
@@ -288,7 +291,7 @@ class FakeChutesE2EE:
                     return
                 server.invokes.append(Invoke(headers, payload))
                 reply = server.next_reply(str(payload.get("model")))
-                self._stream(server.frames(payload, reply))
+                self._stream(server.frames(payload, reply), reply.headers)
 
             def _json(self, status: int, data: dict[str, Any]) -> None:
                 raw = json.dumps(data).encode()
@@ -298,10 +301,13 @@ class FakeChutesE2EE:
                 self.end_headers()
                 self.wfile.write(raw)
 
-            def _stream(self, frames: list[bytes]) -> None:
+            def _stream(self, frames: list[bytes], headers: dict[str, str] | None = None
+                        ) -> None:
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Transfer-Encoding", "chunked")
+                for key, value in (headers or {}).items():
+                    self.send_header(key, value)
                 self.end_headers()
                 for frame in frames:
                     self.wfile.write(b"%x\r\n%s\r\n" % (len(frame), frame))

@@ -182,6 +182,26 @@ async def test_an_e2e_error_event_is_one_sentence(server: FakeChutesE2EE) -> Non
     assert "The instance failed mid-reply" in caught.value.message
 
 
+async def test_an_encrypted_reply_keeps_its_quota_and_chosen_model_headers(
+        server: FakeChutesE2EE, tmp_path: Path) -> None:
+    """chutes-e2ee hands back a response of its own with only a content type: the quota
+    headers and the chosen model, sent with /e2e/invoke's answer, must not be
+    lost on the way (the status line, `tui-chat usage` and the reply's header read them)."""
+    from tui_chat.core.events import ModelChosen
+    from tui_chat.core.quota import QuotaBook, quota_text
+
+    server.replies.append(E2EEReply(headers={
+        "x-chutes-quota-total": "5000", "x-chutes-quota-used": "3766",
+        "x-chutes-quota-remaining": "1234", "x-chutes-chosen-model": PRIVATE}))
+    book = QuotaBook(tmp_path / "quota.json")
+    async with make_client(server, "required") as client:
+        client._quota_book = book
+        events = await collect(client)
+        assert quota_text(client.quota) == "quota 1,234 of 5,000 left"
+    assert SentAs("end-to-end") in events and ModelChosen(PRIVATE) in events
+    assert book.read()["chutes"].remaining == 1234
+
+
 async def test_nonces_are_never_reused_and_an_exhausted_or_expired_pool_is_refilled(
         server: FakeChutesE2EE, clock: Clock) -> None:
     server.nonces_per_instance = 2

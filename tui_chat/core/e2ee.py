@@ -26,6 +26,8 @@ What it is not: the TEE's attestation is not verified here. The `TEE` badge only
 
 from __future__ import annotations
 
+import contextlib
+import weakref
 from binascii import Error as _Base64Error
 from binascii import a2b_base64 as _a2b_base64
 from collections.abc import AsyncIterator, Callable
@@ -154,9 +156,9 @@ class PrivateTransport(httpx.AsyncBaseTransport):
         self._research = (research_warning(display_name, base_url)
                           if is_research_proxy(base_url) else None)
         self.network = self._network = network
+        self._timed = _Timed(network, timeout)
         self._private = AsyncChutesE2EETransport(
-            api_key=api_key, api_base=api_base_for(base_url),
-            inner=_Timed(network, timeout))
+            api_key=api_key, api_base=api_base_for(base_url), inner=self._timed)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         mode = request.extensions.get(MODE) or self.mode
@@ -179,6 +181,7 @@ class PrivateTransport(httpx.AsyncBaseTransport):
                 raise refusal(self.display_name, model, _reason(error)) from None
             return _with_chosen_model(await self._network.handle_async_request(request))
         if response.status_code == 200:
+            self._timed.restore_headers(response)
             response.stream = _Decrypting(response.stream, self.display_name)
             response.extensions = {**response.extensions, SENT_AS: END_TO_END}
         return _with_chosen_model(response)
@@ -207,16 +210,48 @@ def _model_of(request: httpx.Request) -> str:
     return str(model) if model else "The model"
 
 
+_CHUTES_HEADERS = "x-chutes-"
+"""The start of the headers of an /e2e/invoke answer that are kept for the reply."""
+
+
 class _Timed(httpx.AsyncBaseTransport):
-    """The network transport, with `timeout` on requests that carry no timeout of their own."""
+    """The network transport, with `timeout` on requests that carry no timeout of their own.
+
+    It also keeps Chutes' own headers of each /e2e/invoke answer (`x-chutes-quota-…`,
+    `x-chutes-chosen-model`): chutes-e2ee 0.1.0 hands back a response of its own carrying
+    only a content type, so `restore_headers` puts them back on it. Kept by the answer's body
+    stream (which chutes-e2ee's response wraps as `_raw_stream`), so that replies streaming
+    side by side (a comparison) each get their own."""
 
     def __init__(self, inner: httpx.AsyncBaseTransport, timeout: dict[str, float]) -> None:
         self._inner = inner
         self._timeout = timeout
+        self._headers: weakref.WeakKeyDictionary[object, list[tuple[str, str]]] = (
+            weakref.WeakKeyDictionary())
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         request.extensions = {"timeout": self._timeout, **request.extensions}
-        return await self._inner.handle_async_request(request)
+        response = await self._inner.handle_async_request(request)
+        if response.status_code == 200 and request.url.path.endswith("/e2e/invoke"):
+            kept = [(name, value) for name, value in response.headers.items()
+                    if name.lower().startswith(_CHUTES_HEADERS)]
+            if kept:
+                with contextlib.suppress(TypeError):  # a stream that takes no weak reference
+                    self._headers[response.stream] = kept
+        return response
+
+    def restore_headers(self, response: httpx.Response) -> None:
+        """Put the invoke answer's Chutes headers back on chutes-e2ee's `response`."""
+        raw = getattr(response.stream, "_raw_stream", None)
+        if raw is None:
+            return
+        try:
+            kept = self._headers.pop(raw, None)
+        except TypeError:
+            return
+        for name, value in kept or ():
+            if name not in response.headers:
+                response.headers[name] = value
 
     async def aclose(self) -> None:
         await self._inner.aclose()
