@@ -136,6 +136,11 @@ class FakeChutesE2EE:
     def url(self) -> str:
         return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
 
+    def restart_instances(self) -> None:
+        """As when the instances restart: every nonce issued so far is unknown to them."""
+        with self._lock:
+            self._issued.clear()
+
     @property
     def issued_nonces(self) -> int:
         return len(self._issued)

@@ -217,6 +217,50 @@ async def test_nonces_are_never_reused_and_an_exhausted_or_expired_pool_is_refil
     assert server.rejected == []
 
 
+async def test_a_pool_close_to_its_expiry_is_refilled_before_it_is_used(
+        server: FakeChutesE2EE, clock: Clock) -> None:
+    """A pool's expiry is counted from when its listing arrived, the instance's from when it
+    issued the nonces: a nonce taken in the last seconds would reach the instance expired
+    (the listing's and the invoke's time on the way), so those seconds are not used."""
+    async with make_client(server) as client:
+        await collect(client)
+        clock.now += 50  # five seconds left of 55: too few to be sure of
+        await collect(client)
+    assert len(server.discoveries) == 2 and len(server.invokes) == 2
+    assert server.rejected == []
+
+
+async def test_a_nonce_the_instance_refuses_is_replaced_once_from_a_new_listing(
+        server: FakeChutesE2EE) -> None:
+    """An instance that restarted knows none of the pool's nonces: the invoke is refused
+    before anything runs, the pool is dropped and the request is sent once more, encrypted,
+    with a nonce from a new listing."""
+    async with make_client(server, "required") as client:
+        await collect(client)
+        server.restart_instances()
+        events = await collect(client)
+    assert text_of(events) == "Hello, world." and SentAs("end-to-end") in events
+    assert server.rejected == ["unknown nonce"]
+    assert len(server.discoveries) == 2 and len(server.invokes) == 2
+    assert server.plain_requests == []
+
+
+async def test_an_instance_that_keeps_refusing_is_one_sentence(
+        server: FakeChutesE2EE) -> None:
+    async with make_client(server, "required") as client:
+        await collect(client)
+        server.nonces_per_instance = 1
+        server.restart_instances()
+        server.check_nonce = lambda instance_id, nonce: "unknown nonce"  # type: ignore[method-assign]
+        with pytest.raises(errors.ServerError) as caught:
+            await collect(client)
+    assert caught.value.message == (
+        f"The instance running {PRIVATE} on Chutes refused the encrypted request twice "
+        "(403: E2EE unknown nonce), so nothing ran: try again in a moment.")
+    assert server.rejected == ["unknown nonce"] * 2  # tried once more, not again
+    assert server.plain_requests == []
+
+
 async def test_the_fake_refuses_a_reused_or_expired_nonce(server: FakeChutesE2EE,
                                                           clock: Clock) -> None:
     """The fake's own checks, so that the test above could fail."""

@@ -16,6 +16,10 @@ conversation's own choice in the request's `MODE` extension):
   no nonce), `auto` sends the request in plain text and `required` raises `E2EERefused`: one
   sentence, and nothing with the prompt in it has been sent. A listing that fails with a
   server error or a rate limit is no answer: either mode stops there (`ServerError`).
+- Nonces: chutes-e2ee takes each once from a pool per chute and lists again when the pool is
+  used up or expired; here a pool counts as expired some seconds early (the instance counts
+  from when it issued them), and an invoke the instance refuses (a nonce or key it does not
+  know: it restarted) drops the pools and is sent once more, encrypted, from a new listing.
 - A response that went encrypted carries `SENT_AS` = "end-to-end" in its extensions; a chunk
   that fails to decrypt (changed on the way, the wrong key) ends the stream with one sentence
   (`ProtocolError`), and what arrived before it is kept.
@@ -153,12 +157,16 @@ class PrivateTransport(httpx.AsyncBaseTransport):
 
         self.display_name = display_name
         self.mode = mode
+        self._key = api_key  # only to keep it out of an error's text
         self._research = (research_warning(display_name, base_url)
                           if is_research_proxy(base_url) else None)
         self.network = self._network = network
         self._timed = _Timed(network, timeout)
         self._private = AsyncChutesE2EETransport(
             api_key=api_key, api_base=api_base_for(base_url), inner=self._timed)
+        # chutes-e2ee 0.1.0 keeps its nonce pools in `_discovery` (as pinned): one that stops
+        # using a pool some seconds before it expires (`_EarlyExpiry`).
+        self._private._discovery = _early_expiry(api_base_for(base_url), api_key)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         mode = request.extensions.get(MODE) or self.mode
@@ -166,8 +174,49 @@ class PrivateTransport(httpx.AsyncBaseTransport):
             return _with_chosen_model(await self._network.handle_async_request(request))
         if mode == "required" and self._research is not None:
             raise E2EERefused(f"{self._research} With e2ee \"required\", nothing was sent.")
+        response, encrypted = await self._encrypted(request, mode)
+        if encrypted and response.status_code in _STALE_POOL:
+            # The instance refused the nonce or its key (it restarted, the nonce expired on
+            # the way): nothing ran. Once more, with a nonce from a new listing.
+            await response.aclose()
+            self._forget_pools()
+            response, encrypted = await self._encrypted(request, mode)
+            if encrypted and response.status_code in _STALE_POOL:
+                raise await self._refused_twice(request, response)
+        if encrypted and response.status_code == 200:
+            self._timed.restore_headers(response)
+            response.stream = _Decrypting(response.stream, self.display_name)
+            response.extensions = {**response.extensions, SENT_AS: END_TO_END}
+        return _with_chosen_model(response)
+
+    async def _refused_twice(self, request: httpx.Request,
+                             response: httpx.Response) -> ServerError:
+        from tui_chat.core.chunks import provider_message
+        from tui_chat.core.text import one_line
+
         try:
-            response = await self._private.handle_async_request(request)
+            body = (await response.aread())[:4096].decode("utf-8", errors="replace")
+        except httpx.HTTPError:
+            body = ""
+        finally:
+            await response.aclose()
+        detail = one_line((provider_message(body) or "").replace(self._key, "…"), 120)
+        said = f"{response.status_code}: {detail}" if detail else str(response.status_code)
+        return ServerError(
+            f"The instance running {_model_of(request)} on {self.display_name} refused the "
+            f"encrypted request twice ({said}), so nothing ran: try again in a moment.")
+
+    def _forget_pools(self) -> None:
+        cache = getattr(getattr(self._private, "_discovery", None), "_nonce_cache", None)
+        if isinstance(cache, dict):
+            cache.clear()
+
+    async def _encrypted(self, request: httpx.Request,
+                         mode: E2EEMode) -> tuple[httpx.Response, bool]:
+        """The request through chutes-e2ee, and True; or, when `mode` is auto and the model
+        cannot take it, sent in plain text, and False."""
+        try:
+            return await self._private.handle_async_request(request), True
         except httpx.TransportError:
             raise
         except (httpx.HTTPStatusError, ValueError, RuntimeError, KeyError, TypeError) as error:
@@ -179,15 +228,33 @@ class PrivateTransport(httpx.AsyncBaseTransport):
             if mode == "required":
                 model = _model_of(request)
                 raise refusal(self.display_name, model, _reason(error)) from None
-            return _with_chosen_model(await self._network.handle_async_request(request))
-        if response.status_code == 200:
-            self._timed.restore_headers(response)
-            response.stream = _Decrypting(response.stream, self.display_name)
-            response.extensions = {**response.extensions, SENT_AS: END_TO_END}
-        return _with_chosen_model(response)
+        return await self._network.handle_async_request(request), False
 
     async def aclose(self) -> None:
         await self._private.aclose()  # closes the network transport too
+
+
+_STALE_POOL = frozenset({400, 403, 404, 410})
+"""What /e2e/invoke answers when the instance does not take the nonce or the key it was
+sent with: the pool is stale (tui_chat.core.e2ee.PrivateTransport)."""
+_EXPIRY_MARGIN = 10.0
+"""Seconds before a nonce pool's expiry when it is no longer used (`_EarlyExpiry`)."""
+
+
+def _early_expiry(api_base: str, api_key: str) -> Any:
+    """chutes-e2ee's DiscoveryManager, counting a pool expired `_EXPIRY_MARGIN` seconds
+    early: its expiry is counted from when the listing arrived, the instance's from when it
+    issued the nonces, and a nonce still has to travel to the instance."""
+    from chutes_e2ee.discovery import DiscoveryManager, DiscoveryResult
+
+    class _EarlyExpiry(DiscoveryManager):
+        async def _fetch_instances_async(self, chute_id: str,
+                                         client: httpx.AsyncClient) -> DiscoveryResult:
+            found = await super()._fetch_instances_async(chute_id, client)
+            return DiscoveryResult(instances=found.instances,
+                                   nonce_expires_at=found.nonce_expires_at - _EXPIRY_MARGIN)
+
+    return _EarlyExpiry(api_base=api_base, api_key=api_key)
 
 
 def _with_chosen_model(response: httpx.Response) -> httpx.Response:
