@@ -107,6 +107,21 @@ async def test_required_with_a_model_without_e2ee_sends_nothing(
     assert b"POST" not in bytes(server.wire)  # only the listings were asked for
 
 
+async def test_required_with_a_routing_pool_sends_nothing_and_says_why(
+        server: FakeChutesE2EE) -> None:
+    """A pool is answered by whichever model Chutes picks; an encrypted request is sealed for
+    one model's instance: the sentence names the pool as the reason."""
+    pool = f"{PRIVATE},{PLAIN_ONLY}:latency"
+    async with make_client(server, "required") as client:
+        with pytest.raises(E2EERefused) as caught:
+            await collect(client, pool)
+        plain = await collect(client, pool, e2ee="auto")
+    assert "a routing pool" in caught.value.message
+    assert "nothing was sent" in caught.value.message
+    assert server.invokes == [] and len(server.plain_requests) == 1
+    assert not any(isinstance(e, SentAs) for e in plain)
+
+
 async def test_auto_sends_plain_where_the_chute_has_no_e2ee(server: FakeChutesE2EE) -> None:
     async with make_client(server, "auto") as client:
         events = await collect(client, PLAIN_ONLY)

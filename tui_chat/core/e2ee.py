@@ -16,6 +16,9 @@ conversation's own choice in the request's `MODE` extension):
   no nonce), `auto` sends the request in plain text and `required` raises `E2EERefused`: one
   sentence, and nothing with the prompt in it has been sent. A listing that fails with a
   server error or a rate limit is no answer: either mode stops there (`ServerError`).
+- A routing pool (`model="a,b:latency"`, tui_chat.core.routing) is answered by whichever
+  model Chutes picks, and an encrypted request is sealed for one model's instance: `auto`
+  sends a pool in plain text, `required` refuses it.
 - Nonces: chutes-e2ee takes each once from a pool per chute and lists again when the pool is
   used up or expired; here a pool counts as expired some seconds early (the instance counts
   from when it issued them), and an invoke the instance refuses (a nonce or key it does not
@@ -41,6 +44,7 @@ import httpx
 
 from tui_chat.core.errors import ExitCode, ProtocolError, ProviderError, ServerError
 from tui_chat.core.protection import END_TO_END, is_research_proxy, research_warning
+from tui_chat.core.routing import is_pool
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -174,6 +178,12 @@ class PrivateTransport(httpx.AsyncBaseTransport):
             return _with_chosen_model(await self._network.handle_async_request(request))
         if mode == "required" and self._research is not None:
             raise E2EERefused(f"{self._research} With e2ee \"required\", nothing was sent.")
+        if is_pool(model := _model_of(request)):
+            if mode == "required":
+                raise refusal(self.display_name, model, "it is a routing pool: Chutes picks the "
+                              "model that answers, and an encrypted request is sealed for one "
+                              "model's instance")
+            return _with_chosen_model(await self._network.handle_async_request(request))
         response, encrypted = await self._encrypted(request, mode)
         if encrypted and response.status_code in _STALE_POOL:
             # The instance refused the nonce or its key (it restarted, the nonce expired on
