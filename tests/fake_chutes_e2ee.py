@@ -111,6 +111,8 @@ class FakeChutesE2EE:
         self.rejected: list[str] = []
         """Why each refused invoke was refused."""
         self.replies: collections.deque[E2EEReply] = collections.deque()
+        self.reply_headers: dict[str, str] = {}
+        """Sent with every reply not scripted (`replies`): quota headers, say."""
         self.instances_status = 200
         """Another status: what every instance listing answers."""
         self._keys: dict[str, tuple[bytes, bytes]] = {}  # instance id -> (public, secret)
@@ -235,7 +237,7 @@ class FakeChutesE2EE:
             return self.replies.popleft()
         if model.startswith("bench/"):
             return E2EEReply(pieces=[f"w{index} " for index in range(int(model[6:]))])
-        return E2EEReply()
+        return E2EEReply(headers=dict(self.reply_headers))
 
     # -- HTTP -----------------------------------------------------------------------------
 
@@ -323,21 +325,37 @@ class FakeChutesE2EE:
 
 
 def main() -> None:
-    """`python -m tests.fake_chutes_e2ee --port N --model M`: serve until killed (benchmarks
-    run it in a process of its own, so that its encryption is not the client's CPU)."""
+    """`python -m tests.fake_chutes_e2ee --port N --model M [--tee-model T] [--plain-model P]`:
+    serve until killed (benchmarks run it in a process of its own, so that its encryption is
+    not the client's CPU; a person trying the app in a terminal runs it the same way)."""
     import argparse
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--model", action="append", default=[])
+    parser.add_argument("--tee-model", action="append", default=[],
+                        help="a model listed with confidential_compute: true")
+    parser.add_argument("--plain-model", action="append", default=[],
+                        help="a model whose chute has no E2EE instance")
+    parser.add_argument("--quota", metavar="TOTAL,USED", default="",
+                        help="send Chutes' quota headers with every reply")
     args = parser.parse_args()
     server = FakeChutesE2EE()
     server._httpd.server_close()
     server._httpd = _QuietServer(("127.0.0.1", args.port), server._handler_class())
     server._httpd.daemon_threads = True
     server._thread = threading.Thread(target=server._httpd.serve_forever, daemon=True)
+    if args.quota:
+        total, used = (int(part) for part in args.quota.split(","))
+        server.reply_headers = {"x-chutes-quota-total": str(total),
+                                "x-chutes-quota-used": str(used),
+                                "x-chutes-quota-remaining": str(total - used)}
     for model in args.model:
         server.add(model)
+    for model in args.tee_model:
+        server.add(model, confidential_compute=True)
+    for model in args.plain_model:
+        server.add(model, e2ee=False)
     with server:
         print(f"serving {server.url}", flush=True)
         threading.Event().wait()

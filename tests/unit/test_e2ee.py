@@ -101,6 +101,7 @@ async def test_required_with_a_model_without_e2ee_sends_nothing(
             await collect(client, PLAIN_ONLY)
     message = caught.value.message
     assert PLAIN_ONLY in message and "nothing was sent" in message
+    assert "no running instance of it offers E2EE" in message  # words, not only a status
     assert message.count(". ") == 0  # one sentence
     assert server.plain_requests == [] and server.invokes == []
     assert b"7319" not in bytes(server.wire)

@@ -130,6 +130,8 @@ def _reason(error: BaseException) -> str:
     if isinstance(error, httpx.HTTPStatusError):
         path = error.request.url.path
         if "/e2e/instances/" in path:
+            if error.response.status_code == 404:
+                return "no running instance of it offers E2EE: its instance list answered 404"
             return f"its instance list answered {error.response.status_code}"
         return f"{path} answered {error.response.status_code}"
     if isinstance(error, ValueError) and "resolve model" in str(error):
