@@ -111,6 +111,8 @@ class FakeChutesE2EE:
         self.rejected: list[str] = []
         """Why each refused invoke was refused."""
         self.replies: collections.deque[E2EEReply] = collections.deque()
+        self.invoke_errors: collections.deque[tuple[int, str]] = collections.deque()
+        """(status, detail) that the next invokes answer with, before anything is checked."""
         self.reply_headers: dict[str, str] = {}
         """Sent with every reply not scripted (`replies`): quota headers, say."""
         self.instances_status = 200
@@ -280,6 +282,11 @@ class FakeChutesE2EE:
 
             def _invoke(self, body: bytes) -> None:
                 headers = {k.lower(): v for k, v in self.headers.items()}
+                if server.invoke_errors:
+                    status, detail = server.invoke_errors.popleft()
+                    server.rejected.append(detail)
+                    self._json(status, {"detail": detail})
+                    return
                 instance_id = headers.get("x-instance-id", "")
                 if instance_id not in server._keys:
                     server.rejected.append("unknown instance")

@@ -277,6 +277,20 @@ async def test_an_instance_that_keeps_refusing_is_one_sentence(
     assert server.plain_requests == []
 
 
+async def test_a_bad_request_after_the_retry_is_the_clients_to_handle(
+        server: FakeChutesE2EE) -> None:
+    """A 400 may be the request itself (a parameter the model refuses), not the pool: after
+    the one retry from a new listing it goes to the client as any 400 does, which, for
+    `stream_options`, sends the request once more without it."""
+    server.invoke_errors.extend([(400, "stream_options is not supported")] * 2)
+    async with make_client(server, "required") as client:
+        events = await collect(client)
+    assert text_of(events) == "Hello, world." and SentAs("end-to-end") in events
+    assert server.rejected == ["stream_options is not supported"] * 2
+    assert "stream_options" not in server.invokes[-1].payload
+    assert server.plain_requests == []
+
+
 async def test_the_fake_refuses_a_reused_or_expired_nonce(server: FakeChutesE2EE,
                                                           clock: Clock) -> None:
     """The fake's own checks, so that the test above could fail."""

@@ -193,8 +193,9 @@ class PrivateTransport(httpx.AsyncBaseTransport):
             await response.aclose()
             self._forget_pools()
             response, encrypted = await self._encrypted(request, mode)
-            if encrypted and response.status_code in _STALE_POOL:
+            if encrypted and response.status_code in _REFUSED:
                 raise await self._refused_twice(request, response)
+            # A 400 again is the request's own (a parameter refused): the client's to handle.
         if encrypted and response.status_code == 200:
             self._timed.restore_headers(response)
             response.stream = _Decrypting(response.stream, self.display_name)
@@ -248,7 +249,10 @@ class PrivateTransport(httpx.AsyncBaseTransport):
 
 _STALE_POOL = frozenset({400, 403, 404, 410})
 """What /e2e/invoke answers when the instance does not take the nonce or the key it was
-sent with: the pool is stale (tui_chat.core.e2ee.PrivateTransport)."""
+sent with: the pool may be stale (tui_chat.core.e2ee.PrivateTransport). A 400 may also be
+the request's own fault (a parameter refused), so a second one goes to the client."""
+_REFUSED = _STALE_POOL - {400}
+"""Answered again after a new listing: the instance refuses the request, one sentence."""
 _EXPIRY_MARGIN = 10.0
 """Seconds before a nonce pool's expiry when it is no longer used (`_EarlyExpiry`)."""
 
