@@ -218,6 +218,31 @@ async def test_an_encrypted_reply_keeps_its_quota_and_chosen_model_headers(
     assert book.read()["chutes"].remaining == 1234
 
 
+@pytest.mark.parametrize(("reply", "kept", "said"), [
+    (E2EEReply(pieces=["Kept ", "part, ", "lost"], tamper_at=2), "Kept part, ",
+     "failed to decrypt"),
+    (E2EEReply(pieces=["Begun", " and"], error_after=1), "Begun",
+     "The instance failed mid-reply"),
+])
+async def test_a_broken_encrypted_reply_is_saved_as_far_as_it_came(
+        server: FakeChutesE2EE, tmp_path: Path, reply: E2EEReply, kept: str,
+        said: str) -> None:
+    """What the app and `ask` keep: the text that arrived, marked interrupted, with the
+    sentence, and still marked end-to-end (what arrived was decrypted and authenticated)."""
+    from tui_chat.core.session import ChatSession, ReplyFailed
+    from tui_chat.core.store import Store
+
+    server.replies.append(reply)
+    with Store.open(tmp_path / "s.db") as store:
+        session = ChatSession.start(store)
+        async with make_client(server) as client:
+            events = [e async for e in session.send(PROMPT, client=client, model=PRIVATE)]
+        assert isinstance(events[-1], ReplyFailed)
+        saved = store.get_messages(session.conversation.id)[-1]
+    assert (saved.content, saved.status, saved.sent_as) == (kept, "interrupted", "end-to-end")
+    assert said in (saved.error or "") and "kept" in (saved.error or "")
+
+
 async def test_nonces_are_never_reused_and_an_exhausted_or_expired_pool_is_refilled(
         server: FakeChutesE2EE, clock: Clock) -> None:
     server.nonces_per_instance = 2
