@@ -64,6 +64,8 @@ class E2EEReply:
     pieces: list[str] = field(default_factory=lambda: ["Hello", ", ", "world."])
     tamper_at: int | None = None
     error_after: int | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    """Sent with the response (Chutes' quota headers, a pool's `x-chutes-chosen-model`)."""
 
 
 @dataclass
@@ -109,6 +111,10 @@ class FakeChutesE2EE:
         self.rejected: list[str] = []
         """Why each refused invoke was refused."""
         self.replies: collections.deque[E2EEReply] = collections.deque()
+        self.invoke_errors: collections.deque[tuple[int, str]] = collections.deque()
+        """(status, detail) that the next invokes answer with, before anything is checked."""
+        self.reply_headers: dict[str, str] = {}
+        """Sent with every reply not scripted (`replies`): quota headers, say."""
         self.instances_status = 200
         """Another status: what every instance listing answers."""
         self._keys: dict[str, tuple[bytes, bytes]] = {}  # instance id -> (public, secret)
@@ -133,6 +139,11 @@ class FakeChutesE2EE:
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def restart_instances(self) -> None:
+        """As when the instances restart: every nonce issued so far is unknown to them."""
+        with self._lock:
+            self._issued.clear()
 
     @property
     def issued_nonces(self) -> int:
@@ -228,7 +239,7 @@ class FakeChutesE2EE:
             return self.replies.popleft()
         if model.startswith("bench/"):
             return E2EEReply(pieces=[f"w{index} " for index in range(int(model[6:]))])
-        return E2EEReply()
+        return E2EEReply(headers=dict(self.reply_headers))
 
     # -- HTTP -----------------------------------------------------------------------------
 
@@ -262,7 +273,8 @@ class FakeChutesE2EE:
                     reply = server.next_reply(model)
                     self._stream([sse(chunk(p, model=model)) for p in reply.pieces]
                                  + [sse(chunk(model=model, finish_reason="stop")),
-                                    sse(usage_chunk(model=model)), b"data: [DONE]\n\n"])
+                                    sse(usage_chunk(model=model)), b"data: [DONE]\n\n"],
+                                 reply.headers)
                 elif self.path == "/e2e/invoke":
                     self._invoke(body)
                 else:
@@ -270,6 +282,11 @@ class FakeChutesE2EE:
 
             def _invoke(self, body: bytes) -> None:
                 headers = {k.lower(): v for k, v in self.headers.items()}
+                if server.invoke_errors:
+                    status, detail = server.invoke_errors.popleft()
+                    server.rejected.append(detail)
+                    self._json(status, {"detail": detail})
+                    return
                 instance_id = headers.get("x-instance-id", "")
                 if instance_id not in server._keys:
                     server.rejected.append("unknown instance")
@@ -288,7 +305,7 @@ class FakeChutesE2EE:
                     return
                 server.invokes.append(Invoke(headers, payload))
                 reply = server.next_reply(str(payload.get("model")))
-                self._stream(server.frames(payload, reply))
+                self._stream(server.frames(payload, reply), reply.headers)
 
             def _json(self, status: int, data: dict[str, Any]) -> None:
                 raw = json.dumps(data).encode()
@@ -298,10 +315,13 @@ class FakeChutesE2EE:
                 self.end_headers()
                 self.wfile.write(raw)
 
-            def _stream(self, frames: list[bytes]) -> None:
+            def _stream(self, frames: list[bytes], headers: dict[str, str] | None = None
+                        ) -> None:
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Transfer-Encoding", "chunked")
+                for key, value in (headers or {}).items():
+                    self.send_header(key, value)
                 self.end_headers()
                 for frame in frames:
                     self.wfile.write(b"%x\r\n%s\r\n" % (len(frame), frame))
@@ -312,21 +332,37 @@ class FakeChutesE2EE:
 
 
 def main() -> None:
-    """`python -m tests.fake_chutes_e2ee --port N --model M`: serve until killed (benchmarks
-    run it in a process of its own, so that its encryption is not the client's CPU)."""
+    """`python -m tests.fake_chutes_e2ee --port N --model M [--tee-model T] [--plain-model P]`:
+    serve until killed (benchmarks run it in a process of its own, so that its encryption is
+    not the client's CPU; a person trying the app in a terminal runs it the same way)."""
     import argparse
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--model", action="append", default=[])
+    parser.add_argument("--tee-model", action="append", default=[],
+                        help="a model listed with confidential_compute: true")
+    parser.add_argument("--plain-model", action="append", default=[],
+                        help="a model whose chute has no E2EE instance")
+    parser.add_argument("--quota", metavar="TOTAL,USED", default="",
+                        help="send Chutes' quota headers with every reply")
     args = parser.parse_args()
     server = FakeChutesE2EE()
     server._httpd.server_close()
     server._httpd = _QuietServer(("127.0.0.1", args.port), server._handler_class())
     server._httpd.daemon_threads = True
     server._thread = threading.Thread(target=server._httpd.serve_forever, daemon=True)
+    if args.quota:
+        total, used = (int(part) for part in args.quota.split(","))
+        server.reply_headers = {"x-chutes-quota-total": str(total),
+                                "x-chutes-quota-used": str(used),
+                                "x-chutes-quota-remaining": str(total - used)}
     for model in args.model:
         server.add(model)
+    for model in args.tee_model:
+        server.add(model, confidential_compute=True)
+    for model in args.plain_model:
+        server.add(model, e2ee=False)
     with server:
         print(f"serving {server.url}", flush=True)
         threading.Event().wait()

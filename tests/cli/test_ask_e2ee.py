@@ -53,3 +53,37 @@ def test_ask_auto_says_when_the_reply_came_in_plain_text(server: FakeChutesE2EE)
     assert result.returncode == 0, result.stderr
     assert "the reply came in plain text" in result.stderr
     assert len(server.plain_requests) == 1
+
+
+def test_ask_warns_of_the_research_proxy_and_required_sends_it_nothing(tmp_path: object) -> None:
+    """Chutes' research proxy records what passes through it: `ask` says so, and under
+    `--e2ee required` refuses before anything leaves (every connection would go through the
+    local listener below, standing in for a proxy: none is made)."""
+    import socket
+    import threading
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    connections: list[object] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except OSError:
+                return
+            connections.append(connection)
+            connection.close()
+
+    threading.Thread(target=accept, daemon=True).start()
+    proxy = f"http://127.0.0.1:{listener.getsockname()[1]}"
+    try:
+        result = run("ask", "--no-save", "--e2ee", "required", "-m", PRIVATE, PROMPT, env={
+            "CHUTES_BASE_URL": "https://research.chutes.ai/v1", "CHUTES_API_KEY": KEY,
+            "HTTPS_PROXY": proxy, "HTTP_PROXY": proxy, "ALL_PROXY": proxy, "NO_PROXY": ""})
+    finally:
+        listener.close()
+    assert result.returncode == 7, result.stderr
+    assert result.stdout == ""
+    assert "research proxy" in result.stderr and "nothing was sent" in result.stderr
+    assert connections == []
+    assert_no_key(result)

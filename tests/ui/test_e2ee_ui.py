@@ -76,3 +76,24 @@ async def test_required_with_a_model_that_cannot_take_it_sends_nothing(
         assert "🔒" not in rendered_text(screen.status)
     posts = [r for r in chutes_server.requests if r.method == "POST"]  # type: ignore[attr-defined]
     assert posts == []
+
+
+async def test_a_provider_on_the_research_proxy_is_warned_about_once_at_start(
+        make_app: AppFactory) -> None:
+    """A provider whose base URL is Chutes' research proxy (it records what passes through
+    it): one warning when the app starts, whichever provider is in use (never contacted
+    here: the conversation stays on the fake Chutes)."""
+    from tests.ui.conftest import record_notifications
+    from tui_chat.core.config import ProviderConfig, Settings
+
+    settings = Settings(providers={"research": ProviderConfig(
+        base_url="https://research.chutes.ai/v1", display_name="Chutes research",
+        models=["m"], default_model="m")})
+    app = make_app(settings=settings)
+    notes = record_notifications(app)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await wait_until(pilot, lambda: any("research proxy" in n for _, n in notes))
+        await wait_idle(pilot)
+    warned = [(severity, note) for severity, note in notes if "research proxy" in note]
+    assert len(warned) == 1 and warned[0][0] == "warning"
+    assert "Chutes research" in warned[0][1] and "do not send it anything private" in warned[0][1]

@@ -101,10 +101,26 @@ async def test_required_with_a_model_without_e2ee_sends_nothing(
             await collect(client, PLAIN_ONLY)
     message = caught.value.message
     assert PLAIN_ONLY in message and "nothing was sent" in message
+    assert "no running instance of it offers E2EE" in message  # words, not only a status
     assert message.count(". ") == 0  # one sentence
     assert server.plain_requests == [] and server.invokes == []
     assert b"7319" not in bytes(server.wire)
     assert b"POST" not in bytes(server.wire)  # only the listings were asked for
+
+
+async def test_required_with_a_routing_pool_sends_nothing_and_says_why(
+        server: FakeChutesE2EE) -> None:
+    """A pool is answered by whichever model Chutes picks; an encrypted request is sealed for
+    one model's instance: the sentence names the pool as the reason."""
+    pool = f"{PRIVATE},{PLAIN_ONLY}:latency"
+    async with make_client(server, "required") as client:
+        with pytest.raises(E2EERefused) as caught:
+            await collect(client, pool)
+        plain = await collect(client, pool, e2ee="auto")
+    assert "a routing pool" in caught.value.message
+    assert "nothing was sent" in caught.value.message
+    assert server.invokes == [] and len(server.plain_requests) == 1
+    assert not any(isinstance(e, SentAs) for e in plain)
 
 
 async def test_auto_sends_plain_where_the_chute_has_no_e2ee(server: FakeChutesE2EE) -> None:
@@ -182,6 +198,51 @@ async def test_an_e2e_error_event_is_one_sentence(server: FakeChutesE2EE) -> Non
     assert "The instance failed mid-reply" in caught.value.message
 
 
+async def test_an_encrypted_reply_keeps_its_quota_and_chosen_model_headers(
+        server: FakeChutesE2EE, tmp_path: Path) -> None:
+    """chutes-e2ee hands back a response of its own with only a content type: the quota
+    headers and the chosen model, sent with /e2e/invoke's answer, must not be
+    lost on the way (the status line, `tui-chat usage` and the reply's header read them)."""
+    from tui_chat.core.events import ModelChosen
+    from tui_chat.core.quota import QuotaBook, quota_text
+
+    server.replies.append(E2EEReply(headers={
+        "x-chutes-quota-total": "5000", "x-chutes-quota-used": "3766",
+        "x-chutes-quota-remaining": "1234", "x-chutes-chosen-model": PRIVATE}))
+    book = QuotaBook(tmp_path / "quota.json")
+    async with make_client(server, "required") as client:
+        client._quota_book = book
+        events = await collect(client)
+        assert quota_text(client.quota) == "quota 1,234 of 5,000 left"
+    assert SentAs("end-to-end") in events and ModelChosen(PRIVATE) in events
+    assert book.read()["chutes"].remaining == 1234
+
+
+@pytest.mark.parametrize(("reply", "kept", "said"), [
+    (E2EEReply(pieces=["Kept ", "part, ", "lost"], tamper_at=2), "Kept part, ",
+     "failed to decrypt"),
+    (E2EEReply(pieces=["Begun", " and"], error_after=1), "Begun",
+     "The instance failed mid-reply"),
+])
+async def test_a_broken_encrypted_reply_is_saved_as_far_as_it_came(
+        server: FakeChutesE2EE, tmp_path: Path, reply: E2EEReply, kept: str,
+        said: str) -> None:
+    """What the app and `ask` keep: the text that arrived, marked interrupted, with the
+    sentence, and still marked end-to-end (what arrived was decrypted and authenticated)."""
+    from tui_chat.core.session import ChatSession, ReplyFailed
+    from tui_chat.core.store import Store
+
+    server.replies.append(reply)
+    with Store.open(tmp_path / "s.db") as store:
+        session = ChatSession.start(store)
+        async with make_client(server) as client:
+            events = [e async for e in session.send(PROMPT, client=client, model=PRIVATE)]
+        assert isinstance(events[-1], ReplyFailed)
+        saved = store.get_messages(session.conversation.id)[-1]
+    assert (saved.content, saved.status, saved.sent_as) == (kept, "interrupted", "end-to-end")
+    assert said in (saved.error or "") and "kept" in (saved.error or "")
+
+
 async def test_nonces_are_never_reused_and_an_exhausted_or_expired_pool_is_refilled(
         server: FakeChutesE2EE, clock: Clock) -> None:
     server.nonces_per_instance = 2
@@ -195,6 +256,64 @@ async def test_nonces_are_never_reused_and_an_exhausted_or_expired_pool_is_refil
     assert len(nonces) == 4 and len(set(nonces)) == 4
     assert len(server.discoveries) == 3
     assert server.rejected == []
+
+
+async def test_a_pool_close_to_its_expiry_is_refilled_before_it_is_used(
+        server: FakeChutesE2EE, clock: Clock) -> None:
+    """A pool's expiry is counted from when its listing arrived, the instance's from when it
+    issued the nonces: a nonce taken in the last seconds would reach the instance expired
+    (the listing's and the invoke's time on the way), so those seconds are not used."""
+    async with make_client(server) as client:
+        await collect(client)
+        clock.now += 50  # five seconds left of 55: too few to be sure of
+        await collect(client)
+    assert len(server.discoveries) == 2 and len(server.invokes) == 2
+    assert server.rejected == []
+
+
+async def test_a_nonce_the_instance_refuses_is_replaced_once_from_a_new_listing(
+        server: FakeChutesE2EE) -> None:
+    """An instance that restarted knows none of the pool's nonces: the invoke is refused
+    before anything runs, the pool is dropped and the request is sent once more, encrypted,
+    with a nonce from a new listing."""
+    async with make_client(server, "required") as client:
+        await collect(client)
+        server.restart_instances()
+        events = await collect(client)
+    assert text_of(events) == "Hello, world." and SentAs("end-to-end") in events
+    assert server.rejected == ["unknown nonce"]
+    assert len(server.discoveries) == 2 and len(server.invokes) == 2
+    assert server.plain_requests == []
+
+
+async def test_an_instance_that_keeps_refusing_is_one_sentence(
+        server: FakeChutesE2EE) -> None:
+    async with make_client(server, "required") as client:
+        await collect(client)
+        server.nonces_per_instance = 1
+        server.restart_instances()
+        server.check_nonce = lambda instance_id, nonce: "unknown nonce"  # type: ignore[method-assign]
+        with pytest.raises(errors.ServerError) as caught:
+            await collect(client)
+    assert caught.value.message == (
+        f"The instance running {PRIVATE} on Chutes refused the encrypted request twice "
+        "(403: E2EE unknown nonce), so nothing ran: try again in a moment.")
+    assert server.rejected == ["unknown nonce"] * 2  # tried once more, not again
+    assert server.plain_requests == []
+
+
+async def test_a_bad_request_after_the_retry_is_the_clients_to_handle(
+        server: FakeChutesE2EE) -> None:
+    """A 400 may be the request itself (a parameter the model refuses), not the pool: after
+    the one retry from a new listing it goes to the client as any 400 does, which, for
+    `stream_options`, sends the request once more without it."""
+    server.invoke_errors.extend([(400, "stream_options is not supported")] * 2)
+    async with make_client(server, "required") as client:
+        events = await collect(client)
+    assert text_of(events) == "Hello, world." and SentAs("end-to-end") in events
+    assert server.rejected == ["stream_options is not supported"] * 2
+    assert "stream_options" not in server.invokes[-1].payload
+    assert server.plain_requests == []
 
 
 async def test_the_fake_refuses_a_reused_or_expired_nonce(server: FakeChutesE2EE,

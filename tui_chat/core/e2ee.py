@@ -16,6 +16,13 @@ conversation's own choice in the request's `MODE` extension):
   no nonce), `auto` sends the request in plain text and `required` raises `E2EERefused`: one
   sentence, and nothing with the prompt in it has been sent. A listing that fails with a
   server error or a rate limit is no answer: either mode stops there (`ServerError`).
+- A routing pool (`model="a,b:latency"`, tui_chat.core.routing) is answered by whichever
+  model Chutes picks, and an encrypted request is sealed for one model's instance: `auto`
+  sends a pool in plain text, `required` refuses it.
+- Nonces: chutes-e2ee takes each once from a pool per chute and lists again when the pool is
+  used up or expired; here a pool counts as expired some seconds early (the instance counts
+  from when it issued them), and an invoke the instance refuses (a nonce or key it does not
+  know: it restarted) drops the pools and is sent once more, encrypted, from a new listing.
 - A response that went encrypted carries `SENT_AS` = "end-to-end" in its extensions; a chunk
   that fails to decrypt (changed on the way, the wrong key) ends the stream with one sentence
   (`ProtocolError`), and what arrived before it is kept.
@@ -26,6 +33,8 @@ What it is not: the TEE's attestation is not verified here. The `TEE` badge only
 
 from __future__ import annotations
 
+import contextlib
+import weakref
 from binascii import Error as _Base64Error
 from binascii import a2b_base64 as _a2b_base64
 from collections.abc import AsyncIterator, Callable
@@ -35,6 +44,7 @@ import httpx
 
 from tui_chat.core.errors import ExitCode, ProtocolError, ProviderError, ServerError
 from tui_chat.core.protection import END_TO_END, is_research_proxy, research_warning
+from tui_chat.core.routing import is_pool
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -120,6 +130,8 @@ def _reason(error: BaseException) -> str:
     if isinstance(error, httpx.HTTPStatusError):
         path = error.request.url.path
         if "/e2e/instances/" in path:
+            if error.response.status_code == 404:
+                return "no running instance of it offers E2EE: its instance list answered 404"
             return f"its instance list answered {error.response.status_code}"
         return f"{path} answered {error.response.status_code}"
     if isinstance(error, ValueError) and "resolve model" in str(error):
@@ -151,12 +163,16 @@ class PrivateTransport(httpx.AsyncBaseTransport):
 
         self.display_name = display_name
         self.mode = mode
+        self._key = api_key  # only to keep it out of an error's text
         self._research = (research_warning(display_name, base_url)
                           if is_research_proxy(base_url) else None)
         self.network = self._network = network
+        self._timed = _Timed(network, timeout)
         self._private = AsyncChutesE2EETransport(
-            api_key=api_key, api_base=api_base_for(base_url),
-            inner=_Timed(network, timeout))
+            api_key=api_key, api_base=api_base_for(base_url), inner=self._timed)
+        # chutes-e2ee 0.1.0 keeps its nonce pools in `_discovery` (as pinned): one that stops
+        # using a pool some seconds before it expires (`_EarlyExpiry`).
+        self._private._discovery = _early_expiry(api_base_for(base_url), api_key)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         mode = request.extensions.get(MODE) or self.mode
@@ -164,8 +180,56 @@ class PrivateTransport(httpx.AsyncBaseTransport):
             return _with_chosen_model(await self._network.handle_async_request(request))
         if mode == "required" and self._research is not None:
             raise E2EERefused(f"{self._research} With e2ee \"required\", nothing was sent.")
+        if is_pool(model := _model_of(request)):
+            if mode == "required":
+                raise refusal(self.display_name, model, "it is a routing pool: Chutes picks the "
+                              "model that answers, and an encrypted request is sealed for one "
+                              "model's instance")
+            return _with_chosen_model(await self._network.handle_async_request(request))
+        response, encrypted = await self._encrypted(request, mode)
+        if encrypted and response.status_code in _STALE_POOL:
+            # The instance refused the nonce or its key (it restarted, the nonce expired on
+            # the way): nothing ran. Once more, with a nonce from a new listing.
+            await response.aclose()
+            self._forget_pools()
+            response, encrypted = await self._encrypted(request, mode)
+            if encrypted and response.status_code in _REFUSED:
+                raise await self._refused_twice(request, response)
+            # A 400 again is the request's own (a parameter refused): the client's to handle.
+        if encrypted and response.status_code == 200:
+            self._timed.restore_headers(response)
+            response.stream = _Decrypting(response.stream, self.display_name)
+            response.extensions = {**response.extensions, SENT_AS: END_TO_END}
+        return _with_chosen_model(response)
+
+    async def _refused_twice(self, request: httpx.Request,
+                             response: httpx.Response) -> ServerError:
+        from tui_chat.core.chunks import provider_message
+        from tui_chat.core.text import one_line
+
         try:
-            response = await self._private.handle_async_request(request)
+            body = (await response.aread())[:4096].decode("utf-8", errors="replace")
+        except httpx.HTTPError:
+            body = ""
+        finally:
+            await response.aclose()
+        detail = one_line((provider_message(body) or "").replace(self._key, "…"), 120)
+        said = f"{response.status_code}: {detail}" if detail else str(response.status_code)
+        return ServerError(
+            f"The instance running {_model_of(request)} on {self.display_name} refused the "
+            f"encrypted request twice ({said}), so nothing ran: try again in a moment.")
+
+    def _forget_pools(self) -> None:
+        cache = getattr(getattr(self._private, "_discovery", None), "_nonce_cache", None)
+        if isinstance(cache, dict):
+            cache.clear()
+
+    async def _encrypted(self, request: httpx.Request,
+                         mode: E2EEMode) -> tuple[httpx.Response, bool]:
+        """The request through chutes-e2ee, and True; or, when `mode` is auto and the model
+        cannot take it, sent in plain text, and False."""
+        try:
+            return await self._private.handle_async_request(request), True
         except httpx.TransportError:
             raise
         except (httpx.HTTPStatusError, ValueError, RuntimeError, KeyError, TypeError) as error:
@@ -177,14 +241,36 @@ class PrivateTransport(httpx.AsyncBaseTransport):
             if mode == "required":
                 model = _model_of(request)
                 raise refusal(self.display_name, model, _reason(error)) from None
-            return _with_chosen_model(await self._network.handle_async_request(request))
-        if response.status_code == 200:
-            response.stream = _Decrypting(response.stream, self.display_name)
-            response.extensions = {**response.extensions, SENT_AS: END_TO_END}
-        return _with_chosen_model(response)
+        return await self._network.handle_async_request(request), False
 
     async def aclose(self) -> None:
         await self._private.aclose()  # closes the network transport too
+
+
+_STALE_POOL = frozenset({400, 403, 404, 410})
+"""What /e2e/invoke answers when the instance does not take the nonce or the key it was
+sent with: the pool may be stale (tui_chat.core.e2ee.PrivateTransport). A 400 may also be
+the request's own fault (a parameter refused), so a second one goes to the client."""
+_REFUSED = _STALE_POOL - {400}
+"""Answered again after a new listing: the instance refuses the request, one sentence."""
+_EXPIRY_MARGIN = 10.0
+"""Seconds before a nonce pool's expiry when it is no longer used (`_EarlyExpiry`)."""
+
+
+def _early_expiry(api_base: str, api_key: str) -> Any:
+    """chutes-e2ee's DiscoveryManager, counting a pool expired `_EXPIRY_MARGIN` seconds
+    early: its expiry is counted from when the listing arrived, the instance's from when it
+    issued the nonces, and a nonce still has to travel to the instance."""
+    from chutes_e2ee.discovery import DiscoveryManager, DiscoveryResult
+
+    class _EarlyExpiry(DiscoveryManager):
+        async def _fetch_instances_async(self, chute_id: str,
+                                         client: httpx.AsyncClient) -> DiscoveryResult:
+            found = await super()._fetch_instances_async(chute_id, client)
+            return DiscoveryResult(instances=found.instances,
+                                   nonce_expires_at=found.nonce_expires_at - _EXPIRY_MARGIN)
+
+    return _EarlyExpiry(api_base=api_base, api_key=api_key)
 
 
 def _with_chosen_model(response: httpx.Response) -> httpx.Response:
@@ -207,16 +293,48 @@ def _model_of(request: httpx.Request) -> str:
     return str(model) if model else "The model"
 
 
+_CHUTES_HEADERS = "x-chutes-"
+"""The start of the headers of an /e2e/invoke answer that are kept for the reply."""
+
+
 class _Timed(httpx.AsyncBaseTransport):
-    """The network transport, with `timeout` on requests that carry no timeout of their own."""
+    """The network transport, with `timeout` on requests that carry no timeout of their own.
+
+    It also keeps Chutes' own headers of each /e2e/invoke answer (`x-chutes-quota-…`,
+    `x-chutes-chosen-model`): chutes-e2ee 0.1.0 hands back a response of its own carrying
+    only a content type, so `restore_headers` puts them back on it. Kept by the answer's body
+    stream (which chutes-e2ee's response wraps as `_raw_stream`), so that replies streaming
+    side by side (a comparison) each get their own."""
 
     def __init__(self, inner: httpx.AsyncBaseTransport, timeout: dict[str, float]) -> None:
         self._inner = inner
         self._timeout = timeout
+        self._headers: weakref.WeakKeyDictionary[object, list[tuple[str, str]]] = (
+            weakref.WeakKeyDictionary())
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         request.extensions = {"timeout": self._timeout, **request.extensions}
-        return await self._inner.handle_async_request(request)
+        response = await self._inner.handle_async_request(request)
+        if response.status_code == 200 and request.url.path.endswith("/e2e/invoke"):
+            kept = [(name, value) for name, value in response.headers.items()
+                    if name.lower().startswith(_CHUTES_HEADERS)]
+            if kept:
+                with contextlib.suppress(TypeError):  # a stream that takes no weak reference
+                    self._headers[response.stream] = kept
+        return response
+
+    def restore_headers(self, response: httpx.Response) -> None:
+        """Put the invoke answer's Chutes headers back on chutes-e2ee's `response`."""
+        raw = getattr(response.stream, "_raw_stream", None)
+        if raw is None:
+            return
+        try:
+            kept = self._headers.pop(raw, None)
+        except TypeError:
+            return
+        for name, value in kept or ():
+            if name not in response.headers:
+                response.headers[name] = value
 
     async def aclose(self) -> None:
         await self._inner.aclose()

@@ -51,8 +51,8 @@ def is_research_proxy(base_url: str) -> bool:
 
 
 def research_warning(display_name: str, base_url: str) -> str:
-    return (f"{display_name}'s base URL {base_url} is Chutes' research proxy: it records what "
-            "passes through it for research, so do not send it anything private.")
+    return (f"The base URL of {display_name}, {base_url}, is Chutes' research proxy: it "
+            "records what passes through it for research, so do not send it anything private.")
 
 
 def research_warnings(settings: Settings, env: Mapping[str, str] | None = None) -> list[str]:
