@@ -172,3 +172,66 @@ approve = "always"
     assert code == 0, err
     assert b"The tool server everything asks: Please provide inputs" in shown
     assert "User declined to provide the requested information" in out
+
+
+def ask_alone(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """`tui-chat ask` with no terminal (a new session, pipes only)."""
+    return subprocess.run([sys.executable, "-m", "tui_chat", "ask", *args],
+                          capture_output=True, text=True, env={**os.environ, **env},
+                          timeout=60, start_new_session=True, check=False)
+
+
+def without_model_settings(env: dict[str, str]) -> None:
+    """config.toml keeps its tool server, and says nothing about the model."""
+    config = Path(env["TUI_CHAT_CONFIG"])
+    config.write_text(config.read_text(encoding="utf-8").split("[models.")[0],
+                      encoding="utf-8")
+
+
+def test_a_chutes_model_listed_with_tools_gets_them_on_a_fresh_machine(
+        chutes_server: FakeProvider, env: dict[str, str]) -> None:
+    """Chutes' /models lists "tools" among the model's supported features, and nothing is
+    said in config.toml nor cached: ask reads the list, and the call runs."""
+    without_model_settings(env)
+    chutes_server.models_list = {"object": "list", "data": [
+        {"id": MODEL, "supported_features": ["tools"]}]}
+    chutes_server.script(Reply(tool_call_stream([KOLKATA], ids=["call_k"])))
+    result = ask_alone(env, "--approve-tools", "-m", MODEL, QUESTION)
+    assert result.returncode == 0, result.stderr
+    assert "Asia/Kolkata" in result.stdout and "· ok." in result.stderr
+    assert "tools" in posts(chutes_server)[0]
+
+
+def test_a_chutes_model_listed_without_tools_is_said_and_sent_only_on_a_yes(
+        chutes_server: FakeProvider, env: dict[str, str]) -> None:
+    without_model_settings(env)
+    chutes_server.models_list = {"object": "list", "data": [
+        {"id": MODEL, "supported_features": ["json_mode"]}]}
+    result = ask_alone(env, "-m", MODEL, QUESTION)
+    assert result.returncode != 0
+    why = (f"{MODEL} does not take tools: Chutes' model list does not name tools among its "
+           "supported features")
+    assert result.stderr.startswith(f"tui-chat: {why}")
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert posts(chutes_server) == []
+    chutes_server.script(Reply(stream_of(["I cannot see a clock."])))
+    code, out, err, shown = run_with_controlling_terminal(
+        ["ask", "-m", MODEL, QUESTION], until=b"[y/N]", answer=b"y\n", env=env)
+    assert code == 0, err
+    assert why.encode() in shown and out.strip() == "I cannot see a clock."
+    [body] = posts(chutes_server)
+    assert "tools" not in body
+
+
+def test_sutra_gets_no_tools_and_says_why(sutra_server: FakeProvider, env: dict[str, str]
+                                          ) -> None:
+    env = {**env, "SUTRA_BASE_URL": sutra_server.url, "SUTRA_API_KEY": "sutra_fake-key-0001"}
+    sutra_server.script(Reply(stream_of(["No clock here."], flavour="sutra")))
+    code, out, err, shown = run_with_controlling_terminal(
+        ["ask", "-p", "sutra", "-m", "sutra-v2", QUESTION], until=b"[y/N]", answer=b"y\n",
+        env=env)
+    assert code == 0, err
+    assert b"sutra-v2 does not take tools: SUTRA's API documents no tools" in shown
+    assert out.strip() == "No clock here."
+    [body] = posts(sutra_server)
+    assert "tools" not in body
