@@ -235,3 +235,25 @@ def test_sutra_gets_no_tools_and_says_why(sutra_server: FakeProvider, env: dict[
     assert out.strip() == "No clock here."
     [body] = posts(sutra_server)
     assert "tools" not in body
+
+
+def test_a_server_turned_off_for_the_conversation_stays_off_in_ask_c(
+        chutes_server: FakeProvider, env: dict[str, str]) -> None:
+    """F8 turned the time server off for this conversation (`tools_off`, kept with it):
+    `ask -c` continuing it offers no tools and asks nothing."""
+    chutes_server.script(Reply(stream_of(["first"])))
+    assert ask_alone(env, "--approve-tools", "-m", MODEL, "hello").returncode == 0
+    from tui_chat.core.paths import store_file
+    from tui_chat.core.store import Store
+
+    with Store.open(store_file({**os.environ, **env})) as store:
+        [summary] = store.list_conversations()
+        conversation = store.get_conversation(summary.id)
+        store.set_parameters(summary.id, conversation.parameters.model_copy(
+            update={"tools_off": ["time"]}))
+    chutes_server.script(Reply(stream_of(["second"])))
+    result = ask_alone(env, "-c", "-m", MODEL, QUESTION)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "second" and result.stderr == ""
+    first, second = posts(chutes_server)
+    assert "tools" in first and "tools" not in second

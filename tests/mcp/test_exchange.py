@@ -335,3 +335,32 @@ async def test_sutra_documents_no_tools_and_says_so(sutra_server: FakeProvider,
     finally:
         await workspace.aclose()
         store.close()
+
+
+async def test_editing_a_message_branches_around_the_tool_messages(
+        chutes_server: FakeProvider, workspace_of: Any) -> None:
+    """Edit & resend after a tool exchange: a later message edited keeps the calls and
+    results before it in its request; the first one edited branches before them, and its
+    call is put to the user again. Nothing is removed."""
+    workspace: Workspace = workspace_of(settings({"time": time_server()}))
+    chutes_server.script(Reply(tool_call_stream([KOLKATA], ids=["call_k"])))
+    asker = Choosing()
+    await collect(workspace.send("What time is it in Kolkata?", asker=asker))
+    await collect(workspace.send("Thanks.", asker=asker))
+    first, called, tool, answer, thanks, _ = workspace.session.messages()
+    await collect(workspace.edit_and_resend(thanks.id, "And in Tokyo?", asker=asker))
+    path = workspace.session.messages()
+    assert [m.id for m in path[:4]] == [first.id, called.id, tool.id, answer.id]
+    assert path[4].content == "And in Tokyo?" and path[4].parent_id == answer.id
+    assert [m["role"] for m in bodies(chutes_server)[-1]["messages"]] == [
+        "user", "assistant", "tool", "assistant", "user"]
+    chutes_server.script(Reply(tool_call_stream(
+        [("time__get_current_time", '{"timezone": "Asia/Tokyo"}')], ids=["call_t"])))
+    await collect(workspace.edit_and_resend(first.id, "What time is it in Tokyo?",
+                                            asker=asker))
+    assert len(asker.questions) == 2  # asked again: "Run once" was for that call only
+    edited, called_again, tool_again, _ = workspace.session.messages()
+    assert edited.parent_id is None and called_again.tool_calls[0].id == "call_t"
+    assert "Asia/Tokyo" in tool_again.content and tool_again.tool_run is not None
+    for kept in (called, tool, answer, thanks):
+        assert workspace.store.get_message(kept.id).id == kept.id
