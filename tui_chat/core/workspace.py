@@ -713,8 +713,9 @@ class Workspace:
             said = self.no_tools_sentence()
             if not await self.asker.confirm(f"{said}. Send this message without them?"):
                 raise UsageError(f"{said}, so nothing was sent: choose a model that takes "
-                                 "tools, or turn the tool servers off for this "
-                                 "conversation.")
+                                 "tools, or turn the tool servers off (for this conversation "
+                                 "with F8 in the app; enabled = false under "
+                                 "[mcp.servers.NAME] in config.toml).")
             box = None
         async with contextlib.aclosing(start(box)) as events:
             async for event in events:
