@@ -61,10 +61,10 @@ def test_a_denial_on_the_terminal_goes_back_to_the_model(
         chutes_server: FakeProvider, env: dict[str, str]) -> None:
     chutes_server.script(Reply(tool_call_stream([KOLKATA], ids=["call_k"])))
     code, out, err, _ = run_with_controlling_terminal(
-        ["ask", "-m", MODEL, QUESTION], until=b"Choose 1-4:", answer=b"4\n", env=env)
+        ["ask", "-m", MODEL, QUESTION], until=b"Choose 1-4:", answer=b"4\n\n", env=env)
     assert code == 0, err
     assert "· denied." in err
-    assert "did not allow this call" in out
+    assert "did not allow this call" in out and "reason" not in out  # Enter: none given
 
 
 def test_with_no_terminal_it_refuses_in_one_sentence_and_sends_nothing(
@@ -257,3 +257,25 @@ def test_a_server_turned_off_for_the_conversation_stays_off_in_ask_c(
     assert result.stdout.strip() == "second" and result.stderr == ""
     first, second = posts(chutes_server)
     assert "tools" in first and "tools" not in second
+
+
+def test_on_the_terminal_the_call_is_shown_whole_and_a_denial_takes_a_reason(
+        chutes_server: FakeProvider, env: dict[str, str]) -> None:
+    """As in the app's dialog: the arguments pretty-printed (one line each, drawn inertly),
+    the tool's description, and a denial's reason that goes back to the model."""
+    chutes_server.script(Reply(tool_call_stream(
+        [("time__get_current_time", '{"timezone": "Asia/Kolkata", "x": "\\u001b[2J[b]"}')],
+        ids=["call_k"])))
+    code, _, err, shown = run_with_controlling_terminal(
+        ["ask", "-m", MODEL, QUESTION], until=b"Choose 1-4:", answer=b"4\nuse UTC\n",
+        env=env)
+    assert code == 0, err
+    lines = shown.decode().replace("\r\n", "\n").splitlines()
+    at = lines.index("  {")
+    assert lines[at:at + 4] == ["  {", '    "timezone": "Asia/Kolkata",',
+                                '    "x": "\\u001b[2J[b]"', "  }"]  # the escape, inert
+    assert b"\x1b" not in shown
+    assert "  Get current time in a specific timezone" in lines
+    assert "· denied." in err
+    tool = posts(chutes_server)[1]["messages"][-1]  # type: ignore[index]
+    assert tool["role"] == "tool" and tool["content"].endswith("Their reason: use UTC")
