@@ -279,3 +279,30 @@ def test_on_the_terminal_the_call_is_shown_whole_and_a_denial_takes_a_reason(
     assert "· denied." in err
     tool = posts(chutes_server)[1]["messages"][-1]  # type: ignore[index]
     assert tool["role"] == "tool" and tool["content"].endswith("Their reason: use UTC")
+
+
+def test_a_custom_providers_model_takes_tools_when_config_says_so(
+        chutes_server: FakeProvider, env: dict[str, str]) -> None:
+    """A provider added in config.toml (here the fake, as a local server without a key):
+    its model gets tools with `tools = true`; without it, the sentence says how to say so."""
+    config = Path(env["TUI_CHAT_CONFIG"])
+    without_model_settings(env)
+    plain = config.read_text(encoding="utf-8") + f"""
+[providers.mine]
+display_name = "My server"
+base_url = "{chutes_server.url}"
+needs_key = false
+"""
+    config.write_text(plain + '\n[models."mine:local-model"]\ntools = true\n',
+                      encoding="utf-8")
+    chutes_server.script(Reply(tool_call_stream([KOLKATA], ids=["call_k"])))
+    result = ask_alone(env, "--approve-tools", "-m", "mine:local-model", QUESTION)
+    assert result.returncode == 0, result.stderr
+    assert "Asia/Kolkata" in result.stdout and "· ok." in result.stderr
+    assert "tools" in posts(chutes_server)[0]
+    config.write_text(plain, encoding="utf-8")
+    result = ask_alone(env, "-m", "mine:local-model", QUESTION)
+    assert result.returncode != 0 and len(posts(chutes_server)) == 2  # nothing more sent
+    assert result.stderr.startswith(
+        "tui-chat: local-model does not take tools: My server's model list does not have it "
+        '(if it does, say tools = true under [models."mine:local-model"] in config.toml)')
