@@ -61,10 +61,10 @@ def test_a_denial_on_the_terminal_goes_back_to_the_model(
         chutes_server: FakeProvider, env: dict[str, str]) -> None:
     chutes_server.script(Reply(tool_call_stream([KOLKATA], ids=["call_k"])))
     code, out, err, _ = run_with_controlling_terminal(
-        ["ask", "-m", MODEL, QUESTION], until=b"Choose 1-4:", answer=b"4\n", env=env)
+        ["ask", "-m", MODEL, QUESTION], until=b"Choose 1-4:", answer=b"4\n\n", env=env)
     assert code == 0, err
     assert "· denied." in err
-    assert "did not allow this call" in out
+    assert "did not allow this call" in out and "reason" not in out  # Enter: none given
 
 
 def test_with_no_terminal_it_refuses_in_one_sentence_and_sends_nothing(
@@ -172,3 +172,137 @@ approve = "always"
     assert code == 0, err
     assert b"The tool server everything asks: Please provide inputs" in shown
     assert "User declined to provide the requested information" in out
+
+
+def ask_alone(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """`tui-chat ask` with no terminal (a new session, pipes only)."""
+    return subprocess.run([sys.executable, "-m", "tui_chat", "ask", *args],
+                          capture_output=True, text=True, env={**os.environ, **env},
+                          timeout=60, start_new_session=True, check=False)
+
+
+def without_model_settings(env: dict[str, str]) -> None:
+    """config.toml keeps its tool server, and says nothing about the model."""
+    config = Path(env["TUI_CHAT_CONFIG"])
+    config.write_text(config.read_text(encoding="utf-8").split("[models.")[0],
+                      encoding="utf-8")
+
+
+def test_a_chutes_model_listed_with_tools_gets_them_on_a_fresh_machine(
+        chutes_server: FakeProvider, env: dict[str, str]) -> None:
+    """Chutes' /models lists "tools" among the model's supported features, and nothing is
+    said in config.toml nor cached: ask reads the list, and the call runs."""
+    without_model_settings(env)
+    chutes_server.models_list = {"object": "list", "data": [
+        {"id": MODEL, "supported_features": ["tools"]}]}
+    chutes_server.script(Reply(tool_call_stream([KOLKATA], ids=["call_k"])))
+    result = ask_alone(env, "--approve-tools", "-m", MODEL, QUESTION)
+    assert result.returncode == 0, result.stderr
+    assert "Asia/Kolkata" in result.stdout and "· ok." in result.stderr
+    assert "tools" in posts(chutes_server)[0]
+
+
+def test_a_chutes_model_listed_without_tools_is_said_and_sent_only_on_a_yes(
+        chutes_server: FakeProvider, env: dict[str, str]) -> None:
+    without_model_settings(env)
+    chutes_server.models_list = {"object": "list", "data": [
+        {"id": MODEL, "supported_features": ["json_mode"]}]}
+    result = ask_alone(env, "-m", MODEL, QUESTION)
+    assert result.returncode != 0
+    why = (f"{MODEL} does not take tools: Chutes' model list does not name tools among its "
+           "supported features")
+    assert result.stderr.startswith(f"tui-chat: {why}")
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert posts(chutes_server) == []
+    chutes_server.script(Reply(stream_of(["I cannot see a clock."])))
+    code, out, err, shown = run_with_controlling_terminal(
+        ["ask", "-m", MODEL, QUESTION], until=b"[y/N]", answer=b"y\n", env=env)
+    assert code == 0, err
+    assert why.encode() in shown and out.strip() == "I cannot see a clock."
+    [body] = posts(chutes_server)
+    assert "tools" not in body
+
+
+def test_sutra_gets_no_tools_and_says_why(sutra_server: FakeProvider, env: dict[str, str]
+                                          ) -> None:
+    env = {**env, "SUTRA_BASE_URL": sutra_server.url, "SUTRA_API_KEY": "sutra_fake-key-0001"}
+    sutra_server.script(Reply(stream_of(["No clock here."], flavour="sutra")))
+    code, out, err, shown = run_with_controlling_terminal(
+        ["ask", "-p", "sutra", "-m", "sutra-v2", QUESTION], until=b"[y/N]", answer=b"y\n",
+        env=env)
+    assert code == 0, err
+    assert b"sutra-v2 does not take tools: SUTRA's API documents no tools" in shown
+    assert out.strip() == "No clock here."
+    [body] = posts(sutra_server)
+    assert "tools" not in body
+
+
+def test_a_server_turned_off_for_the_conversation_stays_off_in_ask_c(
+        chutes_server: FakeProvider, env: dict[str, str]) -> None:
+    """F8 turned the time server off for this conversation (`tools_off`, kept with it):
+    `ask -c` continuing it offers no tools and asks nothing."""
+    chutes_server.script(Reply(stream_of(["first"])))
+    assert ask_alone(env, "--approve-tools", "-m", MODEL, "hello").returncode == 0
+    from tui_chat.core.paths import store_file
+    from tui_chat.core.store import Store
+
+    with Store.open(store_file({**os.environ, **env})) as store:
+        [summary] = store.list_conversations()
+        conversation = store.get_conversation(summary.id)
+        store.set_parameters(summary.id, conversation.parameters.model_copy(
+            update={"tools_off": ["time"]}))
+    chutes_server.script(Reply(stream_of(["second"])))
+    result = ask_alone(env, "-c", "-m", MODEL, QUESTION)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "second" and result.stderr == ""
+    first, second = posts(chutes_server)
+    assert "tools" in first and "tools" not in second
+
+
+def test_on_the_terminal_the_call_is_shown_whole_and_a_denial_takes_a_reason(
+        chutes_server: FakeProvider, env: dict[str, str]) -> None:
+    """As in the app's dialog: the arguments pretty-printed (one line each, drawn inertly),
+    the tool's description, and a denial's reason that goes back to the model."""
+    chutes_server.script(Reply(tool_call_stream(
+        [("time__get_current_time", '{"timezone": "Asia/Kolkata", "x": "\\u001b[2J[b]"}')],
+        ids=["call_k"])))
+    code, _, err, shown = run_with_controlling_terminal(
+        ["ask", "-m", MODEL, QUESTION], until=b"Choose 1-4:", answer=b"4\nuse UTC\n",
+        env=env)
+    assert code == 0, err
+    lines = shown.decode().replace("\r\n", "\n").splitlines()
+    at = lines.index("  {")
+    assert lines[at:at + 4] == ["  {", '    "timezone": "Asia/Kolkata",',
+                                '    "x": "\\u001b[2J[b]"', "  }"]  # the escape, inert
+    assert b"\x1b" not in shown
+    assert "  Get current time in a specific timezone" in lines
+    assert "· denied." in err
+    tool = posts(chutes_server)[1]["messages"][-1]  # type: ignore[index]
+    assert tool["role"] == "tool" and tool["content"].endswith("Their reason: use UTC")
+
+
+def test_a_custom_providers_model_takes_tools_when_config_says_so(
+        chutes_server: FakeProvider, env: dict[str, str]) -> None:
+    """A provider added in config.toml (here the fake, as a local server without a key):
+    its model gets tools with `tools = true`; without it, the sentence says how to say so."""
+    config = Path(env["TUI_CHAT_CONFIG"])
+    without_model_settings(env)
+    plain = config.read_text(encoding="utf-8") + f"""
+[providers.mine]
+display_name = "My server"
+base_url = "{chutes_server.url}"
+needs_key = false
+"""
+    config.write_text(plain + '\n[models."mine:local-model"]\ntools = true\n',
+                      encoding="utf-8")
+    chutes_server.script(Reply(tool_call_stream([KOLKATA], ids=["call_k"])))
+    result = ask_alone(env, "--approve-tools", "-m", "mine:local-model", QUESTION)
+    assert result.returncode == 0, result.stderr
+    assert "Asia/Kolkata" in result.stdout and "· ok." in result.stderr
+    assert "tools" in posts(chutes_server)[0]
+    config.write_text(plain, encoding="utf-8")
+    result = ask_alone(env, "-m", "mine:local-model", QUESTION)
+    assert result.returncode != 0 and len(posts(chutes_server)) == 2  # nothing more sent
+    assert result.stderr.startswith(
+        "tui-chat: local-model does not take tools: My server's model list does not have it "
+        '(if it does, say tools = true under [models."mine:local-model"] in config.toml)')

@@ -265,3 +265,102 @@ async def test_an_image_result_is_kept_as_a_file_of_the_tool_message_and_not_sen
     # Reopened, the tool message still has its file.
     workspace.open_conversation(workspace.session.conversation.id)
     assert workspace.session.messages()[2].attachments == image.attachments
+
+
+async def test_a_chutes_model_listed_with_tools_is_offered_them_with_nothing_in_config(
+        chutes_server: FakeProvider, workspace_of: Any) -> None:
+    """Chutes' /models lists "tools" in the model's `supported_features`: that alone makes it
+    take tools. The list is read before the first message with tools when it never was (a
+    fresh machine: `ask`, or the app before its start-up list arrived)."""
+    chutes_server.models_list = {"object": "list", "data": [
+        {"id": MODEL, "supported_features": ["json_mode", "tools"]}]}
+    workspace: Workspace = workspace_of(Settings(mcp=McpSettings(
+        servers={"time": time_server()})))
+    chutes_server.script(Reply(stream_of(["I will ask the tool."])))
+    asker = Choosing()
+    await collect(workspace.send("What time is it?", asker=asker))
+    [body] = bodies(chutes_server)
+    assert {tool["function"]["name"] for tool in body["tools"]} == {
+        "time__get_current_time", "time__convert_time"}
+    assert asker.confirmations == []
+
+
+LISTED = {"id": MODEL, "supported_features": ["json_mode", "tools"]}
+
+
+@pytest.mark.parametrize(("listed", "tools", "status", "reason"), [
+    ({"id": MODEL, "supported_features": ["json_mode"]}, None, 200,
+     "Chutes' model list does not name tools among its supported features"),
+    ({"id": MODEL}, None, 200, "Chutes' model list does not say whether it takes them"),
+    ({"id": "another/model", "supported_features": ["tools"]}, None, 200,
+     "Chutes' model list does not have it"),
+    (LISTED, None, 500, "Chutes' model list could not be read"),
+    (LISTED, False, 200, 'config.toml says tools = false under [models."chutes:'),
+])
+async def test_the_question_says_why_a_model_takes_no_tools(
+        chutes_server: FakeProvider, workspace_of: Any, listed: dict[str, Any],
+        tools: bool | None, status: int, reason: str) -> None:
+    chutes_server.models_list = {"object": "list", "data": [listed]}
+    chutes_server.models_status = status
+    models = {} if tools is None else {f"chutes:{MODEL}": ModelSettings(tools=tools)}
+    workspace: Workspace = workspace_of(Settings(mcp=McpSettings(
+        servers={"time": time_server()}), models=models))
+    asker = Choosing(yes=False)
+    with pytest.raises(UsageError) as refused:
+        await collect(workspace.send("What time is it?", asker=asker))
+    [question] = asker.confirmations
+    assert question.startswith(f"{MODEL} does not take tools: {reason}")
+    assert question.endswith("Send this message without them?")
+    assert reason in str(refused.value) and "nothing was sent" in str(refused.value)
+    assert bodies(chutes_server) == []
+
+
+async def test_sutra_documents_no_tools_and_says_so(sutra_server: FakeProvider,
+                                                    tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "store.sqlite3")
+    env = {"SUTRA_BASE_URL": sutra_server.url, "SUTRA_API_KEY": "sutra_test-0001",
+           "PATH": "/usr/bin:/bin"}
+    workspace = Workspace(Settings(mcp=McpSettings(servers={"time": time_server()})), store,
+                          env=env, provider="sutra", model="sutra-v2")
+    try:
+        asker = Choosing(yes=True)
+        sutra_server.script(Reply(stream_of(["नमस्ते"], flavour="sutra")))
+        await collect(workspace.send("What time is it?", asker=asker))
+        [question] = asker.confirmations
+        assert question.startswith("sutra-v2 does not take tools: SUTRA's API documents no "
+                                   "tools")
+        [body] = bodies(sutra_server)
+        assert "tools" not in body
+        assert [r for r in sutra_server.requests if r.method == "GET"] == []
+    finally:
+        await workspace.aclose()
+        store.close()
+
+
+async def test_editing_a_message_branches_around_the_tool_messages(
+        chutes_server: FakeProvider, workspace_of: Any) -> None:
+    """Edit & resend after a tool exchange: a later message edited keeps the calls and
+    results before it in its request; the first one edited branches before them, and its
+    call is put to the user again. Nothing is removed."""
+    workspace: Workspace = workspace_of(settings({"time": time_server()}))
+    chutes_server.script(Reply(tool_call_stream([KOLKATA], ids=["call_k"])))
+    asker = Choosing()
+    await collect(workspace.send("What time is it in Kolkata?", asker=asker))
+    await collect(workspace.send("Thanks.", asker=asker))
+    first, called, tool, answer, thanks, _ = workspace.session.messages()
+    await collect(workspace.edit_and_resend(thanks.id, "And in Tokyo?", asker=asker))
+    path = workspace.session.messages()
+    assert [m.id for m in path[:4]] == [first.id, called.id, tool.id, answer.id]
+    assert path[4].content == "And in Tokyo?" and path[4].parent_id == answer.id
+    assert [m["role"] for m in bodies(chutes_server)[-1]["messages"]] == [
+        "user", "assistant", "tool", "assistant", "user"]
+    chutes_server.script(Reply(tool_call_stream(
+        [("time__get_current_time", '{"timezone": "Asia/Tokyo"}')], ids=["call_t"])))
+    await collect(workspace.edit_and_resend(first.id, "What time is it in Tokyo?",
+                                            asker=asker))
+    assert len(asker.questions) == 2  # asked again: "Run once" was for that call only
+    edited, called_again, tool_again, _ = workspace.session.messages()
+    assert edited.parent_id is None and called_again.tool_calls[0].id == "call_t"
+    assert "Asia/Tokyo" in tool_again.content and tool_again.tool_run is not None
+    for kept in (called, tool, answer, thanks):
+        assert workspace.store.get_message(kept.id).id == kept.id

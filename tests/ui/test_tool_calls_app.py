@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from tests.fakeprovider import FakeProvider, Reply, tool_call_stream
+from tests.fakeprovider import FakeProvider, Reply, stream_of, tool_call_stream
 from tests.mcp.conftest import fault_server, markers, time_server
 from tests.ui.conftest import AppFactory, conversation, rendered_text, wait_idle, wait_until
 from tui_chat.core.config import Settings
@@ -319,3 +319,42 @@ def written_privately(uri: str) -> bytes:
     path = Path(uri.removeprefix("file://"))
     assert path.stat().st_mode & 0o077 == 0 and path.parent.stat().st_mode & 0o077 == 0
     return path.read_bytes()
+
+
+async def test_a_chutes_model_listed_with_tools_gets_them_with_nothing_in_config(
+        make_app: AppFactory, chutes_server: FakeProvider) -> None:
+    """Chutes' /models names "tools" among the model's supported features; config.toml says
+    nothing of the model and its list was never read: the first message reads it, and the
+    call is put to the user."""
+    chutes_server.models_list = {"object": "list", "data": [
+        {"id": MODEL, "supported_features": ["tools"]}]}
+    chutes_server.script(Reply(tool_call_stream([KOLKATA], ids=["call_k"])))
+    app = make_app(settings=Settings(mcp=McpSettings(servers={"time": time_server()})))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "What time is it in Kolkata?")
+        dialog = await approval(pilot)
+        assert dialog.tool == "get_current_time"
+        await pilot.press("1")
+        await wait_idle(pilot)
+        assert '▶ 🔧 time.get_current_time {"timezone": "Asia/Kolkata"} · ' in shown(pilot)
+
+
+async def test_sutra_gets_no_tools_and_the_question_says_why(
+        make_app: AppFactory, sutra_server: FakeProvider,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SUTRA_BASE_URL", sutra_server.url)
+    monkeypatch.setenv("SUTRA_API_KEY", "sutra_fake-key-0001")
+    sutra_server.script(Reply(stream_of(["No clock here."], flavour="sutra")))
+    app = make_app(settings=Settings(mcp=McpSettings(servers={"time": time_server()})),
+                   provider="sutra", model="sutra-v2")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "What time is it?")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        question = app.screen.question  # type: ignore[attr-defined]
+        assert question.startswith("sutra-v2 does not take tools: SUTRA's API documents no "
+                                   "tools")
+        await pilot.press("y")
+        await wait_idle(pilot)
+        [body] = [r.body for r in sutra_server.requests if r.method == "POST"]
+        assert "tools" not in body
+        assert "No clock here." in shown(pilot)

@@ -190,6 +190,26 @@ def test_expanded_the_row_shows_the_arguments_whole() -> None:
     assert '"timezone": "Asia/Kolkata"' in plain(rows) and "the time" in plain(rows)
 
 
+def test_expanded_the_arguments_and_the_result_are_labelled_and_set_apart() -> None:
+    """Unfolded, the arguments and the result are two labelled blocks, each line indented
+    under its label: two JSON objects one after the other read as one otherwise."""
+    rows = result_rows(tool_message('{\n  "hour": 9\n}'), expanded=True,
+                       arguments='{"timezone": "Asia/Kolkata"}')
+    assert plain(rows).splitlines()[1:] == [
+        "  arguments:", "    {", '      "timezone": "Asia/Kolkata"', "    }",
+        "  result:", "    {", '      "hour": 9', "    }"]
+    [marker] = [line for line in plain(result_rows(tool_message("y" * 30_000), expanded=True,
+                                                   arguments="{}")).splitlines()
+                if "more characters" in line]
+    assert marker.startswith("    … ")
+
+
+def test_expanded_calls_keep_their_arguments_indented_under_each_name() -> None:
+    rows = call_rows(reply_with_calls('{"timezone": "Asia/Kolkata"}'), run=True, expanded=True)
+    assert plain(rows).splitlines()[1:] == [
+        "  🔧 time__get_current_time", "    {", '      "timezone": "Asia/Kolkata"', "    }"]
+
+
 def test_the_message_list_finds_each_results_arguments_by_its_reply() -> None:
     from tui_chat.core.tool_turns import call_arguments
 

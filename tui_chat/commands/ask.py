@@ -169,6 +169,7 @@ async def _ask(args: argparse.Namespace, context: Context) -> int:
                 return await print_compare(workspace.compare(prompt, parameters, files,
                                                              asker=asker),
                                            models, args.show_reasoning)
+            await workspace.learn_whether_model_takes_tools()
             tools = _tools_allowed(workspace, asker, args.approve_tools)
             try:
                 events = workspace.send(prompt, parameters, files, asker=asker)
@@ -203,11 +204,18 @@ def _tools_allowed(workspace: Workspace, asker: TerminalAsker, approve_all: bool
     call is then approved on the terminal, or without asking with --approve-tools. With no
     terminal and no --approve-tools, the calls a server's policy lets run alone (approve =
     "always", or "read-only" and a read-only tool) run and the rest are refused, each in a
-    sentence; when every server on asks for every call: UsageError, before anything is
-    sent."""
+    sentence; when every server on asks for every call, or the model takes no tools (which
+    the terminal would be asked about): UsageError, before anything is sent."""
     servers = workspace.tool_servers()
-    if not servers or not workspace.takes_tools():
-        return False  # none, or the model takes none: the workspace asks whether to go on
+    if not servers:
+        return False
+    if not workspace.takes_tools():
+        # The workspace asks whether to send without them; with no one to ask, say it once.
+        if not asker.assume_yes and not asker.has_terminal():
+            raise UsageError(f"{workspace.no_tools_sentence()}, so nothing was sent: there is "
+                             "no terminal to ask whether to send it without them (--yes "
+                             "does).")
+        return False
     workspace.approve_tools = approve_all
     policies = {workspace.settings.mcp.servers[name].approve for name in servers}
     if not approve_all and policies == {"ask"} and not asker.has_terminal():

@@ -77,10 +77,21 @@ class TerminalAsker:
         """A tool call put to the terminal with its choices; with no terminal, refused in
         one sentence (the calls a server's policy lets run alone never come here)."""
         from tui_chat.core.mcp.approval import Answer
-        from tui_chat.core.mcp.loop import Approval, approval_by_choice
+        from tui_chat.core.mcp.loop import CHOICES, Approval
 
         if self.has_terminal():
-            return await approval_by_choice(self, request)
+            try:
+                answer = (await self._read_answer(_call_question(request))).strip()
+                choices = list(CHOICES)
+                choice = (choices[int(answer) - 1]
+                          if answer.isdigit() and 1 <= int(answer) <= len(choices) else answer)
+                if CHOICES.get(choice, Answer.DENY) is not Answer.DENY:
+                    return Approval(CHOICES[choice])
+                reason = await self._read_answer(
+                    "Denied. A reason for the model (Enter: none): ")
+            except NoTerminal:
+                return Approval(Answer.DENY, "tui-chat could not ask the user: no terminal")
+            return Approval(Answer.DENY, _one_line(reason)[:2000])
         tool = f"{one_line(request.tool.server, 64)}.{one_line(request.tool.name, 64)}"
         self.say(f"Not run: {tool} needs your approval and there is no terminal to ask on "
                  "(--approve-tools runs every call; approve = \"read-only\" or \"always\" "
@@ -165,6 +176,32 @@ async def _line_from(fd: int) -> str:
         with contextlib.suppress(Exception):
             loop.remove_reader(fd)
     return data.split(b"\n", 1)[0].decode("utf-8", "replace")
+
+
+ARGUMENT_LINES = 60
+"""The lines of a call's arguments shown on the terminal; a marker counts the rest."""
+
+
+def _call_question(request: CallRequest) -> str:
+    """A tool call as the terminal shows it: the server and the tool, the arguments pretty
+    and one line each, the tool's description (all of it untrusted text, sanitized), the
+    choices (core.mcp.loop.CHOICES) and the prompt."""
+    import json
+
+    from tui_chat.core.mcp.loop import CHOICES
+
+    tool, server = _one_line(request.tool.name)[:64], _one_line(request.tool.server)[:64]
+    pretty = json.dumps(request.arguments, indent=2, ensure_ascii=False).splitlines()
+    shown = [f"  {sanitize(line)[:400]}" for line in pretty[:ARGUMENT_LINES]]
+    if len(pretty) > ARGUMENT_LINES:
+        shown.append(f"  … {len(pretty) - ARGUMENT_LINES:,} more lines not shown")
+    description = _one_line(request.tool.description)
+    lines = [f"The model asks to run the tool {tool} of the server {server} with these "
+             "arguments:", *shown,
+             *([f"  {one_line(description, 300)}"] if description else []),
+             *(f"  {n}. {choice}" for n, choice in enumerate(CHOICES, start=1)),
+             f"Choose 1-{len(CHOICES)}: "]
+    return "\n".join(lines)
 
 
 def _one_line(text: str) -> str:

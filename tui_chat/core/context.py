@@ -124,15 +124,21 @@ class ContextMeter:
 
     def __init__(self, calibration: Calibration | None = None) -> None:
         self.calibration = calibration or Calibration()
-        self._counts: dict[tuple[str, int], dict[str, int]] = {}
+        self._counts: dict[tuple[str, int, int], dict[str, int]] = {}
 
     def counts(self, message: Message) -> dict[str, int]:
-        key = (message.id, len(message.content))
+        """What the message is sent as is made of: its text, and the name and arguments of
+        each tool call it made (sent with every later request, as its result is)."""
+        key = (message.id, len(message.content), len(message.tool_calls))
         found = self._counts.get(key)
         if found is None:
             if len(self._counts) > 20_000:
                 self._counts.clear()
-            found = self._counts[key] = script_counts(message.content)
+            text = message.content
+            if message.tool_calls:
+                text = "\n".join([text, *(f"{call.name} {call.arguments}"
+                                           for call in message.tool_calls)])
+            found = self._counts[key] = script_counts(text)
         return found
 
     def message_tokens(self, model: str | None, message: Message) -> float:

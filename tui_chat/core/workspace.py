@@ -624,6 +624,53 @@ class Workspace:
         facts = self.facts()
         return facts is not None and facts.takes_tools
 
+    async def learn_whether_model_takes_tools(self) -> None:
+        """Read the provider's model list when the current model is not known to take tools
+        and the list never was read (a fresh machine, or a message sent before the app's
+        start-up list arrived): Chutes says which models take tools there. Only with tool
+        servers on, and when config.toml does not say (`tools = …`); a failure leaves it
+        unknown (`no_tools_reason` says so)."""
+        if (self.model is None or not self.tool_servers() or self.takes_tools()
+                or self.catalog.knows_facts(self.provider)):
+            return
+        own = self.settings.model_settings(self.provider_name, self.model)
+        if own is not None and own.tools is not None:
+            return
+        await self.catalog.refresh(self.provider)
+
+    def no_tools_sentence(self) -> str:
+        """That the current model does not take tools, why, and (unless config.toml says
+        so) how to say it does; no full stop."""
+        model = one_line(self.model or "", 80)  # a model id is untrusted text
+        own = self.settings.model_settings(self.provider_name, self.model or "")
+        fix = ("" if own is not None and own.tools is False else
+               f' (if it does, say tools = true under [models."{self.provider_name}:{model}"]'
+               " in config.toml)")
+        return f"{model} does not take tools: {self.no_tools_reason()}{fix}"
+
+    def no_tools_reason(self) -> str:
+        """Why the current model is not offered tools, as a clause naming where that was
+        learnt (the provider's list, its API, config.toml)."""
+        provider, model = self.provider, self.model or ""
+        name = one_line(provider.display_name, 40)
+        name += "'" if name.endswith("s") else "'s"  # Chutes' list, SUTRA's API
+        own = self.settings.model_settings(provider.name, model)
+        if own is not None and own.tools is False:
+            return (f'config.toml says tools = false under [models."{provider.name}:'
+                    f'{one_line(model, 80)}"]')
+        if not provider.spec.has_models_endpoint:
+            return f"{name} API documents no tools"
+        known = self.catalog.cached(provider)
+        if known.source not in ("live", "cache") or (known.note is not None and not any(
+                info.id == model for info in known.models)):
+            return f"{name} model list could not be read to learn whether it does"
+        listed = next((info for info in known.models if info.id == model), None)
+        if listed is None:
+            return f"{name} model list does not have it"
+        if listed.features:
+            return f"{name} model list does not name tools among its supported features"
+        return f"{name} model list does not say whether it takes them"
+
     def compare_note(self) -> str | None:
         """The sentence a comparison shows when the conversation has tool servers on."""
         servers = self.tool_servers()
@@ -661,12 +708,14 @@ class Workspace:
         does not, sent without them only when the user agrees (else UsageError, nothing
         sent)."""
         if box is not None and not self.takes_tools():
-            said = (f"{self.model} does not take tools (its provider does not list it as "
-                    "taking them; a custom provider's model says `tools = true` under "
-                    "[models] in config.toml)")
+            await self.learn_whether_model_takes_tools()
+        if box is not None and not self.takes_tools():
+            said = self.no_tools_sentence()
             if not await self.asker.confirm(f"{said}. Send this message without them?"):
                 raise UsageError(f"{said}, so nothing was sent: choose a model that takes "
-                                 "tools, or turn the tool servers off for this conversation.")
+                                 "tools, or turn the tool servers off (for this conversation "
+                                 "with F8 in the app; enabled = false under "
+                                 "[mcp.servers.NAME] in config.toml).")
             box = None
         async with contextlib.aclosing(start(box)) as events:
             async for event in events:

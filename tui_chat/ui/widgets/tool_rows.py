@@ -57,11 +57,17 @@ STATUS_STYLES = {"error": "tc.error", "failed": "tc.error",
                  "invalid": "tc.error", "not-run": "tc.warning", "interrupted": "tc.warning"}
 
 
-def cut(text: str, limit: int = SHOWN_CHARS) -> Text:
-    """`text` sanitized, at most `limit` characters, with a marker naming the rest."""
-    shown = Text(sanitize(text[:limit]))
+BLOCK_INDENT = "    "
+"""Where an unfolded result's arguments and text start, under their labels."""
+
+
+def cut(text: str, limit: int = SHOWN_CHARS, *, indent: str = "") -> Text:
+    """`text` sanitized, at most `limit` characters, with a marker naming the rest; each
+    line after `indent`."""
+    shown = Text(indent + sanitize(text[:limit]).replace("\n", "\n" + indent))
     if len(text) > limit:
-        shown.append(f"\n… {len(text) - limit:,} more characters not shown", style="italic")
+        shown.append(f"\n{indent}… {len(text) - limit:,} more characters not shown",
+                     style="italic")
     return shown
 
 
@@ -90,7 +96,7 @@ def call_rows(message: Message, *, run: bool, expanded: bool) -> list[Renderable
         rows.append(Text(f"▼ {sanitize(head)}", style="italic"))
         for call in message.tool_calls:
             rows.append(Text(f"  🔧 {one_line(call.name or '(no name)', 80)}", style="bold"))
-            rows.append(Text("    ").append_text(cut(pretty_arguments(call.arguments))))
+            rows.append(cut(pretty_arguments(call.arguments), indent=BLOCK_INDENT))
         return rows
     rows.append(Text(f"▶ {sanitize(head)} (t shows the calls)", style="italic"))
     if not run:  # none ran: the calls stay folded under the sentence
@@ -163,8 +169,10 @@ def result_rows(message: Message, *, expanded: bool, arguments: str | None = Non
         return [*folded, *file_rows(message)]
     rows: list[RenderableType] = [summary]
     if arguments and arguments.strip():
-        rows.append(Text("  ", style="dim").append_text(cut(pretty_arguments(arguments))))
-    return [*rows, cut(message.content), *file_rows(message)]
+        rows += [Text("  arguments:", style="dim"),
+                 cut(pretty_arguments(arguments), indent=BLOCK_INDENT)]
+    return [*rows, Text("  result:", style="dim"), cut(message.content, indent=BLOCK_INDENT),
+            *file_rows(message)]
 
 
 def progress_text(progress: RunProgress | None) -> str:
