@@ -6,7 +6,7 @@ import base64
 import json
 
 from tui_chat.core.mcp.approval import Answer, Grants, needs_asking
-from tui_chat.core.mcp.results import ERROR_HEAD, result_files, result_links, result_text
+from tui_chat.core.mcp.results import ERROR_HEAD, read_result, result_links, result_text
 from tui_chat.core.mcp.tools import NAME_PATTERN, ToolSpec, openai_tools, qualified_names
 
 
@@ -65,13 +65,13 @@ def test_images_are_kept_as_files_within_the_limit_and_links_are_found() -> None
         "[image: image/png, 1,000 bytes: image-1.png]",
         "[image: image/jpeg, 2,000 bytes: too large to keep (over 1,500 bytes)]",
         "[image: image/gif, not base64: not kept]"]
-    files = result_files(content, limit=1500)
+    files = read_result(content, limit=1500).files
     assert [(f.name, f.kind, f.mime, f.size) for f in files] == [
         ("image-1.png", "image", "image/png", 1000)]
     assert files[0].data is not None and files[0].data.startswith(b"\x89PNG")
     too_big = result_text(content[:1], limit=999)
     assert too_big == "[image: image/png, 1,000 bytes: too large to keep (over 999 bytes)]"
-    assert result_files(content[:1], limit=999) == []
+    assert read_result(content[:1], limit=999).files == []
     assert result_links(text) == [("A", "https://example.com/a"), ("p", "file:///etc/passwd")]
 
 

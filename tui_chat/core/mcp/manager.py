@@ -33,7 +33,7 @@ from tui_chat.core.mcp.connection import (
     reason,
 )
 from tui_chat.core.mcp.elicitation import ElicitAnswer, ElicitRequest, domain
-from tui_chat.core.mcp.results import result_files, result_text
+from tui_chat.core.mcp.results import read_result
 from tui_chat.core.mcp.tools import ToolSpec, qualified_names
 from tui_chat.core.models import Attachment
 
@@ -48,7 +48,7 @@ Progress = Callable[[float, float | None, str | None], None]
 @dataclass(frozen=True)
 class ToolOutcome:
     """A finished call: `text` goes back to the model as the tool's result; `files` (its
-    images) are kept for the user (results.result_files)."""
+    images) are kept for the user (results.read_result)."""
 
     status: CallStatus
     text: str
@@ -192,10 +192,9 @@ class ServerManager:
                 return outcome("failed", f"The tool server {tool.server} answered the call "
                                          f"with something tui-chat cannot read: "
                                          f"{reason(error)}.")
-        text = result_text(result.content, result.structured_content,
-                           is_error=bool(result.is_error),
-                           limit=self.settings.max_result_chars)
-        files = result_files(result.content, limit=self.settings.max_result_chars)
+        text, files = read_result(result.content, result.structured_content,
+                                  is_error=bool(result.is_error),
+                                  limit=self.settings.max_result_chars)
         return ToolOutcome("error" if result.is_error else "ok", text,
                            time.monotonic() - started, tuple(files))
 

@@ -10,8 +10,9 @@ text, or a line naming it. A result marked `isError` says so first. A text longe
 limit is cut, and the cut is marked where it happened: never silently.
 
 For the user, each image is also kept whole as an attachment of the tool message
-(`result_files`: `image-1.png`, …), when its bytes fit within the same limit; its line
-names the file, or says it was too large to keep.
+(`read_result`'s files: `image-1.png`, …), when its bytes fit within the same limit; its
+line names the file, or says it was too large to keep. Each image is decoded once, for
+both.
 
 The blocks are read by their `type`, so this works on the SDK's objects and on plain data
 alike, and imports no SDK.
@@ -24,7 +25,7 @@ import binascii
 import json
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from tui_chat.core.models import Attachment
 
@@ -39,10 +40,25 @@ def cut(text: str, limit: int) -> str:
             f"the first {limit:,} are kept]")
 
 
+class ReadResult(NamedTuple):
+    text: str
+    """For the model, and for the user folded under the call."""
+    files: list[Attachment]
+    """The result's images, kept whole (`image-1.png`, …, numbered as `text` names them)."""
+
+
 def result_text(content: Sequence[Any], structured: Any = None, *, is_error: bool = False,
                 limit: int = 100_000) -> str:
     """The text of a result (see the module's docstring), at most about `limit` characters."""
+    return read_result(content, structured, is_error=is_error, limit=limit).text
+
+
+def read_result(content: Sequence[Any], structured: Any = None, *, is_error: bool = False,
+                limit: int = 100_000) -> ReadResult:
+    """The text of a result (see the module's docstring), at most about `limit` characters,
+    and its images whose bytes are base64 and at most `limit`."""
     parts: list[str] = []
+    files: list[Attachment] = []
     images = 0
     pretty = (json.dumps(structured, indent=2, ensure_ascii=False)
               if structured is not None else None)
@@ -57,7 +73,7 @@ def result_text(content: Sequence[Any], structured: Any = None, *, is_error: boo
                 parts.append(text)
         elif kind == "image":
             images += 1
-            parts.append(_image_line(block, images, limit))
+            parts.append(_image(block, images, limit, files))
         elif kind == "audio":
             parts.append(f"[{kind}: {_get(block, 'mime_type') or 'unknown type'}, "
                          f"{_size(_get(block, 'data'))}]")
@@ -73,7 +89,7 @@ def result_text(content: Sequence[Any], structured: Any = None, *, is_error: boo
     text = "\n".join(parts) if parts else "(no content)"
     if is_error:
         text = f"{ERROR_HEAD}\n{text}"
-    return cut(text, limit)
+    return ReadResult(cut(text, limit), files)
 
 
 def _get(block: Any, name: str) -> Any:
@@ -97,6 +113,10 @@ def _size(data: Any) -> str:
         count = len(base64.b64decode(data, validate=False))
     except (binascii.Error, ValueError):
         count = len(data)
+    return _bytes(count)
+
+
+def _bytes(count: int) -> str:
     return f"{count:,} bytes" if count != 1 else "1 byte"
 
 
@@ -128,32 +148,21 @@ def _decoded(data: Any) -> bytes | None:
         return None
 
 
-def _image_line(block: Any, number: int, limit: int) -> str:
-    mime = str(_get(block, "mime_type") or "unknown type")
+def _image(block: Any, number: int, limit: int, files: list[Attachment]) -> str:
+    """The line naming the `number`th image of a result; the image added to `files` when
+    its bytes are base64 and at most `limit`."""
+    mime = _get(block, "mime_type")
+    said = str(mime or "unknown type")
     data = _decoded(_get(block, "data"))
     if data is None:
-        return f"[image: {mime}, not base64: not kept]"
-    head = f"[image: {mime}, {_size(_get(block, 'data'))}"
+        return f"[image: {said}, not base64: not kept]"
+    head = f"[image: {said}, {_bytes(len(data))}"
     if len(data) > limit:
         return f"{head}: too large to keep (over {limit:,} bytes)]"
-    return f"{head}: {image_name(number, mime)}]"
-
-
-def result_files(content: Sequence[Any], *, limit: int = 100_000) -> list[Attachment]:
-    """The images of a result, each kept whole as an attachment (`image-1.png`, …, numbered
-    as `result_text` names them) when its bytes are base64 and at most `limit`."""
-    files: list[Attachment] = []
-    number = 0
-    for block in content:
-        if _get(block, "type") != "image":
-            continue
-        number += 1
-        mime = str(_get(block, "mime_type") or "application/octet-stream")
-        data = _decoded(_get(block, "data"))
-        if data is not None and len(data) <= limit:
-            files.append(Attachment(name=image_name(number, mime), kind="image", mime=mime,
-                                    size=len(data), data=data))
-    return files
+    mime = str(mime or "application/octet-stream")
+    name = image_name(number, mime)
+    files.append(Attachment(name=name, kind="image", mime=mime, size=len(data), data=data))
+    return f"{head}: {name}]"
 
 
 _LINK = re.compile(r"^\[link: (?P<name>[^\n]*) <(?P<uri>[^<>\s]+)>\]$", re.MULTILINE)

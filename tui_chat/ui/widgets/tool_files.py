@@ -1,5 +1,5 @@
 """What a tool's result offers the user besides its text: its images, kept as files of the
-tool message (`core.mcp.results.result_files`), and its resource links. Each is one row under
+tool message (`core.mcp.results.read_result`), and its resource links. Each is one row under
 the result (folded or not): `📎 image-1.png · image/png · 1.2 KB · o opens it`, `🔗 A
 https://example.com/a · o opens it`. `o` (the message list's open-link key) offers them in
 turn, as it offers a reply's links, and asks first. Only http and https links are opened (as
