@@ -5,6 +5,7 @@ handed to the user's viewer as a file:// URL (`App.open_url`, which says where n
 
 from __future__ import annotations
 
+import re
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,6 +20,9 @@ if TYPE_CHECKING:
     from tui_chat.core.store import Store
 
 _folder: Path | None = None
+_EXTENSIONS = "|".join([*IMAGE_EXTENSIONS.values(), "bin"])
+_OWN_NAME = re.compile(rf"image-[0-9]{{1,6}}\.(?:{_EXTENSIONS})")
+"""A name tui-chat gives an image of a result (core.mcp.results.image_name)."""
 
 
 def image_folder() -> Path:
@@ -30,9 +34,15 @@ def image_folder() -> Path:
 
 
 def write_image(message: Message, info: AttachmentInfo, data: bytes) -> Path:
-    """`data` written as `<message id>-image-N.ext` in the private folder; its path."""
-    number = message.attachments.index(info) + 1 if info in message.attachments else 1
-    path = image_folder() / f"{message.id}-{image_name(number, info.mime)}"
+    """`data` written as `<message id>-image-N.ext` in the private folder; its path. N is
+    the one its name has (an earlier image too large to keep has a number and no file);
+    a name tui-chat did not give (an imported store) is numbered by its place."""
+    if _OWN_NAME.fullmatch(info.name):
+        name = info.name
+    else:
+        number = message.attachments.index(info) + 1 if info in message.attachments else 1
+        name = image_name(number, info.mime)
+    path = image_folder() / f"{message.id}-{name}"
     path.write_bytes(data)
     path.chmod(0o600)
     return path
@@ -52,7 +62,7 @@ def open_tool_file(app: App[object], store: Store, message: Message,
         return
 
     def answered(yes: bool | None) -> None:
-        if yes and data is not None:
+        if yes:
             app.open_url(write_image(message, info, data).as_uri())
 
     app.push_screen(ConfirmScreen(
