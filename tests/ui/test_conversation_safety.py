@@ -173,6 +173,32 @@ async def test_o_offers_the_links_of_a_finished_message_one_by_one(
     assert opened == ["https://b.example/x", "https://b.example/x"]
 
 
+async def test_a_reply_link_that_is_not_http_is_not_offered_to_the_browser(
+        make_app: AppFactory, chutes_server: FakeProvider,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A model's link to a desktop program's own scheme is not handed on: the rule the links
+    of a tool's result follow (core.links). (`file:` is no link at all to the Markdown
+    parser, which lets no `file:`, `javascript:`, `vbscript:` or `data:` link through.)"""
+    chutes_server.script(Reply(stream_of(["See [a](https://a.example/), ",
+                                          "[keys](file:///home/u/.ssh/id_ed25519) and ",
+                                          "[b](vscode://x/install?y)."])))
+    app = make_app()
+    opened: list[str] = []
+    monkeypatch.setattr(app, "open_url", lambda url, **_: opened.append(url))
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await pilot.press("q", "enter")
+        await wait_idle(pilot)
+        notes = record_notifications(app)
+        await pilot.press("ctrl+o", "o")  # the last link first
+        await wait_until(pilot, lambda: len(notes) == 1)
+        await pilot.press("o")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+    assert [text.split(":")[0] for _, text in notes] == ["Not opened"]
+    assert "vscode://x/install?y" in notes[0][1] and "only http and https" in notes[0][1]
+    assert opened == ["https://a.example/"]
+
+
 @pytest.mark.parametrize("opens", [False, True])
 async def test_opening_a_link_says_what_happened(
         make_app: AppFactory, monkeypatch: pytest.MonkeyPatch, opens: bool) -> None:

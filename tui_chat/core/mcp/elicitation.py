@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
+from tui_chat.core.links import host_of, opens_in_browser
 from tui_chat.core.text import one_line
 
 Action = Literal["accept", "decline", "cancel"]
@@ -120,16 +121,13 @@ async def elicit_through(asker: object, request: ElicitRequest) -> ElicitAnswer:
 
 def domain(url: str) -> str:
     """The host `url` would open ("" when it has none)."""
-    try:
-        return (urlsplit(url.strip()).hostname or "").lower()
-    except ValueError:
-        return ""
+    return host_of(url)
 
 
 def url_problem(url: str) -> str | None:
-    """Why a URL-mode request's page is not opened (not http(s), no host), else None."""
-    parts = urlsplit(url.strip())
-    if parts.scheme.lower() not in ("http", "https") or not domain(url):
+    """Why a URL-mode request's page is not opened (not http(s), no host: core.links), else
+    None."""
+    if not opens_in_browser(url):
         return "the page it gives is not an http(s) address, so tui-chat does not open it"
     return None
 

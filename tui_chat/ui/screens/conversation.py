@@ -556,10 +556,16 @@ class ConversationScreen(SidebarRequests, ConversationDialogs, Screen[None]):
         open_tool_file(self.app, self.workspace.store, event.message, event.file)
 
     def confirm_open(self, href: str) -> None:
-        """Links the model wrote open only after the user says yes."""
+        """Links the model wrote, or a tool's result gave, open only after the user says yes,
+        and only http and https ones (core.links)."""
+        from tui_chat.core.links import NOT_OPENED, opens_in_browser
         from tui_chat.ui.screens.confirm import ConfirmScreen
 
         url = sanitize(href)
+        if not opens_in_browser(url):
+            self.notify(f"Not opened: {one_line(url, 200)}: {NOT_OPENED} (c copies the "
+                        "message, link and all).", markup=False, severity="warning")
+            return
 
         def answered(yes: bool | None) -> None:
             if yes:
