@@ -204,6 +204,31 @@ async def elicitation(pilot: Pilot[Any], chutes: FakeProvider, sutra: FakeProvid
     await pilot.pause(0.3)
 
 
+async def tool_result(pilot: Pilot[Any], chutes: FakeProvider, sutra: FakeProvider) -> None:
+    """Two calls that ran (the server's policy lets them run alone), the model's answer,
+    and the first call's result unfolded: its arguments, its result, its image and links."""
+    from tests.fakeprovider import tool_call_stream
+    from tui_chat.core.models import Role
+    from tui_chat.ui.widgets.message_view import MessageView
+
+    screen = screen_of(pilot)
+    await pilot.press("ctrl+n")
+    chutes.script(Reply(tool_call_stream([("trips__picture", "{}"),
+                                          ("trips__structured", "{}")], pieces=3)),
+                  Reply(stream_of(["The server sent one image and two links; its count ",
+                                   "says `a` is 1 and `b` is 2."])))
+    screen.prompt.load_text("Show me the trip's picture and its counts.")
+    screen.prompt.submit()
+    await until(pilot, lambda: not screen.streaming and sum(
+        view.message.role is Role.ASSISTANT for view in screen.query(MessageView)) == 2,
+        seconds=30)
+    await pilot.press("ctrl+o", "up", "up")  # the answer, the second result, the first
+    await until(pilot, lambda: (chosen := screen.message_list.selected_message()) is not None
+                and chosen.role is Role.TOOL)
+    await pilot.press("t")
+    await pilot.pause(0.3)
+
+
 SHOTS: dict[str, Shot] = {
     "conversation": conversation,
     "sutra-hindi": sutra_hindi,
@@ -214,9 +239,11 @@ SHOTS: dict[str, Shot] = {
     "compare": compare,
     "tool-approval": tool_approval,
     "elicitation": elicitation,
+    "tool-result": tool_result,
 }
 SETTINGS: dict[str, Callable[[], Settings]] = {"tool-approval": tool_settings,
-                                               "elicitation": elicitation_settings}
+                                               "elicitation": elicitation_settings,
+                                               "tool-result": elicitation_settings}
 """The settings of a shot that needs its own (default: Settings())."""
 
 
