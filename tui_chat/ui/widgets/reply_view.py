@@ -399,8 +399,11 @@ class ReplyView(PlacesWhenAsked, Widget):
 
     @property
     def caught_up(self) -> bool:
-        """All text received so far is drawn (tests and screenshots wait for this)."""
-        return self._answer_stream.caught_up and self._thinking_stream.caught_up
+        """All text received so far is drawn, and the view laid out as tall as its rows (an
+        append taken in may wait for the next layout to grow the view; until then its last
+        rows are not on screen). Tests and screenshots wait for this."""
+        return (self._answer_stream.caught_up and self._thinking_stream.caught_up
+                and self.size.height >= self._height)
 
     @property
     def reasoning(self) -> str:
