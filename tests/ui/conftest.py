@@ -11,6 +11,7 @@ import pytest
 from textual.app import App
 from textual.geometry import Region
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widget import Widget
 
 from tests.fakeprovider import FakeProvider
@@ -142,6 +143,12 @@ def record_notifications(app: App[Any]) -> list[tuple[str, str]]:
 
     app.notify = notify  # type: ignore[method-assign]
     return notes
+
+
+def footer_label(screen: Screen[Any], key: str) -> str | None:
+    """What the footer says `key` does now (None: not offered)."""
+    active = screen.active_bindings.get(key)
+    return active.binding.description if active is not None and active.enabled else None
 
 
 def rendered_text(widget: Widget) -> str:

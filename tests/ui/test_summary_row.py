@@ -11,7 +11,14 @@ from rich.console import Console
 from textual.pilot import Pilot
 
 from tests.fakeprovider import FakeProvider, Reply, stream_of
-from tests.ui.conftest import AppFactory, conversation, rendered_text, wait_idle, wait_until
+from tests.ui.conftest import (
+    AppFactory,
+    conversation,
+    footer_label,
+    rendered_text,
+    wait_idle,
+    wait_until,
+)
 from tests.ui.test_context_cost import LONG, listed, send
 from tui_chat.core.summaries import SUMMARY_HEADING
 from tui_chat.ui.screens.context_offer import ContextOverflowScreen
@@ -242,12 +249,6 @@ async def test_the_row_goes_with_another_branch_and_comes_back_with_the_summaris
         await wait_until(pilot, lambda: screen.message_list.messages[-1].id
                          == summarised_reply.id)
         await wait_until(pilot, lambda: placed_after_its_parent(screen))
-
-
-def footer_label(screen: ConversationScreen, key: str) -> str | None:
-    """What the footer says `key` does now (None: not offered)."""
-    active = screen.active_bindings.get(key)
-    return active.binding.description if active is not None and active.enabled else None
 
 
 async def test_on_the_row_e_is_offered_as_edit_summary_and_on_a_message_as_edit_resend(

@@ -111,12 +111,15 @@ class BranchKeys(_Base):
                 for binding in Binding.make_bindings(getattr(cls, "BINDINGS", [])))
         return own
 
-    def branch_keys_changed(self) -> bool:
-        """Whether the answers of `check_action` for the branch keys changed since last
+    FOOTER_ACTIONS: tuple[str, ...] = ("branch", "continue_partial")
+    """The actions whose keys come and go with the selected message."""
+
+    def footer_keys_changed(self) -> bool:
+        """Whether the answers of `check_action` for FOOTER_ACTIONS changed since last
         asked (the footer is refreshed only then)."""
-        state = (self.check_action("branch", ()), self.check_action("continue_partial", ()))
-        changed = state != getattr(self, "_branch_keys_state", None)
-        self._branch_keys_state = state
+        state = tuple(self.check_action(action, ()) for action in self.FOOTER_ACTIONS)
+        changed = state != getattr(self, "_footer_keys_state", None)
+        self._footer_keys_state = state
         return changed
 
     def action_branch(self, step: int) -> None:

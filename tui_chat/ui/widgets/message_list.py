@@ -117,6 +117,10 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         Binding("t,enter", "toggle_thinking", "Unfold", id="messages.toggle_thinking",
                 tooltip="Unfold or fold the selected message's thinking, tool calls or "
                         "tool result, or the summary sent in place of earlier turns"),
+        # The same keys once unfolded, under the name of what they do then (check_action).
+        Binding("t,enter", "fold", "Fold", id="messages.fold",
+                tooltip="Fold the selected message's thinking, tool calls or tool result, "
+                        "or the summary, again"),
         Binding("o", "open_link", "Open link", id="messages.open_link",
                 tooltip="Open a link of the selected message, or an image or link of a tool's "
                         "result (asks first)"),
@@ -125,6 +129,8 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         Binding("home", "first", "First", id="messages.first", show=False),
         Binding("end", "last", "Last", id="messages.last", show=False),
     ]
+
+    FOOTER_ACTIONS = (*BranchKeys.FOOTER_ACTIONS, "fold")
 
     selected: reactive[int | None] = reactive(None, init=False)
     """Index (in the whole conversation) of the selected message, when the list has focus."""
@@ -824,7 +830,7 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         chosen = self._view_at(new)
         if chosen is not None and self._scroll_to_selected:
             self.scroll_to_widget(chosen, animate=False)
-        if self.branch_keys_changed():
+        if self.footer_keys_changed():
             self.refresh_bindings()
 
     def _index_of(self, view: Widget) -> int | None:
@@ -883,6 +889,8 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         chosen = self.summary_place.chosen
         if action == "edit_summary":
             return chosen and self.summary_place.summary is not None
+        if action in ("toggle_thinking", "fold") and self._unfolded() != (action == "fold"):
+            return False  # t/Enter is named Unfold or Fold, by what it does now
         if chosen and action not in ROW_ACTIONS and action in self._own_actions():
             return False
         return super().check_action(action, parameters)
@@ -994,13 +1002,25 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         self.post_message(self.LinkRequested(target) if isinstance(target, str)
                           else self.FileRequested(message, target))
 
+    def _unfolded(self) -> bool:
+        """Whether what t/Enter acts on (the summary row chosen, else the selected message)
+        is unfolded now."""
+        place = self.summary_place
+        if place.chosen and place.row is not None:
+            return place.row.unfolded
+        view = self._view_at(self.selected)
+        return view is not None and view.show_reasoning
+
     def action_toggle_thinking(self) -> None:
         if self.summary_place.chosen and self.summary_place.row is not None:
             self.summary_place.row.toggle()
-            return
-        view = self._view_at(self.selected)
-        if view is not None:
+        elif (view := self._view_at(self.selected)) is not None:
             view.toggle_reasoning()
+        if self.footer_keys_changed():
+            self.refresh_bindings()
+
+    def action_fold(self) -> None:
+        self.action_toggle_thinking()
 
     def action_leave(self) -> None:
         self.post_message(self.LeaveRequested())

@@ -36,8 +36,8 @@ if TYPE_CHECKING:
 
     from tui_chat.ui.widgets.message_view import MessageView
 
-ROW_ACTIONS = frozenset({"select", "edit_summary", "toggle_thinking", "copy_message", "leave",
-                         "first", "last"})
+ROW_ACTIONS = frozenset({"select", "edit_summary", "toggle_thinking", "fold", "copy_message",
+                         "leave", "first", "last"})
 """The message list's actions that apply to the summary row when it is chosen (the others
 are for a message: they are not offered meanwhile)."""
 
