@@ -231,3 +231,22 @@ async def test_the_only_earlier_turn_can_be_left_out_when_the_message_alone_fits
     assert chutes_server.requests[-1].body["messages"] == [{"role": "user", "content": draft}]
     assert reply.content.startswith("Hello!")
     await workspace.aclose()
+
+
+async def test_max_tokens_is_lowered_to_the_longest_reply_the_provider_lists(
+        store: Store, chutes_server: FakeProvider) -> None:
+    """Chutes lists each model's `max_output_length`: a larger `max_tokens` goes as that."""
+    workspace = await priced_workspace(store, chutes_server, "fake/large",
+                                       parameters=Parameters(max_tokens=50_000))
+    listed = dict(chutes_server.models_list)
+    listed["data"] = [dict(entry, max_output_length=8192) if entry["id"] == "fake/large"
+                      else entry for entry in listed["data"]]
+    chutes_server.models_list = listed
+    await workspace.catalog.refresh(workspace.provider)
+    finished(await drain(workspace.send("hello there")))
+    assert chutes_server.requests[-1].body["max_tokens"] == 8192
+    workspace.session.set_parameters(Parameters(max_tokens=1000))  # under it: as set
+    finished(await drain(workspace.send("and again")))
+    assert chutes_server.requests[-1].body["max_tokens"] == 1000
+    assert workspace.session.conversation.parameters.max_tokens == 1000
+    await workspace.aclose()

@@ -140,10 +140,13 @@ class ChatSession:
         self.stop_error: StoreError | None = None
         """Why `stopped_reply` is not in the store (its `error` says so too), else None."""
         self.cost_of: Callable[[Message], float | None] | None = None
-        self.in_tee: Callable[[str, str], bool] | None = None
-        """Whether the provider lists (provider, model) as running in a TEE (not verified)."""
         """What a finished reply cost (USD), from its usage and its model's prices; the
         workspace sets it."""
+        self.in_tee: Callable[[str, str], bool] | None = None
+        """Whether the provider lists (provider, model) as running in a TEE (not verified)."""
+        self.longest_reply: Callable[[str, str], int | None] | None = None
+        """The longest reply the provider allows (provider, model), in tokens (Chutes'
+        `max_output_length`); a larger `max_tokens` is lowered to it. The workspace sets it."""
         self.takes_reasoning: Callable[[str, str], bool] | None = None
         """Whether (provider, model) is known to take a reasoning setting
         (core.dialect.takes_reasoning); the conversation's `reasoning` is sent only then. The
@@ -546,10 +549,12 @@ class ChatSession:
 
     def _sent_parameters(self, parameters: Parameters | None, provider: str,
                          model: str) -> Parameters:
-        """What goes with the request: `max_tokens` within the limit; `reasoning` only for a
-        model known to take it (else the model's default: nothing is sent)."""
+        """What goes with the request: `max_tokens` within the limits (the room the window
+        leaves, the longest reply the model allows); `reasoning` only for a model known to
+        take it (else the model's default: nothing is sent)."""
         sent = parameters or self.conversation.parameters
-        limit = self.max_tokens_limit
+        longest = self.longest_reply(provider, model) if self.longest_reply else None
+        limit = min((cap for cap in (self.max_tokens_limit, longest) if cap), default=None)
         if limit is not None and sent.max_tokens is not None and sent.max_tokens > limit:
             sent = sent.model_copy(update={"max_tokens": limit})
         if sent.reasoning is not None and not (

@@ -171,6 +171,7 @@ class Workspace:
     def session(self, session: ChatSession) -> None:
         session.cost_of = self.context.cost_of  # every reply is priced as it finishes
         session.in_tee = lambda provider, model: self._facts(provider, model).confidential_compute
+        session.longest_reply = lambda provider, model: self._facts(provider, model).max_output
         session.takes_reasoning = lambda provider, model: dialect.takes_reasoning(
             self._facts(provider, model))
         self._session = session
