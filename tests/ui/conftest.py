@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import pickle
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from pytest_textual_snapshot import node_to_report_path  # type: ignore[import-untyped]
 from textual.app import App
 from textual.geometry import Region
 from textual.pilot import Pilot
@@ -15,6 +17,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 from tests.fakeprovider import FakeProvider
+from tests.ui.snapshot_text import row_diff
 from tui_chat.core.config import Settings
 from tui_chat.core.store import Store
 from tui_chat.ui.app import TuiChatApp
@@ -25,6 +28,23 @@ from tui_chat.ui.widgets.reply_view import ReplyView
 
 AppFactory = Callable[..., TuiChatApp]
 TEST_KEY = "test-key-123456789"
+
+
+@pytest.fixture
+def snap_compare(snap_compare: Callable[..., bool], request: pytest.FixtureRequest
+                 ) -> Callable[..., bool]:
+    """pytest-textual-snapshot's `snap_compare`; a shot that differs fails with the rows it
+    saw beside the rows expected (the HTML report stays on the machine that ran it)."""
+
+    def compare(*args: Any, **kwargs: Any) -> bool:
+        if snap_compare(*args, **kwargs):
+            return True
+        saved = pickle.loads(node_to_report_path(request.node).read_bytes())
+        expected, actual = saved[1], saved[2]
+        diff = row_diff(expected, actual) or "(the same text: a colour or a style differs)"
+        raise AssertionError(f"the screenshot differs from the snapshot:\n{diff}")
+
+    return compare
 
 
 class FixedClock:
