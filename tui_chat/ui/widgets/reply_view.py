@@ -170,6 +170,7 @@ class PacedStream:
         if drain and self._pending:
             text = "".join(self._pending)
             self._pending.clear()
+            self._begin(text)
             (await self._prepared(text))()
 
     def detach(self) -> None:
@@ -188,7 +189,17 @@ class PacedStream:
         if len(text) > MAX_BATCH_CHARS:
             text, rest = text[:MAX_BATCH_CHARS], text[MAX_BATCH_CHARS:]
             self._pending.append(rest)
+        self._begin(text)
         return text
+
+    def _begin(self, text: str) -> None:
+        """`text`, taken from the queue, is in flight from now until its append is taken in
+        (`_prepared`), in the same step: the append is drawn in another task, and until that
+        task starts the text was nowhere, so `caught_up` said yes and `unshown` and `stop`
+        missed it (a stop in that moment ended the reply before its last append)."""
+        self._in_flight = text
+        self._showing = True
+        self._idle.clear()
 
     async def _run(self) -> None:
         while not self._stopped.is_set():
@@ -210,12 +221,10 @@ class PacedStream:
         (await self._prepared(text))()
 
     async def _prepared(self, text: str) -> Commit:
-        """`text` drawn, and what takes it in. In flight until taken (then it is in what
-        `prepare` keeps), in the same step: `unshown` and the appended text never both hold
-        it. A drawing bug must not end the reply: it is logged, the append lost."""
-        self._in_flight = text
-        self._showing = True
-        self._idle.clear()
+        """`text` (in flight since `_begin`) drawn, and what takes it in. In flight until
+        taken (then it is in what `prepare` keeps), in the same step: `unshown` and the
+        appended text never both hold it. A drawing bug must not end the reply: it is
+        logged, the append lost."""
         try:
             commit = await self._prepare(text)
         except Exception as error:
