@@ -12,6 +12,7 @@ from __future__ import annotations
 import fcntl
 import os
 import pty
+import re
 import select
 import signal
 import sqlite3
@@ -78,7 +79,14 @@ def read_until(fd: int, wanted: bytes, seen: bytearray) -> None:
 
 
 def read_to_end(fd: int, seen: bytearray) -> None:
+    """Until the terminal closes (the process has ended), reading what it writes: a terminal
+    nobody reads fills up and blocks the writer, which then never ends."""
+    deadline = time.monotonic() + BOUND
     while True:
+        assert time.monotonic() < deadline, (
+            f"the terminal never closed; the last it showed: {readable(bytes(seen[-3000:]))}")
+        if not select.select([fd], [], [], 0.5)[0]:
+            continue
         try:
             data = os.read(fd, 65536)
         except OSError:
@@ -86,6 +94,16 @@ def read_to_end(fd: int, seen: bytearray) -> None:
         if not data:
             return
         seen.extend(data)
+
+
+_ESCAPE = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]"  # CSI
+                     rb"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC
+                     rb"|\x1b[()*+].|\x1b.")  # character sets, the rest
+
+
+def readable(output: bytes) -> str:
+    """A terminal's output without its escape sequences (the words a failure shows)."""
+    return " ".join(_ESCAPE.sub(b" ", output).decode(errors="replace").split())
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["TERM", "HUP"])

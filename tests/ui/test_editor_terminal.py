@@ -17,7 +17,7 @@ import pytest
 
 from tests.editors import stand_in
 from tests.fakeprovider import FakeProvider, Reply, stream_of
-from tests.faults.test_signals import BOUND, ROOT, environment, read_until
+from tests.faults.test_signals import BOUND, ROOT, environment, read_to_end, read_until
 
 CHECK_THE_TERMINAL = """\
 import termios
@@ -57,6 +57,7 @@ def test_the_editor_gets_the_terminal_and_the_app_takes_it_back(
         read_until(main_fd, b"REPLY-ARRIVED", seen)
         os.write(main_fd, b"\x11\x11")  # Ctrl+Q twice: the reply drawn may still stream (the
         # first then asks whether to quit; the second quits, as the question says)
+        read_to_end(main_fd, seen)
         process.wait(timeout=BOUND)
     finally:
         os.close(main_fd)
@@ -109,6 +110,7 @@ def test_ctrl_c_in_the_editor_keeps_the_app_and_the_draft(
         read_until(main_fd, b"REPLY-ARRIVED", back)  # the draft, sent
         os.write(main_fd, b"\x11\x11")  # Ctrl+Q twice: the reply drawn may still stream (the
         # first then asks whether to quit; the second quits, as the question says)
+        read_to_end(main_fd, back)
         process.wait(timeout=BOUND)
     finally:
         os.close(main_fd)
