@@ -7,6 +7,7 @@ from datetime import timedelta
 
 import pytest
 from rich.color import Color as RichColor
+from rich.console import Console
 from rich.default_styles import DEFAULT_STYLES
 from rich.style import Style
 from textual.color import Color
@@ -195,3 +196,16 @@ async def test_markdown_styles_follow_the_theme_the_app_starts_with(
         assert app.theme == theme
         expected = colour_roles.rich_theme(app.current_theme).styles["markdown.code"]
         assert app.console.get_style("markdown.code") == expected
+
+
+def test_each_new_console_gets_the_theme_even_where_an_old_one_was() -> None:
+    """Consoles made one after another, as each app of a process makes its own: a new one
+    often takes the address (the id) of one gone, and was then taken for it (left without
+    the theme, or its base theme popped)."""
+    themes = [BUILTIN_THEMES["textual-dark"], BUILTIN_THEMES["textual-light"]]
+    for index in range(20):
+        console = Console()
+        theme = themes[index % 2]
+        colour_roles.apply(console, theme)
+        assert console.get_style("tc.error") == colour_roles.rich_theme(theme).styles["tc.error"]
+        del console

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import weakref
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -219,20 +220,23 @@ def rich_theme(theme: Theme, *, no_color: bool = False) -> RichTheme:
     return RichTheme(styles, inherit=True)
 
 
-_pushed: dict[int, tuple[str, bool]] = {}
-"""The theme pushed onto each console (by id) by `apply`: its name, and NO_COLOR."""
+_pushed: weakref.WeakKeyDictionary[Console, tuple[str, bool]] = weakref.WeakKeyDictionary()
+"""The theme pushed onto each console by `apply`: its name, and NO_COLOR. Weakly, by the
+console itself: keyed by `id()`, a new console (the next app's) at the address of one gone
+was taken for it, and left without the theme, or its base theme popped."""
 
 
 def apply(console: Console, theme: Theme, *, no_color: bool = False) -> None:
     """Make `console` resolve the Markdown and role styles of `theme` (the last one applied
     is replaced, not stacked)."""
     wanted = (theme.name, no_color)
-    if _pushed.get(id(console)) == wanted:
+    pushed = _pushed.get(console)
+    if pushed == wanted:
         return
-    if id(console) in _pushed:
+    if pushed is not None:
         console.pop_theme()
     console.push_theme(rich_theme(theme, no_color=no_color))
-    _pushed[id(console)] = wanted
+    _pushed[console] = wanted
     remember(theme)
 
 
