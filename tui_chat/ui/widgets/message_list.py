@@ -59,6 +59,11 @@ if TYPE_CHECKING:  # imported with the first reply: Markdown is not on the start
 
 PAGE = 20
 """Messages mounted per page."""
+KEEP_MOUNTED = 3 * PAGE
+"""Messages kept mounted at least while the view follows the end; a page more and the oldest
+pages are unmounted (`_trim_above`), mounted again when scrolled back to (as a conversation
+opened long): one conversation held on screen all day grew by each message's view, about
+65 KB a message (benchmarks/bench_ui_soak.py)."""
 NEWEST = 2 * PAGE
 """Messages of a long path read before its first frame (the rest after: `load`'s `above`):
 the newest page, and one more for a view that page does not fill."""
@@ -467,6 +472,7 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
                 await self.mount(view, before=reply)
                 await reply.remove()
             self.call_after_refresh(self._forget_painted_far_above)  # where the view is now
+            await self._trim_above()
             if self.has_focus and self.selected is None:
                 # Written again from message mode (r, m): the new reply is the one to act
                 # on next (← and → to its alternatives), as the old one was. Not scrolled
@@ -479,6 +485,23 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         else:
             await reply.remove()
             self._forget_placements()
+
+    async def _trim_above(self) -> None:
+        """While the view follows the end, unmount the oldest mounted messages down to
+        KEEP_MOUNTED (whole pages, so that it happens once in a while): nothing of them is
+        in view, and they are mounted again when scrolled back to (watch_scroll_y), Home or
+        a selection reaching them. Not while a page is being mounted, nor when the
+        selection is among them."""
+        excess = self._hi - self._lo - KEEP_MOUNTED
+        if (excess < PAGE or self._loading or not self.is_anchored
+                or textual_compat.anchor_released(self)
+                or (self.selected is not None and self.selected < self._lo + excess)):
+            return
+        excess -= excess % PAGE
+        gone = self._views()[:excess]
+        self._lo += len(gone)
+        await self.remove_children(gone)
+        self.summary_place.place()
 
     def _forget_painted_far_above(self) -> None:
         """Views a page or more above the part shown let go of the rows Textual painted for
