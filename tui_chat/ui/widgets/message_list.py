@@ -1,7 +1,9 @@
 """The scrolling list of messages: a window of the conversation, mounted lazily.
 
 Only the newest PAGE messages are mounted when a conversation opens; older pages are mounted
-when the view reaches the top (Home jumps to the first page, End back to the last). A short
+when the view reaches the top (Home jumps to the first page, End back to the last). While the
+view follows the end, the oldest pages go again once more than KEEP_MOUNTED are mounted, so a
+conversation held on screen all day holds a window, not every message's view. A short
 conversation is drawn from the top; once it fills the view, the view follows its end. Each
 finished message is one `MessageView`; the reply in progress is one `ReplyView`.
 The list is focusable: it then selects a message for the keyboard actions below (and those
