@@ -84,6 +84,11 @@ def anchor_released(widget: Widget) -> bool:
     return widget._anchor_released
 
 
+def follows_end(widget: Widget) -> bool:
+    """A container anchored to its end that the user has not scrolled away from."""
+    return widget.is_anchored and not anchor_released(widget)
+
+
 def clear_styles_cache(widget: Widget) -> None:
     """Forget the rows Textual painted for `widget` last (`Widget._styles_cache`)."""
     widget._styles_cache.clear()

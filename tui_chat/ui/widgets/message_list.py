@@ -495,8 +495,7 @@ class MessageList(BranchKeys, VerticalScroll, can_focus=True):
         a selection reaching them. Not while a page is being mounted, nor when the
         selection is among them."""
         excess = self._hi - self._lo - KEEP_MOUNTED
-        if (excess < PAGE or self._loading or not self.is_anchored
-                or textual_compat.anchor_released(self)
+        if (excess < PAGE or self._loading or not textual_compat.follows_end(self)
                 or (self.selected is not None and self.selected < self._lo + excess)):
             return
         excess -= excess % PAGE

@@ -22,7 +22,7 @@ def keep_in_place(view: Widget, row: int, delta: int) -> None:
     parent = view.parent
     if not isinstance(parent, Widget) or not parent.allow_vertical_scroll:
         return
-    if parent.is_anchored and not textual_compat.anchor_released(parent):
+    if textual_compat.follows_end(parent):
         return  # it follows the end: kept so
     if view.virtual_region.y + view.styles.gutter.top + row < round(parent.scroll_y):
         parent.scroll_to(y=parent.scroll_y + delta, animate=False, immediate=True,
