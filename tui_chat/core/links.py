@@ -13,18 +13,21 @@ NOT_OPENED = "tui-chat opens only http and https links"
 """Why a link is not opened: a clause."""
 
 
+def _parts(url: str) -> tuple[str, str]:
+    """(scheme, host) of `url`, lower case; ("", "") when it cannot be read."""
+    try:
+        parts = urlsplit(url.strip())
+        return parts.scheme.lower(), (parts.hostname or "").lower()
+    except ValueError:
+        return "", ""
+
+
 def host_of(url: str) -> str:
     """The host `url` would open ("" when it has none, or cannot be read)."""
-    try:
-        return (urlsplit(url.strip()).hostname or "").lower()
-    except ValueError:
-        return ""
+    return _parts(url)[1]
 
 
 def opens_in_browser(url: str) -> bool:
     """Is `url` a link tui-chat offers to open (http or https, with a host)?"""
-    try:
-        scheme = urlsplit(url.strip()).scheme.lower()
-    except ValueError:
-        return False
-    return scheme in OPENED_SCHEMES and bool(host_of(url))
+    scheme, host = _parts(url)
+    return scheme in OPENED_SCHEMES and bool(host)
